@@ -1,0 +1,26 @@
+"""User-facing errors: one line, naming the file and line, exit status 2."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Bad input from the user (file content, option value, run name).
+
+    Rendered by the CLI as ``bvtest: FILE:LINE: message`` on stderr with exit
+    status 2; never as a traceback.
+    """
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
+        return f"{where}{self.message}"
+
+    def __reduce__(self):  # keep file and line when sent back from a worker process
+        return (InputError, (self.message, self.file, self.line))

@@ -1,0 +1,131 @@
+"""Score matrices → the report of SPEC §12 (every analysis of ``bvtest eval``).
+
+The report is a plain nested dict, exactly the JSON document of SPEC §12;
+every output format and ``bvtest check`` read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import grouping, risk
+from .errors import InputError
+from .matrix import ScoreMatrix
+from .tradeoff import Tradeoff, correlate
+from .trecio import Note
+
+DEFAULT_ALPHAS = ("0", "1", "5", "10")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the analyses are run (the options of ``bvtest eval``)."""
+
+    target: str | float = "max"
+    group: str | None = None
+    normalize: str = "none"
+    repeats: int = grouping.DEFAULT_REPEATS
+    seed: int = grouping.DEFAULT_SEED
+    alphas: tuple[str, ...] = DEFAULT_ALPHAS
+    baseline: str | None = None
+
+
+def parse_alphas(text: str) -> tuple[str, ...]:
+    """``0,1,5,10`` → ("0", "1", "5", "10"); keys stay as written (SPEC §12)."""
+    alphas = tuple(a.strip() for a in text.split(",") if a.strip())
+    if not alphas:
+        raise ValueError("empty alpha list")
+    for a in alphas:
+        try:
+            value = float(a)
+        except ValueError:
+            raise ValueError(f"alpha {a!r} is not a number") from None
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"alpha {a!r} must be a number >= 0")
+    if len(set(alphas)) != len(alphas):
+        raise ValueError("an alpha is listed twice")
+    return alphas
+
+
+def report(matrices: Sequence[ScoreMatrix], opts: Options, note: Note) -> dict[str, Any]:
+    """Run every analysis on every measure's matrix."""
+    if opts.baseline is not None:
+        for m in matrices:
+            if opts.baseline not in m.systems:
+                raise InputError(
+                    f"baseline {opts.baseline!r} is not among the runs "
+                    f"({', '.join(m.systems[:5])}{', ...' if len(m.systems) > 5 else ''})",
+                    "--baseline",
+                )
+    return {
+        "group": opts.group,
+        "normalize": opts.normalize,
+        "measures": {m.measure: measure_block(m, opts, note) for m in matrices},
+    }
+
+
+def measure_block(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, Any]:
+    """SPEC §4–§8 for one measure: per-system fields and the tradeoff."""
+    analysis = grouping.analyse(
+        m,
+        group=opts.group,
+        normalize=opts.normalize,
+        target=opts.target,
+        repeats=opts.repeats,
+        seed=opts.seed,
+    )
+    for text in analysis.notes:
+        note(text)
+    bv = analysis.bv
+    tradeoff = correlate(bv.bias2, bv.var)
+    if tradeoff.reason:
+        note(f"{m.measure}: tradeoff correlation undefined: {tradeoff.reason}")
+
+    systems: dict[str, dict[str, Any]] = {
+        s: {f: float(getattr(bv, f)[i]) for f in bv.FIELDS} for i, s in enumerate(m.systems)
+    }
+    for field, values in risk_fields(m, opts, note).items():
+        for i, s in enumerate(m.systems):
+            systems[s][field] = dict(zip(opts.alphas, map(float, values[i]), strict=True))
+
+    block: dict[str, Any] = {"n_topics": analysis.n_topics}
+    if analysis.n_groups is not None:
+        block["n_groups"] = analysis.n_groups
+    block["c"] = float(analysis.c)
+    block["systems"] = systems
+    block["tradeoff"] = tradeoff_dict(tradeoff)
+    return block
+
+
+def tradeoff_dict(t: Tradeoff) -> dict[str, float]:
+    return {f: getattr(t, f) for f in t.FIELDS}
+
+
+def risk_fields(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, np.ndarray]:
+    """SPEC §8 on the per-topic matrix after any normalization (not grouping):
+    field → array (m, n_alphas)."""
+    normalized, _ = grouping.normalized_topics(m, opts.normalize)
+    x = normalized.values
+    alphas = np.array([float(a) for a in opts.alphas])
+    nan = np.full((x.shape[0], len(alphas)), np.nan)
+    if x.shape[1] == 0:
+        return {f: nan for f in ("zrisk", "georisk", "zrisk_target", "trisk_mean")}
+    fields: dict[str, np.ndarray] = {}
+    if risk.has_negative(x):
+        note(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
+        fields.update(zrisk=nan, georisk=nan, zrisk_target=nan)
+    else:
+        fields["zrisk"] = risk.zrisk(x, alphas)
+        fields["georisk"] = risk.georisk(x, alphas)
+        fields["zrisk_target"] = risk.zrisk_pair(x, x.max(axis=0), alphas)
+    fields["trisk_mean"] = risk.trisk_mean(x, alphas)
+    if opts.baseline is not None:
+        base = x[m.systems.index(opts.baseline)]
+        fields["urisk"] = risk.urisk(x, base, alphas)
+        fields["trisk"] = risk.trisk(x, base, alphas)
+        fields["zrisk_baseline"] = nan if risk.has_negative(x) else risk.zrisk_pair(x, base, alphas)
+    return fields

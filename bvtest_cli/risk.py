@@ -1,0 +1,198 @@
+"""Risk-sensitive measures: URisk, TRisk, TRisk*, ZRisk and GeoRisk (SPEC §8).
+
+Pure functions over numpy arrays, following Dinçer, Macdonald & Ounis,
+"Risk-Sensitive Evaluation and Learning to Rank using Multiple Baselines"
+(SIGIR 2016, seed 004), eqs. (1), (2), (5)–(7).
+
+Shapes: ``x`` holds scores of shape (..., m, n) — m systems, n topics, with
+optional leading axes (e.g. a stack of random groupings, as in decompose.py).
+``alphas`` is a 1-D sequence of risk-sensitivity parameters (alpha >= 0).
+Every measure returns shape (..., m, k) with k = len(alphas): alphas are
+broadcast along a trailing axis, never looped over.
+
+Undefined values are NaN; the CLI renders them as null (SPEC §12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import ndtr
+
+__all__ = [
+    "georisk",
+    "georisk_from",
+    "has_negative",
+    "trisk",
+    "trisk_mean",
+    "urisk",
+    "zrisk",
+    "zrisk_pair",
+    "zscores",
+]
+
+Alphas = Sequence[float] | np.ndarray
+
+
+def _alphas(alphas: Alphas) -> np.ndarray:
+    """alphas as a 1-D float array; alpha >= 0 (SPEC §8: losses weigh more, never less)."""
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    if a.ndim != 1:
+        raise ValueError(f"alphas must be 1-D, got shape {a.shape}")
+    if np.any(a < 0):
+        raise ValueError("alphas must be >= 0")
+    return a
+
+
+def _scores(x: np.ndarray) -> np.ndarray:
+    """x as a float array of shape (..., m, n) with at least one topic."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim < 2:
+        raise ValueError(f"scores must have shape (..., m, n), got {x.shape}")
+    if x.shape[-1] == 0:
+        # Every measure here is a per-topic average or sum: with no topics
+        # they are undefined, and silently returning NaN would hide the bug.
+        raise ValueError("scores must have at least one topic")
+    return x
+
+
+def _risk_reward(v: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis, for every α (seed 004 eqs. 1, 6).
+
+    The expression is linear in (1+α), so the wins and losses are summed once
+    and combined by broadcasting: (...,) → (..., k).
+    """
+    wins = np.where(v > 0, v, 0.0).sum(axis=-1)
+    losses = np.where(v < 0, v, 0.0).sum(axis=-1)
+    return wins[..., np.newaxis] + (1.0 + a) * losses[..., np.newaxis]
+
+
+def has_negative(x: np.ndarray) -> bool:
+    """True when some score is negative: ZRisk/GeoRisk are then undefined (SPEC §8).
+
+    The chi-square expectation e = S_i T_j / N and its square root assume
+    non-negative cell values (seed 004 §3.1), so the CLI prints null instead.
+    """
+    return bool(np.any(np.asarray(x) < 0))
+
+
+def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """URisk of every system against one baseline run (SPEC §8, seed 004 eq. 1).
+
+    URisk_i = (1/n)[Σ_{δ>0} δ + (1+α) Σ_{δ<0} δ] with δ_j = x_ij − b_j.
+    ``baseline`` has shape (..., n). Returns shape (..., m, k).
+    At α = 0 this is mean(x_i) − mean(b).
+    """
+    x = _scores(x)
+    a = _alphas(alphas)
+    delta = x - np.asarray(baseline, dtype=float)[..., np.newaxis, :]
+    return _risk_reward(delta, a) / x.shape[-1]
+
+
+def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """TRisk = URisk / SE(URisk) against one baseline run (SPEC §8, seed 004 eq. 2).
+
+    SE = s_d / √n where d_j = δ_j if δ_j ≥ 0 else (1+α) δ_j and s_d is the
+    *sample* standard deviation (n − 1), so TRisk is the paired Student t
+    statistic of the d_j (Dinçer et al. 2014, cited as [13] in seed 004).
+
+    Edge cases: SE = 0 exactly when all d_j are equal (which is also how it is
+    detected, so rounding in a computed std can never turn 0/0 into ±1e16):
+    TRisk is 0 if every δ_j is 0 (a run against itself), NaN otherwise. With
+    n = 1 the sample deviation is undefined, which gives the same rule.
+    Returns shape (..., m, k).
+    """
+    x = _scores(x)
+    a = _alphas(alphas)
+    n = x.shape[-1]
+    delta = x - np.asarray(baseline, dtype=float)[..., np.newaxis, :]
+    # d depends on α only through the losses, so build it as (..., m, k, n).
+    factor = np.where(delta[..., np.newaxis, :] < 0, 1.0 + a[:, np.newaxis], 1.0)
+    d = delta[..., np.newaxis, :] * factor
+    u = d.mean(axis=-1)  # equals URisk: mean of d is eq. (1)
+    constant = np.all(d == d[..., :1], axis=-1)
+    if n > 1:
+        centred = d - u[..., np.newaxis]
+        se = np.sqrt((centred**2).sum(axis=-1) / (n - 1) / n)
+    else:
+        se = np.zeros_like(u)
+    # Divide only where SE is a genuine non-zero deviation; elsewhere NaN.
+    out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
+    all_zero = np.all(delta == 0, axis=-1)[..., np.newaxis]
+    return np.where(all_zero, 0.0, out)
+
+
+def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """TRisk* : TRisk against the per-topic mean of all m systems (SPEC §8, seed 004 eq. 3).
+
+    Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of seed 004 §2.
+    Returns shape (..., m, k).
+    """
+    x = _scores(x)
+    return trisk(x, x.mean(axis=-2), alphas)
+
+
+def zscores(x: np.ndarray) -> np.ndarray:
+    """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (SPEC §8, seed 004 eq. 5).
+
+    e_ij = S_i T_j / N with S_i the row sums, T_j the column sums and N the
+    grand total. A cell with e_ij = 0 carries no information (its row or its
+    column is all zero, so x_ij = 0 too when x ≥ 0): z_ij = 0. N = 0 gives
+    z = 0 everywhere. No numpy warnings are emitted for these cells.
+    Requires x ≥ 0 (see has_negative). Returns shape (..., m, n).
+    """
+    x = _scores(x)
+    s = x.sum(axis=-1, keepdims=True)  # S_i, (..., m, 1)
+    t = x.sum(axis=-2, keepdims=True)  # T_j, (..., 1, n)
+    total = s.sum(axis=-2, keepdims=True)  # N, (..., 1, 1)
+    st = s * t
+    e = np.divide(st, total, out=np.zeros_like(st), where=total > 0)
+    root = np.sqrt(np.maximum(e, 0.0))
+    return np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)
+
+
+def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """ZRisk with all m systems as multiple baselines (SPEC §8, seed 004 eq. 6).
+
+    ZRisk_i = Σ_{z>0} z_ij + (1+α) Σ_{z<0} z_ij, z from :func:`zscores`.
+    Requires x ≥ 0. Returns shape (..., m, k); an all-zero matrix gives 0.
+    """
+    a = _alphas(alphas)
+    return _risk_reward(zscores(x), a)
+
+
+def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """ZRisk of each system on the two-row matrix [x_i; reference] (SPEC §8, seed 004 §4.1).
+
+    With ``reference`` a baseline run this is the single-baseline ZRisk of
+    seed 004 Table 4; with the virtual target x_T[j] = max_i x_ij and α = 0
+    it is the ZRisk against the target of seed 000 Table 8.
+    ``reference`` has shape (..., n). All m pairs are stacked on a new axis
+    (..., m, 2, n) and evaluated at once. Requires x ≥ 0 and reference ≥ 0.
+    Returns shape (..., m, k).
+    """
+    x = _scores(x)
+    ref = np.broadcast_to(np.asarray(reference, dtype=float)[..., np.newaxis, :], x.shape)
+    pairs = np.stack([x, ref], axis=-2)
+    return zrisk(pairs, alphas)[..., 0, :]
+
+
+def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
+    """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (SPEC §8, seed 004 eq. 7).
+
+    ``mean`` is S_i / n, shape (..., m); ``z`` the ZRisk values, shape (..., m, k);
+    Φ (scipy.special.ndtr) maps ZRisk/n into [0, 1] so that both factors of the
+    geometric mean are on the scale of the effectiveness measure.
+    """
+    mean = np.asarray(mean, dtype=float)[..., np.newaxis]
+    return np.sqrt(mean * ndtr(np.asarray(z, dtype=float) / n))
+
+
+def georisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
+    """GeoRisk_i = √( (S_i/n) · Φ(ZRisk_i/n) ) with all systems as baselines (SPEC §8, eq. 7).
+
+    Requires x ≥ 0. Returns shape (..., m, k).
+    """
+    x = _scores(x)
+    return georisk_from(x.mean(axis=-1), zrisk(x, alphas), x.shape[-1])
