@@ -205,11 +205,11 @@ def evaluate_runs(
     """
     check_grades(qrels_file, specs)
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
+    if not topics:
+        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
     dropped = len(qrels_file.qrels) - len(topics)
     if dropped:
         note(f"{dropped} qrels topic(s) have no relevant document (rel >= {rel_level}); dropped")
-    if not topics:
-        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
 
     results = _evaluate_all(qrels_file.qrels, sources, specs, jobs, err_impl, tick)
 

@@ -84,7 +84,7 @@ def fmt(value: Any, digits: int) -> str:
     """Numbers with ``digits`` decimals, integers as integers, undefined as ``nan``."""
     if value is None:
         return "nan"
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, (bool, int)):
         return str(int(value))
     if isinstance(value, float):
         if math.isnan(value):
@@ -114,9 +114,7 @@ def render(report: Mapping[str, Any], fmt_name: str, digits: int = 4) -> str:
         )
     if fmt_name in ("tsv", "csv"):
         buf = io.StringIO()
-        writer = csv.writer(
-            buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n"
-        )
+        writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
         writer.writerow(["measure", "name", "system", "value"])
         writer.writerows((m, n, s, fmt(v, digits)) for m, n, s, v in flatten(report))
         return buf.getvalue()
@@ -131,18 +129,26 @@ def render_table(report: Mapping[str, Any], digits: int) -> str:
     out: list[str] = []
     settings = [f"{k}={v}" for k, v in report.items() if k != "measures" and v is not None]
     for measure, block in report["measures"].items():
-        scalars = [
-            f"{k}={fmt(v, digits)}" for k, v in block.items() if not isinstance(v, Mapping)
-        ]
+        scalars = [f"{k}={fmt(v, digits)}" for k, v in block.items() if not isinstance(v, Mapping)]
+        scalars += [f"{k}={fmt(v, digits)}" for k, v in _shared_fields(block).items()]
         out.append(f"# {measure}  " + "  ".join(scalars + settings))
         systems = block.get("systems", {})
         headers, rows = _wide(systems, digits)
         if rows:
-            out.append(tabulate(rows, headers=headers, disable_numparse=True, stralign="right"))
+            out.append(
+                tabulate(
+                    rows,
+                    headers=headers,
+                    disable_numparse=True,
+                    colalign=("left",) + ("right",) * (len(headers) - 1),
+                )
+            )
         for key, value in block.items():
             if key in ("systems", "topics") or not isinstance(value, Mapping):
                 continue
-            pairs = [f"{k}={fmt(v, digits)}" for k, v in value.items() if not isinstance(v, Mapping)]
+            pairs = [
+                f"{k}={fmt(v, digits)}" for k, v in value.items() if not isinstance(v, Mapping)
+            ]
             out.append(f"{key}: " + "  ".join(pairs))
         if "topics" in block:
             trows = [
@@ -156,10 +162,46 @@ def render_table(report: Mapping[str, Any], digits: int) -> str:
     return "\n".join(out)
 
 
+# Columns of --format table: the decomposition and the headline risk measures.
+# Every field is in the other formats; var_target, the same for every system,
+# is printed once in the title.
+TABLE_FIELDS = (
+    "mean",
+    "bias2",
+    "var",
+    "mse",
+    "var_rho",
+    "cov_target",
+    "zrisk",
+    "georisk",
+    "urisk",
+    "trisk",
+)
+
+
+def _shared_fields(block: Mapping[str, Any]) -> dict[str, Any]:
+    """Per-system fields outside TABLE_FIELDS that are equal for every system."""
+    systems = list(block.get("systems", {}).values())
+    if not systems:
+        return {}
+    return {
+        f: v
+        for f, v in systems[0].items()
+        if f not in TABLE_FIELDS
+        and not isinstance(v, Mapping)
+        and all(s.get(f) == v for s in systems)
+    }
+
+
 def _wide(systems: Mapping[str, Mapping[str, Any]], digits: int) -> tuple[list[str], list[list]]:
-    columns: list[tuple[str, str | None]] = []
+    present: dict[str, None] = {}
     for values in systems.values():
-        for field, value in values.items():
+        present.update(dict.fromkeys(values))
+    shown = [f for f in TABLE_FIELDS if f in present] or list(present)
+    columns: list[tuple[str, str | None]] = []
+    for field in shown:
+        for values in systems.values():
+            value = values.get(field)
             keys = [(field, a) for a in value] if isinstance(value, Mapping) else [(field, None)]
             columns.extend(k for k in keys if k not in columns)
     headers = ["system"] + [f if a is None else f"{f}@{a}" for f, a in columns]

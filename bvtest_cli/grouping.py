@@ -1,0 +1,521 @@
+"""Topic grouping and score normalization (SPEC §7; seed 000 §3.3, §5.3.2; seed 001 §2.2).
+
+Pure numpy: no I/O, no printing. The CLI calls :func:`analyse` once per
+measure and :func:`normalized_topics` for the risk measures (SPEC §8), and
+prints the returned ``notes`` on stderr.
+
+Pipeline of :func:`analyse` (SPEC §7):
+
+1. ``minmax`` normalization (seed 000 eq. 11), per topic and before any
+   grouping: x'[i,j] = (x[i,j] − min_i x[i,j]) / (max_i x[i,j] − min_i x[i,j]).
+   Topics with max == min are dropped; the target becomes 1 on every topic.
+2. Grouping into samples. ``difficulty:K`` sorts the topics by their *raw*
+   virtual-target score x_T[j] ascending (hardest first, ties broken by topic
+   id compared as strings) and cuts consecutive groups of K; ``random:K``
+   shuffles the topics R times with a seeded generator and cuts groups of K.
+   In both the remainder is one smaller last group. x[i,g] is the mean of
+   system i over the topics of group g and target[g] is the mean of x_T over
+   them (the virtual target's group MAP, seed 001 eq. 4).
+3. ``ratio`` normalization (seed 001 §2.2.2, MAP^c = MAP(f, Q_S) / MAP(f_T, Q_S)),
+   per sample after grouping (per topic without grouping): x[i,g] / target[g],
+   so the target becomes 1. Samples whose target is 0 are dropped.
+4. Every SPEC §4–§5 field over the samples (:func:`bvtest_cli.decompose.decompose`)
+   with c = mean_g target[g] for ``--target max`` (c = 1 with either
+   normalization), c = 1 for ``ideal``, or an explicit constant.
+   For ``random:K`` the fields are computed per repeat and averaged over the
+   repeats (:meth:`BiasVariance.average`), so the identities
+   MSE = Bias² + Var and Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov still hold.
+
+Decision — ``ratio`` with ``random:K``: a group's target can be 0 (every
+system scores 0 on all its topics), and how many groups are dropped depends on
+the repeat. Each repeat is then analysed over its own kept groups only, via
+masked (weighted) population moments: weight 1/G_r on each of the G_r kept
+samples of repeat r, 0 on dropped ones. This is exactly what a per-repeat
+loop over the kept samples computes, but stays vectorized over repeats. The
+per-repeat fields are then averaged with equal weight per repeat; a repeat in
+which every sample was dropped has no fields and is left out of the average
+(with a note). When no sample is dropped in any repeat (the usual case) the
+plain :func:`decompose` is used. ``n_groups`` for random grouping is the
+number of groups formed per repeat, ``ceil(n / K)``; the drops are reported
+in ``notes``.
+
+Random stream: ``numpy.random.default_rng(seed).random((R, n))`` and a stable
+argsort along each row gives the R permutations; it depends only on
+(seed, n, R) — not on the scores, the measure or K — so that equal seeds give
+identical output.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .decompose import BiasVariance, decompose
+from .matrix import ScoreMatrix, target_constant, virtual_target
+
+DEFAULT_SEED = 20220101
+"""Seed used for ``random:K`` when the user gives none (SPEC §7: same seed → same output)."""
+
+DEFAULT_REPEATS = 1000
+"""Number of random partitions R (seed 000 §5.3.2 repeats the random grouping 1000 times)."""
+
+NORMALIZATIONS = ("none", "minmax", "ratio")
+GROUP_KINDS = ("difficulty", "random")
+
+# Upper bound on the number of float64 elements of one (B, n, G) weight block,
+# (B, n, m) gathered block or (B, m, G) group-mean block in random grouping;
+# repeats are processed in blocks of B to bound memory.
+_BLOCK_ELEMENTS = 1 << 22
+
+# Group means use a one-hot matmul up to this many groups per repeat (cost ∝ G),
+# and a gather + reduceat above it (cost independent of G).
+_MATMUL_MAX_GROUPS = 32
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Result of :func:`analyse` for one measure (SPEC §4, §5, §7).
+
+    ``bv`` holds per-system arrays of shape (m,), in the order of ``systems``
+    (for ``random:K`` each field is the mean over the repeats). ``c`` is the
+    constant Bias² is measured against (the mean over repeats for
+    ``random:K``). ``n_topics`` counts the topics used after any drops;
+    ``n_groups`` is None without grouping, the number of groups used for
+    ``difficulty:K`` and the number of groups per repeat for ``random:K``.
+    ``notes`` are one-line human messages for stderr.
+    """
+
+    measure: str
+    systems: tuple[str, ...]
+    bv: BiasVariance
+    c: float
+    n_topics: int
+    n_groups: int | None
+    group: str | None
+    normalize: str
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_group(group: str | None) -> tuple[str, int] | None:
+    """Parse ``--group``: None (or "none") → None; "difficulty:K" / "random:K" → (kind, K).
+
+    Raises ValueError with a one-line message unless K is a positive integer.
+    """
+    if group is None:
+        return None
+    text = group.strip()
+    if text.lower() == "none":
+        return None
+    kind, sep, size = text.partition(":")
+    kind = kind.strip().lower()
+    size = size.strip()
+    if not sep or kind not in GROUP_KINDS:
+        raise ValueError(
+            f"invalid group {group!r}: expected difficulty:K or random:K (K a positive integer)"
+        )
+    if not size.isdigit() or int(size) < 1:
+        raise ValueError(f"invalid group {group!r}: K must be a positive integer, got {size!r}")
+    return kind, int(size)
+
+
+def _check_normalize(normalize: str) -> str:
+    if normalize not in NORMALIZATIONS:
+        raise ValueError(
+            f"invalid normalization {normalize!r}: expected one of {', '.join(NORMALIZATIONS)}"
+        )
+    return normalize
+
+
+def _check_target(target: str | float) -> str | float:
+    """'max', 'ideal' or a number (a numeric string is converted)."""
+    if isinstance(target, str):
+        if target in ("max", "ideal"):
+            return target
+        try:
+            value = float(target)
+        except ValueError:
+            raise ValueError(
+                f"invalid target {target!r}: expected max, ideal or a number"
+            ) from None
+    else:
+        value = float(target)
+    if not math.isfinite(value):
+        raise ValueError(f"invalid target {target!r}: must be a finite number")
+    return value
+
+
+def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.ndarray | float:
+    """c for SPEC §7: with minmax or ratio, 'max' and 'ideal' both mean c = 1."""
+    if normalized and spec in ("max", "ideal"):
+        return 1.0
+    return target_constant(target, spec)
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic max–min normalization (seed 000 eq. 11, SPEC §7).
+
+    ``values`` has shape (m, n). Returns ``(normalized, keep)``: ``keep`` is the
+    boolean (n,) mask of topics with max_i x[i,j] != min_i x[i,j], and
+    ``normalized`` (m, keep.sum()) holds (x − min) / (max − min) on those topics,
+    so the virtual target is exactly 1 on every kept topic.
+    """
+    values = np.asarray(values, dtype=float)
+    hi = values.max(axis=0)
+    lo = values.min(axis=0)
+    keep = hi != lo
+    kept = values[:, keep]
+    return (kept - lo[keep]) / (hi[keep] - lo[keep]), keep
+
+
+def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ratio normalization x[..., i, g] / target[..., g] (seed 001 §2.2.2, SPEC §7).
+
+    ``x`` has shape (..., m, G) and ``target`` (..., G). Returns
+    ``(normalized, keep)`` with ``keep = target != 0`` of shape (..., G);
+    dropped samples (target 0) are set to 0 in ``normalized`` so that they
+    stay finite — callers must honour ``keep``. The normalized target is 1 on
+    every kept sample.
+    """
+    x = np.asarray(x, dtype=float)
+    target = np.asarray(target, dtype=float)
+    keep = target != 0
+    safe = np.where(keep, target, 1.0)
+    normalized = np.where(keep[..., np.newaxis, :], x / safe[..., np.newaxis, :], 0.0)
+    return normalized, keep
+
+
+def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list[str]]:
+    """The per-topic matrix after normalization, for the risk measures (SPEC §7, §8).
+
+    "none": unchanged; "minmax": seed 000 eq. 11 with tied topics dropped;
+    "ratio": x[i,j] / x_T[j] per topic with zero-target topics dropped.
+    Returns the matrix and the stderr notes about dropped topics.
+    """
+    _check_normalize(normalize)
+    notes: list[str] = []
+    if normalize == "none":
+        return m, notes
+    if normalize == "minmax":
+        values, keep = minmax_normalize(m.values)
+        reason = "minmax normalization (max == min)"
+    else:
+        values, keep = ratio_normalize(m.values, virtual_target(m.values))
+        values = values[:, keep]
+        reason = "ratio normalization (target 0)"
+    dropped = int((~keep).sum())
+    if dropped:
+        notes.append(f"{m.measure}: {dropped} {_plural(dropped, 'topic')} dropped by {reason}")
+    topics = tuple(t for t, k in zip(m.topics, keep, strict=True) if k)
+    return ScoreMatrix(m.measure, m.systems, topics, values), notes
+
+
+# --------------------------------------------------------------------------- partitions
+
+
+def difficulty_order(target: np.ndarray, topics: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Topic order for ``difficulty:K`` (SPEC §7, seed 000 §5.3.2, seed 001 §3.2.2).
+
+    Indices of the topics sorted by raw x_T[j] ascending (hardest first),
+    ties broken by topic id compared as strings.
+    """
+    target = np.asarray(target, dtype=float)
+    keys = [str(t) for t in topics]
+    return np.array(sorted(range(len(keys)), key=lambda j: (target[j], keys[j])), dtype=np.intp)
+
+
+def random_orders(n: int, repeats: int, seed: int) -> np.ndarray:
+    """R random topic permutations, shape (repeats, n), for ``random:K`` (SPEC §7).
+
+    Row r is the stable argsort of ``default_rng(seed).random((repeats, n))[r]``:
+    the stream depends only on (seed, n, repeats).
+    """
+    keys = np.random.default_rng(seed).random((repeats, n))
+    return np.argsort(keys, axis=1, kind="stable")
+
+
+def group_sizes(n: int, k: int) -> np.ndarray:
+    """Sizes of consecutive groups of k over n topics; the remainder is a smaller last group."""
+    starts = np.arange(0, n, k)
+    return np.minimum(starts + k, n) - starts
+
+
+def group_means(
+    values: np.ndarray, target: np.ndarray, orders: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Group means of the systems and of the target for one or many topic orders.
+
+    ``values`` (m, n), ``target`` (n,), ``orders`` (R, n) permutations of
+    range(n). Group g of order r is ``orders[r, g*k:(g+1)*k]``. Returns
+    ``x`` of shape (R, m, G) with x[r, i, g] = mean of system i over group g
+    and ``t`` of shape (R, G) with the mean of the target over the group
+    (SPEC §7: the virtual target's group MAP).
+    """
+    values = np.asarray(values, dtype=float)
+    target = np.asarray(target, dtype=float)
+    orders = np.atleast_2d(orders)
+    repeats, n = orders.shape
+    sizes = group_sizes(n, k)
+    if len(sizes) <= _MATMUL_MAX_GROUPS:
+        # One-hot weights W[r, j, g] = 1/|g| when topic j is in group g of order r:
+        # the group means of every order are one batched matmul (m, n) @ (R, n, G).
+        group_of_position = np.arange(n) // k
+        inverse_size = 1.0 / sizes
+        weights = np.zeros((repeats, n, len(sizes)))
+        weights[np.arange(repeats)[:, np.newaxis], orders, group_of_position] = inverse_size[
+            group_of_position
+        ]
+        x = values @ weights
+    else:
+        # Many small groups: gather the permuted topics (R, n, m) and sum runs of k.
+        gathered = np.ascontiguousarray(values.T)[orders]
+        sums = np.add.reduceat(gathered, np.arange(0, n, k), axis=1) / sizes[:, np.newaxis]
+        x = np.ascontiguousarray(np.swapaxes(sums, 1, 2))
+    return x, _group_target(target, orders, k)
+
+
+def _group_target(target: np.ndarray, orders: np.ndarray, k: int) -> np.ndarray:
+    """(R, G) means of the per-topic target over the groups of each order."""
+    n = orders.shape[-1]
+    starts = np.arange(0, n, k)
+    return np.add.reduceat(target[orders], starts, axis=-1) / group_sizes(n, k)
+
+
+# --------------------------------------------------------------------------- moments
+
+
+def masked_decompose(
+    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray
+) -> BiasVariance:
+    """SPEC §4–§5 fields over the kept samples only (population moments, 1/G_kept).
+
+    Same contract as :func:`bvtest_cli.decompose.decompose` for x (..., m, G),
+    target (..., G) and c scalar or (...), plus a boolean ``keep`` (..., G).
+    Values at dropped positions must be finite; they get weight 0. Where no
+    sample is kept every field is NaN. Var(ρ) is computed from ρ directly, so
+    Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov stays a real identity.
+    """
+    x = np.asarray(x, dtype=float)
+    target = np.asarray(target, dtype=float)
+    count = keep.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = keep / count[..., np.newaxis]  # (..., G); NaN rows where count == 0
+    ws = w[..., np.newaxis, :]  # broadcast over systems
+
+    def mean(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return (weights * a).sum(axis=-1)
+
+    cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1)
+    mean_x = mean(x, ws)
+    bias2 = (mean_x - cc) ** 2
+    dx = x - mean_x[..., np.newaxis]
+    var = mean(dx**2, ws)
+    mse = mean((x - cc[..., np.newaxis]) ** 2, ws)
+    dt = target - mean(target, w)[..., np.newaxis]
+    var_target = np.broadcast_to(mean(dt**2, w)[..., np.newaxis], var.shape).copy()
+    cov = mean(dx * dt[..., np.newaxis, :], ws)
+    rho = target[..., np.newaxis, :] - x
+    drho = rho - mean(rho, ws)[..., np.newaxis]
+    var_rho = mean(drho**2, ws)
+    return BiasVariance(mean_x, bias2, var, mse, var_rho, var_target, cov)
+
+
+def grouped_fields(
+    values: np.ndarray,
+    target: np.ndarray,
+    orders: np.ndarray,
+    k: int,
+    *,
+    normalize: str,
+    target_spec: str | float,
+) -> tuple[BiasVariance, np.ndarray, np.ndarray]:
+    """Per-order SPEC §4–§5 fields after grouping (SPEC §7), vectorized over orders.
+
+    ``values`` (m, n) are the (possibly minmax-normalized) per-topic scores,
+    ``target`` (n,) their per-topic target, ``orders`` (R, n) topic orders.
+    With ``normalize == "ratio"`` each sample is divided by its group target
+    and zero-target samples are dropped (masked moments, see the module
+    docstring). Returns ``(bv, c, keep)``: fields of shape (R, m), c of shape
+    (R,), keep of shape (R, G). Repeats are processed in blocks to bound
+    memory; the result does not depend on the block size.
+    """
+    values = np.asarray(values, dtype=float)
+    target = np.asarray(target, dtype=float)
+    orders = np.atleast_2d(orders)
+    repeats, n = orders.shape
+    m = values.shape[0]
+    normalized = normalize != "none"
+    ratio = normalize == "ratio"
+    # The group targets of all repeats are cheap (R, G): decide the path once.
+    t_all = _group_target(target, orders, k)
+    keep_all = t_all != 0 if ratio else np.ones(t_all.shape, dtype=bool)
+    masked = not bool(keep_all.all())
+    n_groups = len(group_sizes(n, k))
+    per_repeat = n * n_groups if n_groups <= _MATMUL_MAX_GROUPS else n * m
+    block = max(1, _BLOCK_ELEMENTS // max(1, m * n_groups, per_repeat))
+    parts: list[BiasVariance] = []
+    cs: list[np.ndarray] = []
+    for lo in range(0, repeats, block):
+        x, t = group_means(values, target, orders[lo : lo + block], k)
+        keep = keep_all[lo : lo + block]
+        if ratio:
+            x, keep = ratio_normalize(x, t)
+            t = keep.astype(float)  # the normalized target: 1 on kept samples
+        c = np.broadcast_to(np.asarray(_constant(t, target_spec, normalized), float), t.shape[:1])
+        if masked:
+            parts.append(masked_decompose(x, t, c, keep))
+        else:
+            parts.append(decompose(x, t, c))
+        cs.append(np.array(c, dtype=float))
+    bv = BiasVariance(
+        *(np.concatenate([getattr(p, f) for p in parts]) for f in BiasVariance.FIELDS)
+    )
+    return bv, np.concatenate(cs), keep_all
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def analyse(
+    m: ScoreMatrix,
+    *,
+    group: str | None,
+    normalize: str,
+    target: str | float,
+    repeats: int = DEFAULT_REPEATS,
+    seed: int = DEFAULT_SEED,
+) -> Analysis:
+    """Bias–variance analysis of one measure with optional grouping and normalization (SPEC §7).
+
+    ``group``: None, "difficulty:K" or "random:K"; ``normalize``: "none",
+    "minmax" or "ratio"; ``target``: "max", "ideal" or a constant (SPEC §3).
+    ``repeats`` and ``seed`` apply to random grouping only. Without grouping
+    and with normalize "none" the result is exactly
+    ``decompose(values, virtual_target(values), target_constant(x_T, target))``.
+    Raises ValueError (one line) for a bad option or when no topic or sample
+    is left.
+    """
+    parsed = parse_group(group)
+    _check_normalize(normalize)
+    spec = _check_target(target)
+    if isinstance(repeats, bool) or int(repeats) != repeats or repeats < 1:
+        raise ValueError(f"invalid repeats {repeats!r}: must be a positive integer")
+    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
+        raise ValueError(f"invalid seed {seed!r}: must be a non-negative integer")
+    if m.values.shape[1] == 0:
+        raise ValueError(f"{m.measure}: no topics to analyse")
+    if m.values.shape[0] == 0:
+        raise ValueError(f"{m.measure}: no systems to analyse")
+    group_text = None if parsed is None else f"{parsed[0]}:{parsed[1]}"
+    normalized = normalize != "none"
+
+    if parsed is None:
+        mat, notes = normalized_topics(m, normalize)
+        if not mat.topics:
+            raise ValueError(f"{m.measure}: no topics left after {normalize} normalization")
+        values = mat.values
+        x_t = virtual_target(values) if not normalized else np.ones(values.shape[1])
+        c = _constant(x_t, spec, normalized)
+        return Analysis(
+            measure=m.measure,
+            systems=m.systems,
+            bv=decompose(values, x_t, c),
+            c=float(c),
+            n_topics=len(mat.topics),
+            n_groups=None,
+            group=None,
+            normalize=normalize,
+            notes=notes,
+        )
+
+    kind, k = parsed
+    notes: list[str] = []
+    raw = np.asarray(m.values, dtype=float)
+    topics = m.topics
+    if normalize == "minmax":
+        values, keep = minmax_normalize(raw)
+        dropped = int((~keep).sum())
+        if dropped:
+            notes.append(
+                f"{m.measure}: {dropped} {_plural(dropped, 'topic')} dropped by "
+                "minmax normalization (max == min)"
+            )
+        raw = raw[:, keep]
+        topics = tuple(t for t, kk in zip(topics, keep, strict=True) if kk)
+        if not topics:
+            raise ValueError(f"{m.measure}: no topics left after minmax normalization")
+        x_t = np.ones(values.shape[1])
+    else:
+        values = raw
+        x_t = virtual_target(raw)
+    n = values.shape[1]
+    sizes = group_sizes(n, k)
+    n_formed = len(sizes)
+
+    if kind == "difficulty":
+        orders = difficulty_order(virtual_target(raw), topics)[np.newaxis, :]
+    else:
+        orders = random_orders(n, int(repeats), seed)
+    bv_r, c_r, keep = grouped_fields(values, x_t, orders, k, normalize=normalize, target_spec=spec)
+
+    if kind == "difficulty":
+        kept = keep[0]
+        dropped = int((~kept).sum())
+        if dropped:
+            notes.append(
+                f"{m.measure}: {dropped} of {n_formed} {_plural(n_formed, 'group')} dropped "
+                "by ratio normalization (target 0)"
+            )
+        if not kept.any():
+            raise ValueError(f"{m.measure}: no groups left after ratio normalization")
+        return Analysis(
+            measure=m.measure,
+            systems=m.systems,
+            bv=bv_r.average(0),
+            c=float(c_r[0]),
+            n_topics=int(sizes[kept].sum()),
+            n_groups=int(kept.sum()),
+            group=group_text,
+            normalize=normalize,
+            notes=notes,
+        )
+
+    valid = keep.any(axis=1)
+    dropped = int((~keep).sum())
+    if dropped:
+        notes.append(
+            f"{m.measure}: ratio normalization dropped {dropped} of {keep.size} samples "
+            f"(target 0) over {keep.shape[0]} repeats"
+        )
+    if not valid.any():
+        raise ValueError(f"{m.measure}: no groups left after ratio normalization")
+    if not valid.all():
+        empty = int((~valid).sum())
+        notes.append(
+            f"{m.measure}: {empty} {_plural(empty, 'repeat')} with every group dropped "
+            "left out of the average"
+        )
+        bv_r = BiasVariance(*(getattr(bv_r, f)[valid] for f in BiasVariance.FIELDS))
+        c_r = c_r[valid]
+    return Analysis(
+        measure=m.measure,
+        systems=m.systems,
+        bv=bv_r.average(0),
+        c=float(c_r.mean()),
+        n_topics=n,
+        n_groups=n_formed,
+        group=group_text,
+        normalize=normalize,
+        notes=notes,
+    )
+
+
+def _plural(count: int, word: str) -> str:
+    return word if count == 1 else word + "s"

@@ -1,0 +1,261 @@
+"""Figures of ``bvtest plot``: one row of three panels per measure.
+
+Panels, left to right, for each measure of a SPEC §12 result dict:
+
+1. Bias², Var and Bias²+Var (= MSE) per run, runs sorted by Bias² ascending,
+   as lines (seed 000 Fig. 1). Run names label the x axis when there are few
+   enough to read; otherwise they are dropped and the axis label says so.
+2. Bias² against Var, one point per run, with the Pearson and Spearman
+   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3).
+3. GeoRisk against alpha, one line per run (seed 004 Figs. 2–3), with a
+   legend when there are at most LEGEND_MAX_RUNS runs.
+
+matplotlib is an optional dependency (``pip install 'bvtest[plot]'``): it is
+imported only inside :func:`plot_result`, so the rest of the tool works
+without it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+#: Output formats, by file extension.
+FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
+#: Above this many runs, panel 3 has no legend (it would hide the lines).
+LEGEND_MAX_RUNS = 12
+#: Above this many runs, panel 1 has no x tick labels (they would overlap).
+TICK_LABEL_MAX_RUNS = 40
+#: Longer run names are shortened in tick labels and legends, keeping the end,
+#: which is where run names usually differ (``org_variant_k100.run``).
+MAX_NAME_CHARS = 28
+
+_INSTALL_HINT = (
+    "bvtest plot needs matplotlib, which is not installed; "
+    "install it with: pip install 'bvtest[plot]' (or pip install matplotlib)"
+)
+
+
+class PlotUnavailable(RuntimeError):
+    """matplotlib is not installed; the message says how to install it."""
+
+
+def _format_of(path: str) -> str:
+    """The output format from the extension of ``path`` (ValueError if unsupported)."""
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        shown = f"'.{ext}'" if ext else "no extension"
+        raise ValueError(
+            f"cannot write a plot to {path!r}: {shown} is not a supported format; "
+            f"use a file name ending in {', '.join('.' + f for f in FORMATS)}"
+        )
+    return ext
+
+
+def _num(value: Any) -> float:
+    """A JSON value as a float, with null (and anything non-numeric) as NaN."""
+    if value is None or isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _short(name: str) -> str:
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    return "…" + name[-(MAX_NAME_CHARS - 1) :]
+
+
+def _fmt_corr(value: Any, p: Any) -> str:
+    r = _num(value)
+    if math.isnan(r):
+        return "n/a"
+    pv = _num(p)
+    return f"{r:.3f}" if math.isnan(pv) else f"{r:.3f} (p={pv:.2g})"
+
+
+def _alpha_sorted(keys: list[str]) -> list[tuple[float, str]]:
+    """Alpha keys with their numeric value, ascending (non-numeric keys dropped)."""
+    pairs = [(_num(k), k) for k in keys]
+    return sorted((a, k) for a, k in pairs if not math.isnan(a))
+
+
+def _panel_decomposition(ax: Any, measure: str, block: dict[str, Any]) -> None:
+    """Panel 1: Bias², Var, MSE per run, runs sorted by Bias² (NaN last)."""
+    systems: dict[str, Any] = block.get("systems") or {}
+    rows = [
+        (name, _num(s.get("bias2")), _num(s.get("var")), _num(s.get("mse")))
+        for name, s in systems.items()
+    ]
+    rows.sort(key=lambda r: (math.isnan(r[1]), r[1], r[0]))
+    xs = list(range(len(rows)))
+    marker = "o" if len(rows) <= TICK_LABEL_MAX_RUNS else None
+    ax.plot(xs, [r[1] for r in rows], marker=marker, ms=3, lw=1.2, label="Bias²")
+    ax.plot(xs, [r[2] for r in rows], marker=marker, ms=3, lw=1.2, label="Var")
+    ax.plot(xs, [r[3] for r in rows], marker=marker, ms=3, lw=1.6, label="Bias² + Var (MSE)")
+    ax.set_ylabel(f"{measure}: error")
+    n = len(rows)
+    if n <= TICK_LABEL_MAX_RUNS:
+        # Vertical labels never overlap one another; the font shrinks as runs grow.
+        ax.set_xticks(xs)
+        ax.set_xticklabels(
+            [_short(r[0]) for r in rows],
+            rotation=90,
+            fontsize=8 if n <= 20 else (7 if n <= 30 else 6),
+        )
+        ax.set_xlabel("run (sorted by Bias²)")
+    else:
+        ax.set_xticks([])
+        ax.set_xlabel(f"{n} runs sorted by Bias² (names omitted: too many to label)")
+    if n:
+        ax.set_xlim(-0.5, n - 0.5)
+    c = _num(block.get("c"))
+    n_topics = block.get("n_topics")
+    details = []
+    if not math.isnan(c):
+        details.append(f"c = {c:.3g}")
+    if n_topics is not None:
+        details.append(f"{n_topics} topics")
+    if block.get("n_groups") is not None:
+        details.append(f"{block['n_groups']} groups")
+    suffix = f" ({', '.join(details)})" if details else ""
+    ax.set_title(f"{measure}: Bias², Var, MSE per run{suffix}", fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(True, alpha=0.3)
+
+
+def _panel_tradeoff(ax: Any, measure: str, block: dict[str, Any]) -> None:
+    """Panel 2: Bias²–Var scatter, correlations in the title."""
+    systems: dict[str, Any] = block.get("systems") or {}
+    points = [(_num(s.get("bias2")), _num(s.get("var"))) for s in systems.values()]
+    points = [(b, v) for b, v in points if not (math.isnan(b) or math.isnan(v))]
+    size = 25 if len(points) <= TICK_LABEL_MAX_RUNS else 12
+    ax.scatter([p[0] for p in points], [p[1] for p in points], s=size, alpha=0.75)
+    trade = block.get("tradeoff") or {}
+    pearson = _fmt_corr(trade.get("pearson"), trade.get("pearson_p"))
+    spearman = _fmt_corr(trade.get("spearman"), trade.get("spearman_p"))
+    ax.set_title(
+        f"{measure}: Bias²–Var tradeoff\nPearson {pearson}, Spearman {spearman}", fontsize=10
+    )
+    ax.set_xlabel("Bias²")
+    ax.set_ylabel("Var")
+    ax.grid(True, alpha=0.3)
+
+
+def _panel_georisk(ax: Any, measure: str, block: dict[str, Any]) -> None:
+    """Panel 3: GeoRisk against alpha, one line per run."""
+    systems: dict[str, Any] = block.get("systems") or {}
+    n = len(systems)
+    # Mixed spellings of the same alpha cannot occur within one result, so the
+    # union of keys over runs is the alpha axis.
+    keys: dict[str, None] = {}
+    for s in systems.values():
+        keys.update(dict.fromkeys(s.get("georisk") or {}))
+    alphas = _alpha_sorted(list(keys))
+    ax.set_title(f"{measure}: GeoRisk against alpha", fontsize=10)
+    ax.set_xlabel("alpha (risk aversion)")
+    ax.set_ylabel("GeoRisk")
+    ax.grid(True, alpha=0.3)
+    if not alphas:
+        ax.text(0.5, 0.5, "no GeoRisk values", ha="center", va="center", transform=ax.transAxes)
+        return
+    few = n <= LEGEND_MAX_RUNS
+    first, last = alphas[0][1], alphas[-1][1]
+
+    def geo_at(item: tuple[str, Any], key: str) -> float:
+        return _nan_low(_num((item[1].get("georisk") or {}).get(key)))
+
+    if few:
+        # Legend order = the lines' order at the right edge, highest (least
+        # risky) first. tab10 has only 10 colours, so runs 11-12 get a dashed
+        # line instead of reusing a colour as an identical-looking line.
+        order = sorted(systems.items(), key=lambda item: -geo_at(item, last))
+        palette = [f"C{i % 10}" for i in range(n)]
+        styles = ["-" if i < 10 else "--" for i in range(n)]
+    else:
+        # Too many runs to tell apart by colour: shade them by their rank at the
+        # smallest alpha instead, so a line that leaves its colour band is a run
+        # whose position changes as risk aversion grows.
+        order = sorted(systems.items(), key=lambda item: geo_at(item, first))
+        palette = [_viridis(i / max(n - 1, 1)) for i in range(n)]
+        styles = ["-"] * n
+        ax.set_title(
+            f"{measure}: GeoRisk against alpha\n"
+            f"{n} runs, shaded by GeoRisk at alpha={first} (no legend)",
+            fontsize=10,
+        )
+    for i, (name, s) in enumerate(order):
+        geo = s.get("georisk") or {}
+        ax.plot(
+            [a for a, _ in alphas],
+            [_num(geo.get(k)) for _, k in alphas],
+            color=palette[i],
+            linestyle=styles[i],
+            marker="o" if few else None,
+            ms=3,
+            lw=1.2 if few else 0.8,
+            alpha=1.0 if few else 0.7,
+            label=_short(name),
+        )
+    ax.set_xticks([a for a, _ in alphas])
+    ax.set_xticklabels([k for _, k in alphas])
+    if few:
+        # Outside the axes, so the legend never hides a line.
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+
+
+def _viridis(fraction: float) -> Any:
+    """A colour of the viridis map (imported lazily: matplotlib is optional)."""
+    from matplotlib import colormaps
+
+    return colormaps["viridis"](fraction)
+
+
+def _nan_low(value: float) -> float:
+    return -math.inf if math.isnan(value) else value
+
+
+def plot_result(result: dict[str, Any], path: str) -> None:
+    """Draw the figure for a SPEC §12 result dict and save it to ``path``.
+
+    The format comes from the extension (.png, .svg or .pdf; anything else
+    raises ValueError). Raises PlotUnavailable when matplotlib is missing and
+    ValueError when the result has no measures.
+    """
+    fmt = _format_of(path)  # before importing, so a bad name fails the same way everywhere
+    measures: dict[str, Any] = result.get("measures") or {}
+    if not measures:
+        raise ValueError("the result has no measures to plot")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # never open a window, also on machines with a display
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotUnavailable(_INSTALL_HINT) from None
+
+    n_runs = max(len(block.get("systems") or {}) for block in measures.values())
+    # Rows get taller when panel 1 carries vertical run names.
+    row_height = 4.6 if n_runs <= TICK_LABEL_MAX_RUNS else 3.8
+    # Figure (not pyplot) keeps no global state, so repeated calls do not leak.
+    fig = Figure(figsize=(18, row_height * len(measures) + 0.6))
+    axes = fig.subplots(len(measures), 3, squeeze=False, gridspec_kw={"width_ratios": [1.4, 1, 1]})
+    for row, (measure, block) in enumerate(measures.items()):
+        _panel_decomposition(axes[row][0], measure, block)
+        _panel_tradeoff(axes[row][1], measure, block)
+        _panel_georisk(axes[row][2], measure, block)
+
+    applied = []
+    if result.get("normalize") not in (None, "none"):
+        applied.append(f"normalize={result['normalize']}")
+    if result.get("group"):
+        applied.append(f"group={result['group']}")
+    suffix = f" [{', '.join(applied)}]" if applied else ""
+    fig.suptitle(
+        f"bvtest: bias–variance decomposition and risk of {n_runs} runs{suffix}", fontsize=13
+    )
+    fig.tight_layout()
+    fig.savefig(path, format=fmt)

@@ -1,0 +1,57 @@
+"""Shared fixtures: the installed `bvtest` command and the optional ../shared data."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SAMPLE_QRELS = REPO / "qrels" / "qrels.txt"
+SAMPLE_RUNS = REPO / "sample_runs"
+
+
+def bvtest_executable() -> str:
+    """The console script installed next to this interpreter (the venv's bvtest)."""
+    candidate = Path(sys.executable).parent / "bvtest"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("bvtest")
+    if found is None:
+        pytest.fail("the bvtest command is not installed (pip install -e .)")
+    return found
+
+
+def run_bvtest(*args: object, stdin: bytes | None = None, cwd: Path | None = None):
+    """Run the installed command; returns CompletedProcess with text stdout/stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    proc = subprocess.run(
+        [bvtest_executable(), *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+    proc.stdout = proc.stdout.decode()
+    proc.stderr = proc.stderr.decode()
+    return proc
+
+
+@pytest.fixture
+def bvtest():
+    return run_bvtest
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """../shared/data, or skip the test when the shared folder is absent."""
+    data = SHARED / "data"
+    if not data.is_dir():
+        pytest.skip("../shared/data is not present")
+    return data
