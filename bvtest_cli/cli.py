@@ -17,7 +17,7 @@ from . import __version__, grouping
 from .errors import InputError
 from .evaluate import DEFAULT_MEASURES, default_jobs, evaluate_runs, parse_measures
 from .matrix import ScoreMatrix
-from .pipeline import DEFAULT_ALPHAS, Options, parse_alphas, report
+from .pipeline import DEFAULT_ALPHAS, Options, instability_report, parse_alphas, report
 from .render import FORMATS, render
 from .trecio import Note, expand_sources, read_qrels, read_scores, write_scores
 
@@ -89,7 +89,7 @@ def _group(ctx: click.Context, param: click.Parameter, value: str | None) -> str
     try:
         grouping.parse_group(value)
     except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
+        raise InputError(str(exc), "--group") from None  # one stderr line, exit 2
     return value
 
 
@@ -204,7 +204,7 @@ def analysis_options(f: Callable) -> Callable:
         ),
         click.option(
             "--seed",
-            type=int,
+            type=click.IntRange(min=0),
             default=grouping.DEFAULT_SEED,
             show_default=True,
             help="Seed of the random groupings; same seed, same output.",
@@ -364,6 +364,357 @@ def scores_cmd(
     """
     matrices = load_matrices((qrels, *runs), None, measures, rel_level, jobs, err_impl, quiet)
     emit(write_scores(matrices))
+
+
+@cli.command("instability")
+@input_options
+@click.option("--target", default="max", show_default=True, callback=_target,
+              help="As for eval.")
+@click.option("--normalize", type=click.Choice(["none", "minmax", "ratio"]), default="none",
+              show_default=True, help="As for eval.")
+@output_options
+def instability_cmd(
+    inputs: tuple[str, ...],
+    scores_file: str | None,
+    measures: tuple[str, ...],
+    rel_level: int,
+    jobs: int | None,
+    err_impl: str,
+    quiet: bool,
+    target: str | float,
+    normalize: str,
+    fmt_name: str,
+    digits: int,
+) -> None:
+    """Where instability comes from (seed 000 Table 8), runs sorted by mean.
+
+    Per run: |ZRisk| against the virtual target at alpha 0, Var(ρ) and its
+    decomposition Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i). ZRisk only
+    says that a run is unstable; a large Var(x_i) says the run's own scores
+    swing, a small Cov(x_T, x_i) says it fails where the best runs succeed.
+
+    \b
+    Examples:
+      bvtest instability -m ERR@20 --format table qrels.txt runs/
+      bvtest instability --scores scores.tsv -f json
+    """
+    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
+    opts = Options(target=target, normalize=normalize, alphas=("0",))
+    full = report(matrices, opts, _notes(quiet))
+    columns = ("mean", "abs_zrisk_target", "var_rho", "var", "cov_target")
+    emit(render(instability_report(full), fmt_name, digits, table_fields=columns))
+
+
+def _group_size(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    if value < 1:
+        raise InputError(f"K must be a positive integer, got {value}", param.opts[0])
+    return value
+
+
+@cli.command("tradeoff")
+@input_options
+@click.option("--target", default="max", show_default=True, callback=_target,
+              help="As for eval (with normalization, max and ideal both mean c = 1).")
+@click.option("--random-size", "random_size", type=int, default=10, show_default=True,
+              callback=_group_size, metavar="K1", help="Topics per group of the random:K1 row.")
+@click.option("--difficulty-size", "difficulty_size", type=int, default=5, show_default=True,
+              callback=_group_size, metavar="K2",
+              help="Topics per group of the difficulty:K2 row (hardest first).")
+@click.option("--normalize", type=click.Choice(["minmax", "ratio"]), default="minmax",
+              show_default=True,
+              help="Normalization of the second column group (ratio: seed 001 Table 2(d)).")
+@click.option("--repeats", type=click.IntRange(min=1), default=grouping.DEFAULT_REPEATS,
+              show_default=True, help="Random groupings averaged in the random:K1 row.")
+@click.option("--seed", type=click.IntRange(min=0), default=grouping.DEFAULT_SEED,
+              show_default=True, help="Seed of the random groupings; same seed, same output.")
+@output_options
+def tradeoff_cmd(
+    inputs: tuple[str, ...],
+    scores_file: str | None,
+    measures: tuple[str, ...],
+    rel_level: int,
+    jobs: int | None,
+    err_impl: str,
+    quiet: bool,
+    target: str | float,
+    random_size: int,
+    difficulty_size: int,
+    normalize: str,
+    repeats: int,
+    seed: int,
+    fmt_name: str,
+    digits: int,
+) -> None:
+    """Bias² vs Var correlation across runs per grouping (seed 000 Table 9).
+
+    For every measure, Pearson and Spearman (two-sided p-values) of Bias² and
+    Var across runs for {all topics, random:K1, difficulty:K2} × {raw,
+    minmax}: each cell is the tradeoff that `bvtest eval --group G
+    --normalize N` reports. Strongly negative = effectiveness–stability
+    tradeoff. Undefined cells are nan (null in JSON), with the reason on
+    stderr.
+
+    \b
+    JSON: {"target", "repeats", "seed", "random_size", "difficulty_size",
+           "normalize", "measures": {MEASURE: {"n_systems", "n_topics",
+             "all" | "random:K1" | "difficulty:K2": {"raw" | "minmax": {
+               "pearson", "pearson_p", "spearman", "spearman_p",
+               "n_topics", "n_groups" (grouped rows only)}}}}}
+    trec: AP.all.raw.pearson<TAB>all<TAB>-0.9068
+
+    \b
+    Examples:
+      bvtest tradeoff -f table qrels.txt runs/
+      bvtest tradeoff --random-size 10 --difficulty-size 10 -m AP qrels.txt runs/
+      bvtest tradeoff --scores s.tsv -f json | jq '.measures.AP["difficulty:5"]'
+    """
+    from .tradeoff_table import render_tradeoff_table, tradeoff_table
+
+    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
+    result, notes = tradeoff_table(
+        matrices,
+        random_size=random_size,
+        difficulty_size=difficulty_size,
+        normalize=normalize,
+        target=target,
+        repeats=repeats,
+        seed=seed,
+    )
+    note = _notes(quiet)
+    for text in notes:
+        note(text)
+    if fmt_name == "table":
+        emit(render_tradeoff_table(result, digits))
+    else:
+        emit(render(result, fmt_name, digits))
+
+
+def _gate_measures(
+    gates: Sequence[Any], measures: tuple[str, ...], rel_level: int
+) -> tuple[list[Any], tuple[str, ...]]:
+    """Gates with their measure in canonical form, and the measures to evaluate:
+    those the gates name (in order), or -m's, which must then include them."""
+    import dataclasses
+
+    canonical = []
+    for gate in gates:
+        try:
+            specs = parse_measures([gate.measure], rel_level)
+        except InputError as exc:
+            raise InputError(f"gate {gate.text!r}: {exc.message}") from None
+        if len(specs) != 1:
+            raise InputError(f"gate {gate.text!r}: name one measure before ':'")
+        canonical.append(dataclasses.replace(gate, measure=specs[0].name))
+    named = tuple(dict.fromkeys(g.measure for g in canonical))
+    if not measures:
+        return canonical, named
+    wanted = [s.name for s in parse_measures(measures, rel_level)]
+    for gate in canonical:
+        if gate.measure not in wanted:
+            raise InputError(
+                f"gate {gate.text!r}: measure {gate.measure!r} is not among "
+                f"-m ({', '.join(wanted)})"
+            )
+    return canonical, tuple(wanted)
+
+
+@cli.command("check")
+@click.argument("qrels", metavar="QRELS")
+@click.argument("pool", metavar="POOL")
+@click.argument("new_runs", nargs=-1, required=True, metavar="NEW_RUN...")
+@click.option("-g", "--gate", "gate_texts", multiple=True, required=True, metavar="EXPR",
+              help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
+              "a pool run name (that run's value); repeatable, all must pass.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measures to evaluate [default: the measures the gates name].")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
+              help="A document is relevant when its grade >= L.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Runs evaluated in parallel [default: all cores].")
+@click.option("--err-impl", type=click.Choice(["fast", "perl"]), default="fast",
+              show_default=True, help="As for eval.")
+@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+@analysis_options
+@click.option("-f", "--format", "fmt_name", type=click.Choice(["text", "json"]),
+              default="text", show_default=True,
+              help="text: PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
+              '{"verdicts": [...], "passed": bool}.')
+@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
+              help="Decimals of printed values (not JSON).")
+def check_cmd(
+    qrels: str,
+    pool: str,
+    new_runs: tuple[str, ...],
+    gate_texts: tuple[str, ...],
+    measures: tuple[str, ...],
+    rel_level: int,
+    jobs: int | None,
+    err_impl: str,
+    quiet: bool,
+    target: str | float,
+    group: str | None,
+    normalize: str,
+    repeats: int,
+    seed: int,
+    alphas: tuple[str, ...],
+    baseline: str | None,
+    fmt_name: str,
+    digits: int,
+) -> None:
+    """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
+
+    The new runs are evaluated together with the POOL (a directory of runs or
+    one run file), so the virtual target and the multiple-baseline risk
+    measures include them. Every gate is checked for every new run; one line
+    per gate and new run: PASS|FAIL, the gate, the run, value OP bound.
+    A null value (undefined, e.g. TRisk with a zero standard error) fails.
+
+    FIELD: mean, bias2, var, mse, var_rho, var_target, cov_target, or with
+    @ALPHA zrisk, georisk, zrisk_target, trisk_mean, and with --baseline
+    urisk, trisk, zrisk_baseline. Alphas the gates name are computed even if
+    --alpha omits them.
+
+    Exit status: 0 all gates pass; 1 a gate fails; 2 bad usage or input, a
+    malformed gate, a RIGHT that is not a pool run, or a new run named like a
+    pool run. Gates are checked before anything is evaluated.
+
+    \b
+    Examples:
+      bvtest check qrels.txt runs/ new.run --gate 'AP:mse<=0.06'
+      bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
+          --gate 'nDCG@10:georisk@5>=bm25.run'
+      bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
+    """
+    import json
+
+    from .gate import (
+        BASELINE_FIELDS,
+        GateError,
+        evaluate_gate,
+        format_verdict,
+        missing_alphas,
+        parse_gate,
+        verdict_dict,
+    )
+
+    # 1. Everything that needs no file: the gates and the measures.
+    try:
+        gates = [parse_gate(text) for text in gate_texts]
+    except GateError as exc:
+        raise InputError(str(exc)) from None
+    gates, measure_names = _gate_measures(gates, measures, rel_level)
+    for gate in gates:
+        if gate.field in BASELINE_FIELDS and baseline is None:
+            raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
+
+    # 2. Run names: new runs must not clash with the pool, RIGHT must be a pool run.
+    pool_sources = expand_sources([pool])
+    new_sources = expand_sources(new_runs)
+    pool_names = {s.name: s.label for s in pool_sources}
+    for s in new_sources:
+        if s.name in pool_names:
+            raise InputError(
+                f"new run {s.name!r} has the same name as pool run {pool_names[s.name]}; "
+                "rename the new run",
+                s.label,
+            )
+    shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
+    for gate in gates:
+        if isinstance(gate.right, str) and gate.right not in pool_names:
+            raise InputError(
+                f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run "
+                f"(pool: {shown})"
+            )
+    if baseline is not None and baseline not in pool_names:
+        raise InputError(f"baseline {baseline!r} is not a pool run (pool: {shown})", "--baseline")
+
+    # 3. Evaluate pool + new runs together, then the gates.
+    matrices = load_matrices(
+        (qrels, pool, *new_runs), None, measure_names, rel_level, jobs, err_impl, quiet
+    )
+    opts = Options(
+        target, group, normalize, repeats, seed, alphas + missing_alphas(gates, alphas), baseline
+    )
+    result = report(matrices, opts, _notes(quiet))
+    try:
+        verdicts = [
+            evaluate_gate(gate, result, s.name, set(pool_names))
+            for gate in gates
+            for s in new_sources
+        ]
+    except GateError as exc:
+        raise InputError(str(exc)) from None
+    passed = all(v.passed for v in verdicts)
+    if fmt_name == "json":
+        doc = {"verdicts": [verdict_dict(v) for v in verdicts], "passed": passed}
+        emit(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+    else:
+        emit("".join(format_verdict(v, digits) + "\n" for v in verdicts))
+    if not passed:
+        failed = sum(not v.passed for v in verdicts)
+        _notes(quiet)(f"{failed} of {len(verdicts)} gate verdict(s) failed")
+        click.get_current_context().exit(1)
+
+
+@cli.command("plot")
+@input_options
+@analysis_options
+@click.option("-o", "--output", required=True, metavar="FILE",
+              help="The figure; format by extension: .png, .svg or .pdf.")
+def plot_cmd(
+    inputs: tuple[str, ...],
+    scores_file: str | None,
+    measures: tuple[str, ...],
+    rel_level: int,
+    jobs: int | None,
+    err_impl: str,
+    quiet: bool,
+    target: str | float,
+    group: str | None,
+    normalize: str,
+    repeats: int,
+    seed: int,
+    alphas: tuple[str, ...],
+    baseline: str | None,
+    output: str,
+) -> None:
+    """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
+
+    One row of three panels per measure, from the same analysis as eval (same
+    options). Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
+    nothing on stdout; exit 2 when matplotlib is missing, the extension is not
+    png/svg/pdf or FILE cannot be written.
+
+    \b
+    Examples:
+      bvtest plot -o bv.png qrels/qrels.txt sample_runs/
+      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels.txt runs/
+      bvtest plot --scores scores.tsv -o bv.svg
+    """
+    import os
+
+    from .plot import PlotUnavailable, output_format, plot_result, require_matplotlib
+
+    # Everything that can fail without evaluating is checked first.
+    try:
+        output_format(output)
+        require_matplotlib()
+    except (ValueError, PlotUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    directory = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(directory):
+        raise InputError("cannot write the plot: no such directory", output)
+    if os.path.isdir(output):
+        raise InputError("cannot write the plot: is a directory", output)
+    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
+    opts = Options(target, group, normalize, repeats, seed, alphas, baseline)
+    result = report(matrices, opts, _notes(quiet))
+    try:
+        plot_result(result, output)
+    except (ValueError, PlotUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write the plot: {exc.strerror or exc}", output) from None
 
 
 def main() -> None:

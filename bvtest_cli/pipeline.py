@@ -70,14 +70,17 @@ def report(matrices: Sequence[ScoreMatrix], opts: Options, note: Note) -> dict[s
 
 def measure_block(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, Any]:
     """SPEC §4–§8 for one measure: per-system fields and the tradeoff."""
-    analysis = grouping.analyse(
-        m,
-        group=opts.group,
-        normalize=opts.normalize,
-        target=opts.target,
-        repeats=opts.repeats,
-        seed=opts.seed,
-    )
+    try:
+        analysis = grouping.analyse(
+            m,
+            group=opts.group,
+            normalize=opts.normalize,
+            target=opts.target,
+            repeats=opts.repeats,
+            seed=opts.seed,
+        )
+    except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
+        raise InputError(str(exc)) from None
     for text in analysis.notes:
         note(text)
     bv = analysis.bv
@@ -129,3 +132,34 @@ def risk_fields(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, np.ndarr
         fields["trisk"] = risk.trisk(x, base, alphas)
         fields["zrisk_baseline"] = nan if risk.has_negative(x) else risk.zrisk_pair(x, base, alphas)
     return fields
+
+
+def instability_report(full: dict[str, Any]) -> dict[str, Any]:
+    """Seed 000 Table 8: where instability comes from, runs sorted by mean (best first).
+
+    Per run |ZRisk| against the virtual target at alpha 0 (seed 000 sets the
+    baseline to the target and alpha to 0), Var(ρ) and its parts Var(x_i) and
+    Cov(x_T, x_i); Var(x_T), the same for every run, once per measure. A run
+    with a large Var(ρ) is unstable because of its own variance when Var(x_i)
+    is large, or because it does not follow the target when Cov is small.
+    """
+    measures: dict[str, Any] = {}
+    for measure, block in full["measures"].items():
+        systems = block["systems"]
+        order = sorted(systems, key=lambda s: (-systems[s]["mean"], s))
+        first = systems[order[0]] if order else {}
+        measures[measure] = {
+            "n_topics": block["n_topics"],
+            "var_target": first.get("var_target"),
+            "systems": {
+                s: {
+                    "mean": systems[s]["mean"],
+                    "abs_zrisk_target": abs(systems[s]["zrisk_target"]["0"]),
+                    "var_rho": systems[s]["var_rho"],
+                    "var": systems[s]["var"],
+                    "cov_target": systems[s]["cov_target"],
+                }
+                for s in order
+            },
+        }
+    return {"group": full["group"], "normalize": full["normalize"], "measures": measures}

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from tabulate import tabulate
@@ -104,8 +104,14 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def render(report: Mapping[str, Any], fmt_name: str, digits: int = 4) -> str:
-    """The whole output for one report; ends with a newline."""
+def render(
+    report: Mapping[str, Any],
+    fmt_name: str,
+    digits: int = 4,
+    table_fields: Sequence[str] = (),
+) -> str:
+    """The whole output for one report; ends with a newline. ``table_fields``
+    chooses and orders the columns of --format table (default TABLE_FIELDS)."""
     if fmt_name == "json":
         return json.dumps(jsonable(report), indent=2, allow_nan=False) + "\n"
     if fmt_name == "trec":
@@ -119,21 +125,22 @@ def render(report: Mapping[str, Any], fmt_name: str, digits: int = 4) -> str:
         writer.writerows((m, n, s, fmt(v, digits)) for m, n, s, v in flatten(report))
         return buf.getvalue()
     if fmt_name == "table":
-        return render_table(report, digits)
+        return render_table(report, digits, table_fields or TABLE_FIELDS)
     raise ValueError(f"unknown format {fmt_name!r}")
 
 
-def render_table(report: Mapping[str, Any], digits: int) -> str:
+def render_table(report: Mapping[str, Any], digits: int, table_fields: Sequence[str] = ()) -> str:
     """One table per measure: a row per system, a column per scalar field and
     per (field, alpha); scalars and the tradeoff in the title lines."""
     out: list[str] = []
     settings = [f"{k}={v}" for k, v in report.items() if k != "measures" and v is not None]
     for measure, block in report["measures"].items():
         scalars = [f"{k}={fmt(v, digits)}" for k, v in block.items() if not isinstance(v, Mapping)]
-        scalars += [f"{k}={fmt(v, digits)}" for k, v in _shared_fields(block).items()]
+        shared = _shared_fields(block, table_fields)
+        scalars += [f"{k}={fmt(v, digits)}" for k, v in shared.items()]
         out.append(f"# {measure}  " + "  ".join(scalars + settings))
         systems = block.get("systems", {})
-        headers, rows = _wide(systems, digits)
+        headers, rows = _wide(systems, digits, table_fields)
         if rows:
             out.append(
                 tabulate(
@@ -179,7 +186,7 @@ TABLE_FIELDS = (
 )
 
 
-def _shared_fields(block: Mapping[str, Any]) -> dict[str, Any]:
+def _shared_fields(block: Mapping[str, Any], table_fields: Sequence[str]) -> dict[str, Any]:
     """Per-system fields outside TABLE_FIELDS that are equal for every system."""
     systems = list(block.get("systems", {}).values())
     if not systems:
@@ -187,17 +194,19 @@ def _shared_fields(block: Mapping[str, Any]) -> dict[str, Any]:
     return {
         f: v
         for f, v in systems[0].items()
-        if f not in TABLE_FIELDS
+        if f not in table_fields
         and not isinstance(v, Mapping)
         and all(s.get(f) == v for s in systems)
     }
 
 
-def _wide(systems: Mapping[str, Mapping[str, Any]], digits: int) -> tuple[list[str], list[list]]:
+def _wide(
+    systems: Mapping[str, Mapping[str, Any]], digits: int, table_fields: Sequence[str]
+) -> tuple[list[str], list[list]]:
     present: dict[str, None] = {}
     for values in systems.values():
         present.update(dict.fromkeys(values))
-    shown = [f for f in TABLE_FIELDS if f in present] or list(present)
+    shown = [f for f in table_fields if f in present] or list(present)
     columns: list[tuple[str, str | None]] = []
     for field in shown:
         for values in systems.values():
