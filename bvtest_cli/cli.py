@@ -457,7 +457,7 @@ def tradeoff_cmd(
     \b
     JSON: {"target", "repeats", "seed", "random_size", "difficulty_size",
            "normalize", "measures": {MEASURE: {"n_systems", "n_topics",
-             "all" | "random:K1" | "difficulty:K2": {"raw" | "minmax": {
+             "all" | "random:K1" | "difficulty:K2": {"raw" | "minmax"|"ratio": {
                "pearson", "pearson_p", "spearman", "spearman_p",
                "n_topics", "n_groups" (grouped rows only)}}}}}
     trec: AP.all.raw.pearson<TAB>all<TAB>-0.9068
@@ -620,6 +620,11 @@ def check_cmd(
             )
     shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
     for gate in gates:
+        if isinstance(gate.right, str) and gate.right in {s.name for s in new_sources}:
+            raise InputError(
+                f"gate {gate.text!r}: {gate.right!r} is a new run, not a pool run; "
+                "a bound names a pool run"
+            )
         if isinstance(gate.right, str) and gate.right not in pool_names:
             raise InputError(
                 f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run "
@@ -718,7 +723,24 @@ def plot_cmd(
 
 
 def main() -> None:
-    cli(prog_name="bvtest")
+    """Entry point: click's usage errors become one line too (exit 2)."""
+    try:
+        code = cli.main(prog_name="bvtest", standalone_mode=False)
+    except click.UsageError as exc:
+        no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
+        if no_args and isinstance(exc, no_args):  # bare `bvtest`: the help, as click prints it
+            click.echo(exc.format_message(), err=True)
+            sys.exit(2)
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        click.echo(f"bvtest: {exc.format_message()}{hint}", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        click.echo(f"bvtest: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("bvtest: aborted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

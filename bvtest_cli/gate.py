@@ -281,3 +281,27 @@ def format_verdict(verdict: Verdict, digits: int = 4) -> str:
     status = "PASS" if verdict.passed else "FAIL"
     comparison = f"{_fmt(verdict.value, digits)} {gate.op} {bound}"
     return f"{status}\t{gate.text}\t{verdict.run}\t{comparison}"
+
+
+def verdict_dict(verdict: Verdict) -> dict[str, Any]:
+    """One verdict as the JSON object of ``bvtest check --format json``."""
+    return {
+        "gate": verdict.gate.text,
+        "run": verdict.run,
+        "value": verdict.value,
+        "bound": verdict.bound,
+        "bound_run": verdict.bound_run,
+        "passed": verdict.passed,
+    }
+
+
+def missing_alphas(gates: list[Gate], alphas: tuple[str, ...]) -> tuple[str, ...]:
+    """The gates' alphas that ``alphas`` lacks (compared as numbers), in gate
+    order, so the CLI can compute them too."""
+    have = {float(a) for a in alphas}
+    extra: dict[str, None] = {}
+    for gate in gates:
+        if gate.alpha is not None and float(gate.alpha) not in have:
+            have.add(float(gate.alpha))
+            extra[gate.alpha] = None
+    return tuple(extra)

@@ -17,8 +17,10 @@ without it.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import tempfile
 from typing import Any
 
 #: Output formats, by file extension.
@@ -32,7 +34,7 @@ TICK_LABEL_MAX_RUNS = 40
 MAX_NAME_CHARS = 28
 
 _INSTALL_HINT = (
-    "bvtest plot needs matplotlib, which is not installed; "
+    "plotting needs matplotlib, which is not installed; "
     "install it with: pip install 'bvtest[plot]' (or pip install matplotlib)"
 )
 
@@ -41,16 +43,34 @@ class PlotUnavailable(RuntimeError):
     """matplotlib is not installed; the message says how to install it."""
 
 
-def _format_of(path: str) -> str:
-    """The output format from the extension of ``path`` (ValueError if unsupported)."""
+def output_format(path: str) -> str:
+    """The output format from the extension of ``path`` (ValueError if unsupported).
+
+    Cheap and free of matplotlib, so the CLI calls it before any evaluation.
+    """
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if ext not in FORMATS:
-        shown = f"'.{ext}'" if ext else "no extension"
+        what = f"'.{ext}' is not a" if ext else "the name has no extension, so no"
         raise ValueError(
-            f"cannot write a plot to {path!r}: {shown} is not a supported format; "
+            f"cannot write a plot to {path!r}: {what} supported format; "
             f"use a file name ending in {', '.join('.' + f for f in FORMATS)}"
         )
     return ext
+
+
+_format_of = output_format  # the name used before output_format was public
+
+
+def require_matplotlib() -> None:
+    """Raise PlotUnavailable unless matplotlib can be imported.
+
+    The CLI calls it before evaluating anything, so a missing optional
+    dependency is reported at once rather than after a long evaluation.
+    """
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise PlotUnavailable(_INSTALL_HINT) from None
 
 
 def _num(value: Any) -> float:
@@ -223,9 +243,11 @@ def plot_result(result: dict[str, Any], path: str) -> None:
 
     The format comes from the extension (.png, .svg or .pdf; anything else
     raises ValueError). Raises PlotUnavailable when matplotlib is missing and
-    ValueError when the result has no measures.
+    ValueError when the result has no measures; OSError when the file cannot
+    be written. The figure is drawn to a temporary file next to ``path`` and
+    renamed, so ``path`` is never left half-written.
     """
-    fmt = _format_of(path)  # before importing, so a bad name fails the same way everywhere
+    fmt = output_format(path)  # before importing, so a bad name fails the same way everywhere
     measures: dict[str, Any] = result.get("measures") or {}
     if not measures:
         raise ValueError("the result has no measures to plot")
@@ -258,4 +280,21 @@ def plot_result(result: dict[str, Any], path: str) -> None:
         f"bvtest: bias–variance decomposition and risk of {n_runs} runs{suffix}", fontsize=13
     )
     fig.tight_layout()
-    fig.savefig(path, format=fmt)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".bvtest-plot-", suffix=f".{fmt}", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            fig.savefig(out, format=fmt)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates 0600 files; a plot should not be private)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
