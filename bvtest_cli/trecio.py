@@ -4,16 +4,19 @@ Every reader raises :class:`~bvtest_cli.errors.InputError` carrying the file
 and line of the first malformed line; the CLI turns it into one line on stderr
 and exit status 2.
 
-Runs are parsed with a vectorized fast path (the whole file is split at once
-and every line is checked to have exactly six fields with numpy); anything the
-fast path does not accept is re-read line by line, which either builds the
-same result (e.g. extra columns, non-ASCII docnos) or names the bad line.
+Runs and qrels are parsed with a vectorized fast path: numpy finds the field
+boundaries of the whole file at once, checks that every non-blank line has
+exactly the expected number of fields, validates the rank / grade column and
+converts plain decimal scores without per-token Python work; Python strings
+are made only for the docnos (one ``str.split`` of the gathered docno bytes)
+and for one qid per block of consecutive lines. Anything the fast path does
+not accept is re-read line by line, which either builds the same result (e.g.
+extra columns, non-ASCII docnos, ``1e-3`` scores) or names the bad line.
 """
 
 from __future__ import annotations
 
 import gzip
-import itertools
 import os
 import sys
 import zlib
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .errors import InputError
 from .matrix import ScoreMatrix
@@ -136,25 +140,175 @@ def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[str]]]:
             yield lineno, fields
 
 
-def _fast_tokens(data: bytes, ncols: int) -> list[str] | None:
-    """All fields of an ASCII file in which every non-blank line has exactly
-    ``ncols`` fields, or None when that does not hold (the caller then reads
-    line by line). Vectorized: one split and a few numpy passes over the bytes."""
-    if not data.isascii() or b"\x00" in data:
+# Byte classes for the vectorized checks.
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[48:58] = True
+_PLUS, _MINUS, _DOT, _NEWLINE = 43, 45, 46, 10
+_MAX_FIELD_WIDTH = 64  # wider qid / rank / score fields go to the line-by-line path
+_MAX_PLAIN_DIGITS = 15  # a mantissa of <= 15 digits is exact in a float64
+_POW10_FLOAT = np.array([10.0**i for i in range(_MAX_PLAIN_DIGITS + 1)])
+
+
+@dataclass(frozen=True)
+class _Fields:
+    """Field boundaries of a file whose non-blank lines all have ``ncols`` fields."""
+
+    buf: np.ndarray  # the file's bytes (uint8)
+    starts: np.ndarray  # (rows, ncols) offset of each field's first byte
+    ends: np.ndarray  # (rows, ncols) offset just past each field
+    lines: np.ndarray  # (rows,) 0-based line number of each row
+
+    def column(self, col: int) -> np.ndarray | None:
+        """Column ``col`` as a (rows, width) byte matrix padded with 0, or None
+        when a field is wider than _MAX_FIELD_WIDTH."""
+        starts = self.starts[:, col]
+        lens = self.ends[:, col] - starts
+        width = int(lens.max())
+        if width > _MAX_FIELD_WIDTH:
+            return None
+        # Row i = buf[s_i : s_i + width] (a copy); a window may not pass the end
+        # of the data, so the few fields that close to it are copied one by one.
+        inside = np.minimum(starts, self.buf.size - width)
+        matrix = sliding_window_view(self.buf, width)[inside]
+        for row in np.flatnonzero(inside != starts).tolist():
+            start, length = int(starts[row]), int(lens[row])
+            matrix[row, :length] = self.buf[start : start + length]
+        matrix *= np.arange(width) < lens[:, None]  # no NUL in the data: 0 marks padding
+        return matrix
+
+    def strings(self, col: int) -> list[str]:
+        """Column ``col`` as Python strings, made by one split of the gathered
+        field bytes (fields hold no white space)."""
+        matrix = self.column(col)
+        if matrix is not None:
+            return _matrix_strings(matrix)
+        # Wide fields: mark the bytes inside the column's fields instead.
+        starts, ends = self.starts[:, col], self.ends[:, col]
+        inside = np.zeros(self.buf.size + 1, dtype=np.int8)
+        inside[starts] = 1  # a column's field starts and ends never coincide
+        inside[ends] = -1
+        keep = np.cumsum(inside, dtype=np.int8).view(bool)
+        gathered = np.append(self.buf, np.uint8(0))  # room for a separator after the end
+        gathered[ends] = _NEWLINE
+        keep[ends] = True
+        out = gathered[keep].tobytes().decode("ascii").split("\n")
+        out.pop()  # after the last separator
+        return out
+
+    def segments(self, col: int) -> list[tuple[str, int, int]] | None:
+        """(value, first row, end row) of each block of consecutive rows with the
+        same value in column ``col``; None if the column is too wide."""
+        matrix = self.column(col)
+        if matrix is None:
+            return None
+        rows = matrix.shape[0]
+        cuts = np.flatnonzero((matrix[1:] != matrix[:-1]).any(axis=1)) + 1
+        bounds = [0, *cuts.tolist(), rows]
+        firsts = self.starts[bounds[:-1], col].tolist()
+        lasts = self.ends[bounds[:-1], col].tolist()
+        data = self.buf.data
+        return [
+            (bytes(data[a:b]).decode("ascii"), lo, hi)
+            for a, b, lo, hi in zip(firsts, lasts, bounds[:-1], bounds[1:], strict=True)
+        ]
+
+
+def _matrix_strings(matrix: np.ndarray) -> list[str]:
+    """The rows of a 0-padded ASCII byte matrix as strings."""
+    lined = np.empty((matrix.shape[0], matrix.shape[1] + 1), dtype=np.uint8)
+    lined[:, :-1] = matrix
+    lined[:, -1] = _NEWLINE
+    out = lined.tobytes().replace(b"\0", b"").decode("ascii").split("\n")
+    out.pop()  # after the last separator
+    return out
+
+
+def _fields(data: bytes, ncols: int) -> _Fields | None:
+    """Field boundaries of an ASCII file in which every non-blank line has
+    exactly ``ncols`` fields (str.split() semantics), or None when that does not
+    hold (the caller then reads line by line)."""
+    if not data or not data.isascii() or b"\x00" in data:
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    ws = _SPLIT_WS[buf]
-    starts = ~ws
-    starts[1:] &= ws[:-1]  # a field starts where non-space follows space
-    line_of_start = np.cumsum(buf == 10)[starts]
-    per_line = np.bincount(line_of_start)
-    if per_line.size and not np.all((per_line == 0) | (per_line == ncols)):
+    newlines = np.flatnonzero(buf == _NEWLINE)
+    # With no control byte but newlines (no tab, CR, ...), a comparison will do.
+    plain = np.count_nonzero(buf < 32) == newlines.size
+    solid = buf > 32 if plain else ~_SPLIT_WS[buf]
+    edges = np.empty(buf.size + 1, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
+    edges[0], edges[-1] = solid[0], solid[-1]
+    np.not_equal(solid[1:], solid[:-1], out=edges[1:-1])
+    pos = np.flatnonzero(edges)  # start, end, start, end, ... of every field
+    if pos.size == 0 or pos.size % (2 * ncols):
         return None
-    return data.decode("ascii").split()
+    pos = pos.reshape(-1, ncols, 2)
+    starts, ends = pos[:, :, 0], pos[:, :, 1]
+    line = np.searchsorted(newlines, starts[:, 0])  # line of each row's first field
+    line_end = np.append(newlines, buf.size)[line]  # where that line ends
+    # Fields are in file order: a row whose last field starts before its first
+    # field's line ends is on one line, and strictly increasing lines mean one
+    # row per line.
+    if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
+        return None
+    return _Fields(buf, starts, ends, line)
+
+
+def _integers_ok(matrix: np.ndarray) -> bool:
+    """Every field of a padded byte matrix is ``[+-]?[0-9]+`` (which int() accepts;
+    other spellings int() accepts, such as ``1_0``, go to the line-by-line path)."""
+    digit = _DIGIT[matrix]
+    lead = matrix[:, 0]
+    digit[:, 0] |= ((lead == _PLUS) | (lead == _MINUS)) & digit[:, 1 % matrix.shape[1]]
+    return bool((digit | (matrix == 0)).all() and digit[:, 0].all())
+
+
+def _integer_values(matrix: np.ndarray) -> np.ndarray:
+    """int() of every field of a padded byte matrix that passed _integers_ok and
+    has at most 18 characters (so that it fits an int64)."""
+    value = np.zeros(matrix.shape[0], dtype=np.int64)
+    for column in matrix.T:
+        digit = _DIGIT[column]
+        value[digit] = value[digit] * 10 + (column[digit] - 48)
+    np.negative(value, out=value, where=matrix[:, 0] == _MINUS)
+    return value
+
+
+def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
+    """float() of every field of a padded byte matrix, or None if one is not a
+    number. Plain decimals ``[+-]?digits[.digits]`` with at most 15 digits are
+    converted vectorized and exactly (an integer mantissa below 2**53 divided
+    by an exact power of ten is correctly rounded, as float() is); any other
+    spelling (exponents, long mantissas, ``inf``) goes through float()."""
+    rows = matrix.shape[0]
+    mantissa = np.zeros(rows)  # integers below 10**15 are exact in a float64
+    n_digits = np.zeros(rows, dtype=np.int64)
+    decimals = np.zeros(rows, dtype=np.int64)
+    n_dots = np.zeros(rows, dtype=np.int64)
+    lead = matrix[:, 0]
+    odd = ~((lead == _PLUS) | (lead == _MINUS) | (lead == _DOT) | _DIGIT[lead])
+    for position, column in enumerate(np.ascontiguousarray(matrix.T)):
+        digit = _DIGIT[column]
+        dot = column == _DOT
+        if position:  # the first character may also be a sign (checked above)
+            odd |= (column != 0) & ~digit & ~dot
+        mantissa[digit] = mantissa[digit] * 10.0 + (column[digit] - 48)
+        n_digits += digit
+        decimals += digit & (n_dots > 0)
+        n_dots += dot
+    plain = ~odd & (n_dots <= 1) & (n_digits >= 1) & (n_digits <= _MAX_PLAIN_DIGITS)
+    np.minimum(decimals, _MAX_PLAIN_DIGITS, out=decimals)
+    values = mantissa / _POW10_FLOAT[decimals]
+    np.negative(values, out=values, where=lead == _MINUS)
+    others = np.flatnonzero(~plain)
+    if others.size:
+        try:
+            values[others] = list(map(float, _matrix_strings(matrix[others])))
+        except ValueError:
+            return None
+    return values
 
 
 def _check_nonempty(data: bytes, label: str) -> None:
-    if not data.strip():
+    if not data or data.isspace():  # as `not data.strip()`, without copying the data
         raise InputError("empty file", label)
 
 
@@ -171,28 +325,34 @@ def read_run(source: Source) -> Run:
 
 
 def _parse_run_fast(data: bytes) -> Run | None:
-    tokens = _fast_tokens(data, 6)
-    if tokens is None:
+    """The run of a well-formed file with exactly six fields on every line, or
+    None when anything needs a closer look (the slow path then decides)."""
+    fields = _fields(data, 6)
+    if fields is None:
         return None
-    try:
-        scores = list(map(float, tokens[4::6]))
-        for rank in tokens[3::6]:  # the value is ignored; a non-integer means a shifted line
-            int(rank)
-    except ValueError:
+    ranks, scores_matrix = fields.column(3), fields.column(4)
+    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
+        return None  # rank: the value is ignored; a non-integer means a shifted line
+    scores = _parse_floats(scores_matrix)
+    if scores is None or not np.isfinite(scores).all():
         return None
-    if not np.all(np.isfinite(scores)):
+    segments = fields.segments(0)
+    if segments is None:
         return None
-    qids, docnos = tokens[0::6], tokens[2::6]
+    docnos = fields.strings(2)
+    values = scores.tolist()
     run: Run = {}
-    pos = 0
-    for qid, group in itertools.groupby(qids):
-        size = sum(1 for _ in group)
-        ranking = run.setdefault(qid, {})
-        before = len(ranking)
-        ranking.update(zip(docnos[pos : pos + size], scores[pos : pos + size], strict=True))
-        if len(ranking) - before != size:
-            return None  # a duplicate docno: the slow path names its line
-        pos += size
+    for qid, lo, hi in segments:
+        ranking = run.get(qid)
+        if ranking is None:
+            ranking = run[qid] = dict(zip(docnos[lo:hi], values[lo:hi], strict=True))
+            if len(ranking) != hi - lo:
+                return None  # a duplicate docno: the slow path names its line
+        else:
+            before = len(ranking)
+            ranking.update(zip(docnos[lo:hi], values[lo:hi], strict=True))
+            if len(ranking) - before != hi - lo:
+                return None
     return run
 
 
@@ -247,20 +407,44 @@ def read_qrels(path: str) -> QrelsFile:
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     _check_nonempty(data, label)
-    tokens = _fast_tokens(data, 4)
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if tokens is not None and len(tokens) == 4 * n_lines:
-        # No blank lines, so the k-th group of four fields is line k.
-        lines: Iterable[tuple[int, list[str]]] = enumerate(
-            (tokens[i : i + 4] for i in range(0, len(tokens), 4)), 1
-        )
-    else:
-        lines = _lines(data, label)
+    fast = _parse_qrels_fast(data)
+    if fast is not None:
+        return QrelsFile(label, *fast)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
-    for lineno, fields in lines:
+    for lineno, fields in _lines(data, label):
         _add_qrel(qrels, first_line, fields, label, lineno)
     return QrelsFile(label, qrels, first_line)
+
+
+def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
+    """Qrels and first line of each grade for a well-formed file with exactly
+    four fields on every line and no (qid, docno) judged twice; None otherwise
+    (the line-by-line path then accepts repeated judgments or names the line)."""
+    fields = _fields(data, 4)
+    if fields is None:
+        return None
+    grades_matrix = fields.column(3)
+    if grades_matrix is None or grades_matrix.shape[1] > 18 or not _integers_ok(grades_matrix):
+        return None  # wider than 18 characters might not fit an int64
+    grades_arr = _integer_values(grades_matrix)
+    segments = fields.segments(0)
+    if segments is None:
+        return None
+    docnos = fields.strings(2)
+    grades = grades_arr.tolist()
+    qrels: Qrels = {}
+    for qid, lo, hi in segments:
+        docs = qrels.setdefault(qid, {})
+        before = len(docs)
+        docs.update(zip(docnos[lo:hi], grades[lo:hi], strict=True))
+        if len(docs) - before != hi - lo:
+            return None
+    values, first_rows = np.unique(grades_arr, return_index=True)
+    order = np.argsort(first_rows, kind="stable")
+    linenos = (fields.lines[first_rows[order]] + 1).tolist()
+    first_line = dict(zip(values[order].tolist(), linenos, strict=True))
+    return qrels, first_line
 
 
 def _add_qrel(

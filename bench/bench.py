@@ -1,0 +1,253 @@
+"""Benchmark of the whole default analysis on a TREC-8-size track (issue 7).
+
+Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
+
+1. A synthetic TREC-8 ad hoc-size track (129 runs x 50 topics x 1000 documents,
+   about 1700 judgments per topic) is generated once by ``tools/gen_track.py``
+   into ``.bench-cache/`` and reused while the parameters are the same.
+2. In one run of this script, on the same files:
+
+   * ``bvtest eval QRELS RUNS/``, the default analysis (AP, nDCG@10, ERR@20 and
+     every analysis), run as the installed console script in a subprocess so
+     that interpreter start-up and imports count, stdout to /dev/null; with
+     the default number of jobs and with ``-j 1``;
+   * the baseline: a plain ir_measures loop, also in a subprocess: for each run
+     file ``ir_measures.read_trec_run`` and ``ir_measures.iter_calc([AP,
+     nDCG@10, ERR@20], qrels, run)`` (ERR@20 through ir_measures' gdeval
+     provider, one perl process per run). The qrels are read once.
+
+   Wall times are medians over ``--repeat`` runs of bvtest (the slow baseline
+   runs once); the speed-up is baseline / bvtest from this same run.
+   Peak RSS is ``getrusage(RUSAGE_CHILDREN).ru_maxrss`` of a wrapper process
+   whose only child is bvtest: the largest resident set over bvtest and its
+   worker processes.
+3. The baseline's per-topic values are compared with ``bvtest scores`` on the
+   same files (AP and nDCG@10 identical, ERR@20 to gdeval's 5 decimals).
+
+``--extras`` also runs bench/bench_grouping.py and bench/bench_pertopic.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / ".bench-cache"
+TARGET_SPEEDUP, TARGET_WALL, TARGET_RSS_MIB = 10.0, 5.0, 1024.0
+
+# Runs a command with stdout to /dev/null and reports its wall time, exit status
+# and the largest RSS over it and its descendants (RUSAGE_CHILDREN of this
+# wrapper, whose only child is the command).
+WRAPPER = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+sys.stdout.write(f"{wall!r} {rss} {proc.returncode}\\n")
+sys.stderr.write(proc.stderr.decode(errors="replace")[-2000:])
+"""
+
+
+def track(args: argparse.Namespace) -> Path:
+    """The cached synthetic track, generated on first use."""
+    params = {
+        "runs": args.runs,
+        "topics": args.topics,
+        "depth": args.depth,
+        "judged": args.judged,
+        "seed": args.seed,
+    }
+    name = "track-" + "-".join(f"{k}{v}" for k, v in params.items())
+    out = CACHE / name
+    stamp = out / "params.json"
+    if stamp.is_file() and json.loads(stamp.read_text()) == params:
+        return out
+    sys.path.insert(0, str(REPO / "tools"))
+    from gen_track import generate
+
+    print(f"generating {name} into {CACHE} ...", flush=True)
+    CACHE.mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=name + ".", dir=CACHE))
+    generate(tmp, **params)
+    (tmp / "params.json").write_text(json.dumps(params))
+    if out.exists():
+        shutil.rmtree(out)
+    tmp.rename(out)  # only a complete track carries the stamp under its name
+    return out
+
+
+def bvtest_executable() -> str:
+    candidate = Path(sys.executable).parent / "bvtest"
+    found = str(candidate) if candidate.exists() else shutil.which("bvtest")
+    if found is None:
+        sys.exit("bench: the bvtest command is not installed (pip install -e .)")
+    return found
+
+
+def measure(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MiB) of one run of ``cmd``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True
+    )
+    wall, rss, rc = proc.stdout.split()
+    if rc != "0":
+        sys.exit(f"bench: {' '.join(cmd)} failed (exit {rc}):\n{proc.stderr}")
+    scale = 1024 * 1024 if platform.system() == "Darwin" else 1024  # bytes vs KiB
+    return float(wall), int(rss) / scale
+
+
+def loop_child(qrels_path: str, runs_dir: str, out_path: str) -> None:
+    """The baseline: a plain ir_measures loop over the run files."""
+    import ir_measures
+    from ir_measures import AP, ERR, nDCG
+
+    measures = [AP, nDCG @ 10, ERR @ 20]
+    qrels: dict[str, dict[str, int]] = {}
+    for q in ir_measures.read_trec_qrels(qrels_path):
+        qrels.setdefault(q.query_id, {})[q.doc_id] = q.relevance
+    rows = []
+    for name in sorted(os.listdir(runs_dir)):
+        if name.startswith("."):
+            continue
+        run = list(ir_measures.read_trec_run(os.path.join(runs_dir, name)))
+        for m in ir_measures.iter_calc(measures, qrels, run):
+            rows.append(f"{name}\t{m.query_id}\t{m.measure}\t{m.value!r}\n")
+    Path(out_path).write_text("".join(rows))
+
+
+def read_long(text: str) -> dict[tuple[str, str, str], float]:
+    cells = {}
+    for line in text.splitlines():
+        system, topic, measure, value = line.split("\t")
+        if system != "system":
+            cells[(system, topic, measure)] = float(value)
+    return cells
+
+
+def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
+    """Largest per-topic difference between ``bvtest scores`` and the loop."""
+    ours = read_long(
+        subprocess.run(
+            [bvtest, "scores", "-q", str(qrels), str(runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    theirs = read_long(loop_tsv.read_text())
+    common = ours.keys() & theirs.keys()
+    worst: dict[str, float] = {}
+    for key in common:
+        worst[key[2]] = max(worst.get(key[2], 0.0), abs(ours[key] - theirs[key]))
+    shown = ", ".join(f"{m} {d:.1g}" for m, d in sorted(worst.items()))
+    return f"{len(common)} cells in common; max |bvtest - ir_measures|: {shown}"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=129)
+    p.add_argument("--topics", type=int, default=50)
+    p.add_argument("--depth", type=int, default=1000)
+    p.add_argument("--judged", type=int, default=1700)
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--repeat", type=int, default=3, help="bvtest runs per setting (median)")
+    p.add_argument("--skip-baseline", action="store_true", help="time bvtest only")
+    p.add_argument("--extras", action="store_true", help="also the grouping/pertopic benches")
+    p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    p.add_argument(
+        "--loop-child", nargs=3, metavar=("QRELS", "RUNS", "OUT"), help=argparse.SUPPRESS
+    )
+    args = p.parse_args()
+    if args.loop_child:
+        loop_child(*args.loop_child)
+        return 0
+
+    out = track(args)
+    qrels, runs = out / "qrels.txt", out / "runs"
+    bvtest = bvtest_executable()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n_lines = sum(f.read_bytes().count(b"\n") for f in runs.iterdir())
+    print(
+        f"track   : {args.runs} runs x {args.topics} topics x {args.depth} docs "
+        f"({n_lines:,} run lines) in {out.relative_to(REPO)}"
+    )
+    print(f"machine : {cpus} CPUs, load average {os.getloadavg()[0]:.2f} at start")
+
+    default_cmd = [bvtest, "eval", str(qrels), str(runs)]
+    serial_cmd = [bvtest, "eval", "-j", "1", str(qrels), str(runs)]
+    measure(default_cmd)  # warm-up: page cache, .pyc files
+    fast: list[tuple[float, float]] = []
+    serial: list[tuple[float, float]] = []
+    baseline = None
+    with tempfile.TemporaryDirectory() as tmp:
+        loop_tsv = Path(tmp) / "loop.tsv"
+        for i in range(args.repeat):
+            fast.append(measure(default_cmd))
+            serial.append(measure(serial_cmd))
+            if i == 0 and not args.skip_baseline:  # between bvtest runs, to share the noise
+                baseline, _ = measure(
+                    [sys.executable, __file__, "--loop-child", str(qrels), str(runs), str(loop_tsv)]
+                )
+        agreement = None if baseline is None else compare(bvtest, qrels, runs, loop_tsv)
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
+
+    wall = statistics.median(w for w, _ in fast)
+    rss = max(r for _, r in fast + serial)
+    wall1 = statistics.median(w for w, _ in serial)
+    procs = 1 + min(cpus or 1, args.runs)
+    print()
+    print(
+        f"bvtest eval (default, -j {cpus}) : {wall:7.2f} s median of {args.repeat} "
+        f"(min {min(w for w, _ in fast):.2f})"
+    )
+    print(
+        f"bvtest eval -j 1             : {wall1:7.2f} s median of {args.repeat} "
+        f"(min {min(w for w, _ in serial):.2f}); -j 1 / default = {wall1 / wall:.2f}"
+    )
+    print(
+        f"bvtest peak RSS              : {rss:7.1f} MiB, largest process "
+        f"(at most {procs * rss:.0f} MiB over its {procs} processes)"
+    )
+    ok = wall <= TARGET_WALL and rss <= TARGET_RSS_MIB
+    if baseline is not None:
+        ratio = baseline / wall
+        ok = ok and ratio >= TARGET_SPEEDUP
+        print(
+            f"ir_measures loop (baseline)  : {baseline:7.2f} s "
+            "(AP, nDCG@10 by pytrec_eval, ERR@20 by gdeval.pl)"
+        )
+        print(f"speed-up                     : {ratio:7.1f}x  (baseline / bvtest default)")
+        print(f"agreement                    : {agreement}")
+        print(f"target >= {TARGET_SPEEDUP:.0f}x faster        : {verdict(ratio >= TARGET_SPEEDUP)}")
+    print(f"target <= {TARGET_WALL:.0f} s wall          : {verdict(wall <= TARGET_WALL)}")
+    print(f"target <= 1 GiB RSS          : {verdict(rss <= TARGET_RSS_MIB)}")
+
+    extras = [REPO / "bench" / "bench_grouping.py", REPO / "bench" / "bench_pertopic.py"]
+    present = [e for e in extras if e.is_file()]
+    if args.extras:
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        for script in present:
+            print(f"\n== {script.relative_to(REPO)}", flush=True)
+            subprocess.run([sys.executable, str(script)], env=env, check=False)
+    elif present:
+        names = ", ".join(str(e.relative_to(REPO)) for e in present)
+        print(f"\n(not run: {names}; add --extras, or run them with PYTHONPATH=.)")
+    return 1 if args.check and not ok else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The vectorized run / qrels readers agree with the line-by-line readers.
+
+The fast paths may decline a file (return None) but must never accept one
+differently: whatever they return is exactly what the line-by-line reader
+builds (same keys, same order, bit-identical floats), and whatever the
+line-by-line reader rejects they decline, so error messages keep naming the
+file and line.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bvtest_cli.errors import InputError
+from bvtest_cli.trecio import (
+    _add_qrel,
+    _fields,
+    _lines,
+    _parse_floats,
+    _parse_qrels_fast,
+    _parse_run_fast,
+    _parse_run_slow,
+)
+
+WEIRD_NUMBERS = [
+    "0",
+    "-0",
+    "+0",
+    "-0.0",
+    "1",
+    "+1",
+    "-7",
+    "007",
+    "1.",
+    ".5",
+    "-.5",
+    "+.25",
+    ".",
+    "+",
+    "-",
+    "1e-3",
+    "1E5",
+    "-2.5e+01",
+    "inf",
+    "-inf",
+    "nan",
+    "Infinity",
+    "1_0",
+    "1__0",
+    "0x10",
+    "1.2.3",
+    "--1",
+    "+-1",
+    "1-",
+    "12345678901234567",
+    "0.1234567890123456",
+    "123456789012345",
+    "0.000000000000001",
+    "999999999999999",
+    "3.14159265358979",
+    "1e400",
+    "e5",
+    "1e",
+    "abc",
+]
+SPACES = [" ", "  ", "\t", " \t ", "\r ", "\x0b", "\x0c", "\x1c", "\x1f"]
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def same_run(a: dict, b: dict) -> bool:
+    if list(a) != list(b):
+        return False
+    for qid in a:
+        if list(a[qid].items()) != list(b[qid].items()):
+            return False
+        if [bits(v) for v in a[qid].values()] != [bits(v) for v in b[qid].values()]:
+            return False
+    return True
+
+
+def slow_qrels(data: bytes):
+    qrels: dict = {}
+    first: dict = {}
+    for lineno, fields in _lines(data, "q"):
+        _add_qrel(qrels, first, fields, "q", lineno)
+    return qrels, first
+
+
+def check_run(data: bytes) -> None:
+    fast = _parse_run_fast(data)
+    try:
+        slow = _parse_run_slow(data, "r")
+    except InputError:
+        assert fast is None, data
+        return
+    assert fast is None or same_run(fast, slow), data
+
+
+def check_qrels(data: bytes) -> None:
+    fast = _parse_qrels_fast(data)
+    try:
+        slow = slow_qrels(data)
+    except InputError:
+        assert fast is None, data
+        return
+    if fast is not None:
+        assert fast[0] == slow[0] and list(fast[0]) == list(slow[0]), data
+        assert list(fast[1].items()) == list(slow[1].items()), data
+
+
+def random_run(rng: random.Random, n_lines: int, weird: float) -> bytes:
+    out = []
+    for i in range(n_lines):
+        qid = rng.choice(["1", "2", "10", "301", "a-b", "q#1"])
+        docno = f"d{i}" if rng.random() > weird else rng.choice(["d0", "D#1", "x" * 70])
+        rank = str(i + 1) if rng.random() > weird else rng.choice(WEIRD_NUMBERS)
+        if rng.random() > weird:
+            score = f"{rng.uniform(-50, 50):.{rng.randrange(0, 8)}f}"
+        else:
+            score = rng.choice(WEIRD_NUMBERS)
+        fields = [qid, "Q0", docno, rank, score, "tag"]
+        if rng.random() < weird / 3:
+            fields = fields[: rng.randrange(1, 6)] if rng.random() < 0.5 else [*fields, "extra"]
+        sep = [rng.choice(SPACES) if rng.random() < weird else " " for _ in fields]
+        line = "".join(f + s for f, s in zip(fields, sep, strict=True))
+        out.append(line.rstrip(" ") if rng.random() < 0.5 else line)
+        if rng.random() < weird / 4:
+            out.append(rng.choice(["", "   ", "\t"]))
+    text = "\n".join(out)
+    return (text + "\n" if rng.random() < 0.7 else text).encode()
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_runs_agree(seed):
+    rng = random.Random(seed)
+    weird = [0.0, 0.01, 0.05, 0.3][seed % 4]
+    check_run(random_run(rng, rng.randrange(1, 60), weird))
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_random_qrels_agree(seed):
+    rng = random.Random(seed)
+    weird = [0.0, 0.02, 0.2][seed % 3]
+    lines = []
+    for _ in range(rng.randrange(1, 50)):
+        grade = str(rng.randrange(-1, 5)) if rng.random() > weird else rng.choice(WEIRD_NUMBERS)
+        fields = [rng.choice(["1", "2", "x"]), "0", f"d{rng.randrange(30)}", grade]
+        if rng.random() < weird / 2:
+            fields = fields[:3] if rng.random() < 0.5 else [*fields, "y"]
+        sep = rng.choice(SPACES) if rng.random() < weird else " "
+        lines.append(sep.join(fields))
+    check_qrels(("\n".join(lines) + "\n").encode())
+
+
+def test_six_fields_clean_file_takes_the_fast_path():
+    data = b"1 Q0 a 1 2.5 t\n1 Q0 b 2 -1 t\n2 Q0 a 1 .5 t\n"
+    assert _parse_run_fast(data) == {"1": {"a": 2.5, "b": -1.0}, "2": {"a": 0.5}}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1 Q0 a 1 2.5 t junk",  # extra column: the slow path ignores it
+        "1 Q0 a 1_0 2.5 t",  # int() accepts underscores
+        "1 Q0 a 1 1e-3 t",  # exponent: float() on that token
+        "1 Q0 \u00e9 1 2 t",  # non-ASCII docno
+        "1\tQ0\ta\t1\t2\tt\r",  # tabs and CR
+    ],
+)
+def test_unusual_but_valid_lines(line):
+    check_run((line + "\n").encode())
+    assert _parse_run_slow((line + "\n").encode(), "r")
+
+
+def test_wide_docnos_take_the_fast_path():
+    wide = ["d" * 100 + str(i) for i in range(3)]
+    data = "".join(f"1 Q0 {d} {i} {i}.5 t\n" for i, d in enumerate(wide)).encode()
+    run = _parse_run_fast(data)
+    assert run == _parse_run_slow(data, "r") == {"1": {d: i + 0.5 for i, d in enumerate(wide)}}
+    data += b"1 Q0 " + wide[1].encode() + b" 9 1 t"  # duplicate, no final newline
+    assert _parse_run_fast(data) is None
+    check_qrels("".join(f"1 0 {d} 1\n" for d in wide).encode())
+    assert _parse_qrels_fast("".join(f"1 0 {d} 1\n" for d in wide).encode()) is not None
+
+
+def test_long_fields_are_handled():
+    long_doc, long_qid = "d" * 300, "q" * 100
+    data = f"{long_qid} Q0 {long_doc} 1 1.5 t\n1 Q0 {long_doc}x 1 2 t\n".encode()
+    check_run(data)
+    assert _parse_run_slow(data, "r")[long_qid] == {long_doc: 1.5}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**15 - 1), st.integers(0, 15)), min_size=1))
+def test_plain_decimals_are_exact(pairs):
+    tokens = []
+    for mantissa, decimals in pairs:
+        digits = str(mantissa).rjust(decimals + 1, "0")
+        text = digits[: len(digits) - decimals] + ("." + digits[-decimals:] if decimals else "")
+        tokens.append(text)
+        tokens.append("-" + tokens[-1])
+    width = max(map(len, tokens))
+    matrix = np.zeros((len(tokens), width), dtype=np.uint8)
+    for i, t in enumerate(tokens):
+        matrix[i, : len(t)] = np.frombuffer(t.encode(), dtype=np.uint8)
+    values = _parse_floats(matrix)
+    assert values is not None
+    assert [bits(v) for v in values.tolist()] == [bits(float(t)) for t in tokens]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["r", ".6f", ".2f", "e"]))
+def test_formatted_floats_are_exact(x, fmt):
+    text = repr(x) if fmt == "r" else format(x, fmt)
+    data = f"1 Q0 d 1 {text} t\n".encode()
+    run = _parse_run_fast(data)
+    if len(text) > 64:  # wider fields are left to the line-by-line reader
+        assert run is None
+    else:
+        assert run is not None and bits(run["1"]["d"]) == bits(float(text))
+
+
+def test_fields_require_one_row_per_line():
+    assert _fields(b"1 Q0 a 1 2 t 1 Q0 b 2 1 t\n", 6) is None  # 12 fields on one line
+    assert _fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
+    fields = _fields(b"\n1 Q0 a 1 2 t\n\n\n2 Q0 b 1 1 t", 6)
+    assert fields is not None and fields.lines.tolist() == [1, 4]
