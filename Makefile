@@ -29,7 +29,7 @@ lint: $(STAMP)
 
 # Speed and memory figures, as ratios against baselines measured in the same run.
 bench: $(STAMP)
-	$(PY) bench/bench.py
+	$(PY) bench/bench.py --extras
 
 # Regenerate the bundled sample track (deterministic).
 sample: $(STAMP)

@@ -9,17 +9,33 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import click
+import numpy as np
 
 from . import __version__, grouping
 from .errors import InputError
-from .evaluate import DEFAULT_MEASURES, default_jobs, evaluate_runs, parse_measures
+from .evaluate import DEFAULT_MEASURES, default_jobs, evaluate_runs, map_runs, parse_measures
 from .matrix import ScoreMatrix
-from .pipeline import DEFAULT_ALPHAS, Options, instability_report, parse_alphas, report
+from .pipeline import (
+    DEFAULT_ALPHAS,
+    Options,
+    instability_report,
+    parse_alphas,
+    pertopic_report,
+    report,
+)
 from .render import FORMATS, render
-from .trecio import Note, expand_sources, read_qrels, read_scores, write_scores
+from .trecio import (
+    Note,
+    expand_sources,
+    read_qrels,
+    read_scores,
+    sort_topics,
+    write_scores,
+)
 
 
 class Group(click.Group):
@@ -720,6 +736,77 @@ def plot_cmd(
         raise InputError(str(exc)) from None
     except OSError as exc:
         raise InputError(f"cannot write the plot: {exc.strerror or exc}", output) from None
+
+
+@cli.command("pertopic")
+@click.argument("qrels", metavar="QRELS")
+@click.argument("runs", nargs=-1, required=True, metavar="RUNS...")
+@click.option("-k", "--samples", type=click.IntRange(min=2), default=100, show_default=True,
+              help="Simulated collections per run and topic.")
+@click.option("--seed", type=click.IntRange(min=0), default=grouping.DEFAULT_SEED,
+              show_default=True, help="Seed of the simulation; same seed, same output.")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
+              help="A document is relevant when its grade >= L.")
+@click.option("-q", "--per-topic", is_flag=True,
+              help="Also print every topic × run Bias² and Var (like trec_eval -q).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes [default: all cores]. Output does not depend on it.")
+@click.option("--quiet", is_flag=True, help="No notes on stderr.")
+@output_options
+def pertopic_cmd(
+    qrels: str,
+    runs: tuple[str, ...],
+    samples: int,
+    seed: int,
+    rel_level: int,
+    per_topic: bool,
+    jobs: int | None,
+    quiet: bool,
+    fmt_name: str,
+    digits: int,
+) -> None:
+    """Per-topic Bias² and Var of AP from simulated collections (seed 000 §3.4).
+
+    For every run and topic, k collections are simulated from the run's own
+    retrieved documents (after Robertson & Kanoulas, SIGIR 2012): the number
+    of relevant documents r_s ~ Poisson(r), documents drawn with replacement
+    from the run's relevant and non-relevant ones, ranked by their scores.
+    Bias² and Var of each run are taken across the k samples against the
+    per-sample best run, then averaged over topics (seed 000 eqs. 13–14,
+    Table 10); per topic, the Pearson correlation of Bias² and Var across runs
+    (Table 11). Needs runs with scores, not a scores file.
+
+    \b
+    Examples:
+      bvtest pertopic qrels/qrels.txt sample_runs/
+      bvtest pertopic -k 200 --seed 7 -f table qrels.txt runs/
+      bvtest pertopic -q -f json qrels.txt runs/ > pertopic.json
+    """
+    from .simulate import analyse_samples, system_sampler
+
+    note = _notes(quiet)
+    sources = expand_sources(runs)
+    qrels_file = read_qrels(qrels)
+    topics = sort_topics(qrels_file.relevant_topics(rel_level))
+    if not topics:
+        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
+    # Each run is read and simulated in one worker; only (topics × k) AP comes back.
+    make_work = partial(system_sampler, qrels_file.qrels, topics, samples, seed, rel_level)
+    per_run = map_runs(
+        sources, make_work, jobs=jobs or default_jobs(), tick=_progress(len(sources), quiet)
+    )
+    cube = np.stack([ap for ap, _ in per_run])
+    result = analyse_samples(
+        cube, [s.name for s in sources], topics, [missing for _, missing in per_run]
+    )
+    for name, count in zip(result.systems, result.missing, strict=True):
+        if count:
+            note(f"{name}: no ranking for {count} of {len(topics)} topics; AP 0 in every sample")
+    if result.tradeoff.reason:
+        note(f"AP: tradeoff correlation undefined: {result.tradeoff.reason}")
+    doc = pertopic_report(result, "AP" if rel_level == 1 else f"AP(rel={rel_level})", seed,
+                          per_topic)
+    emit(render(doc, fmt_name, digits, table_fields=("bias2", "var")))
 
 
 def main() -> None:

@@ -18,7 +18,9 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing import get_context
+from typing import Any
 
 import ir_measures
 import numpy as np
@@ -153,30 +155,96 @@ def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]
 # ---------------------------------------------------------------------------
 # Evaluating many runs
 
-_worker: RunEvaluator | None = None
+# ---------------------------------------------------------------------------
+# Reading and processing many runs, in parallel
+
+RunWork = Callable[[int, Run], Any]  # (index of the run among the inputs, run) → result
+_work: RunWork | None = None
 
 
-def _init_worker(qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str) -> None:
-    global _worker
-    _worker = RunEvaluator(qrels, specs, err_impl)
+def _init_work(make_work: Callable[[], RunWork]) -> None:
+    """Worker initializer: build the per-run function once per process (it may
+    hold an evaluator over the qrels, which is not sent with every task)."""
+    global _work
+    _work = make_work()
+
+
+def _run_task(task: tuple[int, Source]) -> Any:
+    assert _work is not None
+    index, source = task
+    try:
+        run = read_run(source)
+    except InputError as exc:  # returned, not raised: keeps file:line across processes
+        return exc
+    return _work(index, run)
+
+
+def map_runs(
+    sources: Sequence[Source],
+    make_work: Callable[[], RunWork],
+    *,
+    jobs: int = 1,
+    tick: Callable[[], None] = lambda: None,
+) -> list[Any]:
+    """Read every run once and apply ``make_work()`` to it, in input order.
+
+    With ``jobs > 1`` each worker process reads its own files and sends back
+    only the (small) results, so the parent never holds the runs; results are
+    collected in input order, so they do not depend on ``jobs``. The first bad
+    file raises its InputError.
+    """
+    tasks = list(enumerate(sources))
+    # Standard input cannot be shared with worker processes: it is read here.
+    parallel = jobs > 1 and len(sources) > 1 and all(s.path != STDIN for s in sources)
+    outcomes: list[Any] = []
+    if parallel:
+        ctx = get_context("fork") if "fork" in _start_methods() else get_context()
+        workers = min(jobs, len(sources))
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_init_work, initargs=(make_work,)
+        ) as pool:
+            chunks = _chunksize(len(sources), workers)
+            for outcome in pool.map(_run_task, tasks, chunksize=chunks):
+                if isinstance(outcome, InputError):
+                    pool.shutdown(cancel_futures=True)
+                    raise outcome
+                outcomes.append(outcome)
+                tick()
+        return outcomes
+    _init_work(make_work)
+    for task in tasks:
+        outcome = _run_task(task)
+        if isinstance(outcome, InputError):
+            raise outcome
+        outcomes.append(outcome)
+        tick()
+    return outcomes
+
+
+def _chunksize(n_sources: int, workers: int) -> int:
+    """Runs sent to a worker at a time: batches cut the per-task round trips,
+    yet stay small (about 16 batches per worker, at most 8 runs each) so that
+    the workers finish together."""
+    return max(1, min(8, n_sources // (16 * workers)))
+
+
+def _start_methods() -> list[str]:
+    from multiprocessing import get_all_start_methods
+
+    return get_all_start_methods()
 
 
 @dataclass(frozen=True)
 class RunScores:
     """What one worker sends back: per-topic scores and the run's topic ids."""
 
-    name: str
     scores: dict[str, dict[str, float]]
     topics: frozenset[str]
 
 
-def _evaluate_source(source: Source) -> RunScores | InputError:
-    assert _worker is not None
-    try:
-        run = read_run(source)
-    except InputError as exc:  # returned, not raised: keeps file:line across processes
-        return exc
-    return RunScores(source.name, _worker.calc(run), frozenset(run))
+def _scorer(qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str) -> RunWork:
+    evaluator = RunEvaluator(qrels, specs, err_impl)
+    return lambda _, run: RunScores(evaluator.calc(run), frozenset(run))
 
 
 def default_jobs() -> int:
@@ -208,19 +276,20 @@ def evaluate_runs(
     if dropped:
         note(f"{dropped} qrels topic(s) have no relevant document (rel >= {rel_level}); dropped")
 
-    results = _evaluate_all(qrels_file.qrels, sources, specs, jobs, err_impl, tick)
+    make_work = partial(_scorer, qrels_file.qrels, list(specs), err_impl)
+    results: list[RunScores] = map_runs(sources, make_work, jobs=jobs, tick=tick)
 
     topic_set = set(topics)
     unknown: set[str] = set()
-    for r in results:
+    for source, r in zip(sources, results, strict=True):
         unknown |= r.topics - qrels_file.qrels.keys()
         missing = len(topic_set - r.topics)
         if missing:
-            note(f"{r.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
+            note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
     if unknown:
         note(f"{len(unknown)} topic(s) in the runs are not in the qrels; ignored")
 
-    systems = tuple(r.name for r in results)
+    systems = tuple(source.name for source in sources)
     matrices = []
     for spec in specs:
         values = np.array(
@@ -228,55 +297,3 @@ def evaluate_runs(
         ).reshape(len(results), len(topics))
         matrices.append(ScoreMatrix(spec.name, systems, tuple(topics), values))
     return matrices
-
-
-def _evaluate_all(
-    qrels: Qrels,
-    sources: Sequence[Source],
-    specs: Sequence[MeasureSpec],
-    jobs: int,
-    err_impl: str,
-    tick: Callable[[], None],
-) -> list[RunScores]:
-    # Standard input cannot be shared with worker processes: it is read here.
-    parallel = jobs > 1 and len(sources) > 1 and all(s.path != STDIN for s in sources)
-    if parallel:
-        ctx = get_context("fork") if "fork" in _start_methods() else get_context()
-        workers = min(jobs, len(sources))
-        with ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=ctx,
-            initializer=_init_worker,
-            initargs=(qrels, specs, err_impl),
-        ) as pool:
-            outcomes = []
-            chunks = _chunksize(len(sources), workers)
-            for outcome in pool.map(_evaluate_source, sources, chunksize=chunks):
-                if isinstance(outcome, InputError):
-                    pool.shutdown(cancel_futures=True)
-                    raise outcome
-                outcomes.append(outcome)
-                tick()
-            return outcomes
-    _init_worker(qrels, specs, err_impl)
-    outcomes = []
-    for source in sources:
-        outcome = _evaluate_source(source)
-        if isinstance(outcome, InputError):
-            raise outcome
-        outcomes.append(outcome)
-        tick()
-    return outcomes
-
-
-def _chunksize(n_sources: int, workers: int) -> int:
-    """Runs sent to a worker at a time: batches cut the per-task round trips,
-    yet stay small (about 16 batches per worker, at most 8 runs each) so that
-    the workers finish together."""
-    return max(1, min(8, n_sources // (16 * workers)))
-
-
-def _start_methods() -> list[str]:
-    from multiprocessing import get_all_start_methods
-
-    return get_all_start_methods()

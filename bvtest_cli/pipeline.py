@@ -163,3 +163,34 @@ def instability_report(full: dict[str, Any]) -> dict[str, Any]:
             },
         }
     return {"group": full["group"], "normalize": full["normalize"], "measures": measures}
+
+
+def pertopic_report(result: Any, measure: str, seed: int, per_topic: bool) -> dict[str, Any]:
+    """The report of ``bvtest pertopic`` (SPEC §9; seed 000 Tables 10–11).
+
+    Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
+    correlation; per topic the Pearson correlation of Bias² and Var across
+    runs, and with ``per_topic`` every topic × run Bias² and Var.
+    """
+    systems = result.systems
+    topics: dict[str, Any] = {}
+    for j, topic in enumerate(result.topics):
+        entry: dict[str, Any] = {"pearson": float(result.topic_pearson[j])}
+        if per_topic:
+            entry["systems"] = {
+                s: {"bias2": float(result.bias2[j, i]), "var": float(result.var[j, i])}
+                for i, s in enumerate(systems)
+            }
+        topics[topic] = entry
+    block = {
+        "k": result.k,
+        "n_topics": len(result.topics),
+        "n_systems": len(systems),
+        "systems": {
+            s: {"bias2": float(result.mean_bias2[i]), "var": float(result.mean_var[i])}
+            for i, s in enumerate(systems)
+        },
+        "tradeoff": tradeoff_dict(result.tradeoff),
+        "topics": topics,
+    }
+    return {"seed": seed, "measures": {measure: block}}
