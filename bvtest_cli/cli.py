@@ -7,9 +7,11 @@ been computed; notes and errors go to stderr. A user mistake is one line
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Sequence
-from functools import partial
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -28,6 +30,7 @@ from .pipeline import (
     report,
 )
 from .render import FORMATS, render
+from .tradeoff_table import TableSettings
 from .trecio import (
     Note,
     expand_sources,
@@ -116,25 +119,66 @@ def _alphas(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
         raise click.BadParameter(str(exc)) from None
 
 
-def input_options(f: Callable) -> Callable:
-    """QRELS RUNS... or --scores FILE, and how to evaluate."""
+@dataclass(frozen=True)
+class Evaluation:
+    """How runs are evaluated: the options -m, -l, -j, --err-impl, -q."""
+
+    measures: tuple[str, ...]
+    rel_level: int
+    jobs: int | None
+    err_impl: str
+    quiet: bool
+
+    def note(self, text: str) -> None:
+        _notes(self.quiet)(text)
+
+    def matrices(self, qrels: str, runs: Sequence[str]) -> list[ScoreMatrix]:
+        """Evaluate RUNS against QRELS: one ScoreMatrix per measure."""
+        specs = parse_measures(self.measures or DEFAULT_MEASURES, self.rel_level)
+        sources = expand_sources(runs)
+        qrels_file = read_qrels(qrels)
+        return evaluate_runs(
+            qrels_file,
+            sources,
+            specs,
+            rel_level=self.rel_level,
+            jobs=self.jobs or default_jobs(),
+            err_impl=self.err_impl,
+            note=self.note,
+            tick=_progress(len(sources), self.quiet),
+        )
+
+
+def bundle(cls: type, name: str) -> Callable[[Callable], Callable]:
+    """Collect the options named like the fields of dataclass ``cls`` into one
+    ``cls`` object passed as ``name``, so commands take a few objects instead
+    of a dozen parameters."""
+    fields = [f.name for f in dataclasses.fields(cls)]
+
+    def decorate(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs[name] = cls(**{k: kwargs.pop(k) for k in fields})
+            return f(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def evaluation_options(
+    measure_help: str = "ir_measures measure string, repeatable or comma-separated "
+    f"[default: {','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file].",
+) -> Callable[[Callable], Callable]:
+    """-m, -l, -j, --err-impl, -q, passed to the command as ``ev: Evaluation``."""
     decorators = [
-        click.argument("inputs", nargs=-1, metavar="[QRELS RUNS...]"),
-        click.option(
-            "--scores",
-            "scores_file",
-            metavar="FILE",
-            help="Analyse a long-format scores file (from `bvtest scores`; - for stdin) "
-            "instead of QRELS and RUNS.",
-        ),
         click.option(
             "-m",
             "--measure",
             "measures",
             multiple=True,
             metavar="MEASURE",
-            help="ir_measures measure string, repeatable or comma-separated "
-            f"[default: {','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file].",
+            help=measure_help,
         ),
         click.option(
             "-l",
@@ -162,9 +206,27 @@ def input_options(f: Callable) -> Callable:
         ),
         click.option("-q", "--quiet", is_flag=True, help="No notes on stderr."),
     ]
-    for d in reversed(decorators):
-        f = d(f)
-    return f
+
+    def decorate(f: Callable) -> Callable:
+        f = bundle(Evaluation, "ev")(f)
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+
+    return decorate
+
+
+def input_options(f: Callable) -> Callable:
+    """QRELS RUNS... or --scores FILE, and how to evaluate (``ev``)."""
+    f = evaluation_options()(f)
+    f = click.option(
+        "--scores",
+        "scores_file",
+        metavar="FILE",
+        help="Analyse a long-format scores file (from `bvtest scores`; - for stdin) "
+        "instead of QRELS and RUNS.",
+    )(f)
+    return click.argument("inputs", nargs=-1, metavar="[QRELS RUNS...]")(f)
 
 
 def output_options(f: Callable) -> Callable:
@@ -239,53 +301,34 @@ def analysis_options(f: Callable) -> Callable:
             help="A run name among the inputs: adds urisk, trisk and zrisk_baseline.",
         ),
     ]
+    f = bundle(Options, "opts")(f)
     for d in reversed(decorators):
         f = d(f)
     return f
 
 
 def load_matrices(
-    inputs: Sequence[str],
-    scores_file: str | None,
-    measures: Sequence[str],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
+    inputs: Sequence[str], scores_file: str | None, ev: Evaluation
 ) -> list[ScoreMatrix]:
     """Per-topic score matrices from QRELS + RUNS or from a scores file."""
-    note = _notes(quiet)
-    if scores_file is not None:
-        if inputs:
-            raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
-        matrices = read_scores(scores_file, note)
-        if measures:
-            wanted = [s.name for s in parse_measures(measures, rel_level)]
-            by_name = {m.measure: m for m in matrices}
-            missing = [w for w in wanted if w not in by_name]
-            if missing:
-                raise InputError(
-                    f"measure {missing[0]!r} is not in the scores file "
-                    f"(it has {', '.join(by_name)})",
-                    "<stdin>" if scores_file == "-" else scores_file,
-                )
-            matrices = [by_name[w] for w in wanted]
+    if scores_file is None:
+        if len(inputs) < 2:
+            raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
+        return ev.matrices(inputs[0], inputs[1:])
+    if inputs:
+        raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    matrices = read_scores(scores_file, ev.note)
+    if not ev.measures:
         return matrices
-    if len(inputs) < 2:
-        raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
-    specs = parse_measures(measures or DEFAULT_MEASURES, rel_level)
-    sources = expand_sources(inputs[1:])
-    qrels = read_qrels(inputs[0])
-    return evaluate_runs(
-        qrels,
-        sources,
-        specs,
-        rel_level=rel_level,
-        jobs=jobs or default_jobs(),
-        err_impl=err_impl,
-        note=note,
-        tick=_progress(len(sources), quiet),
-    )
+    wanted = [s.name for s in parse_measures(ev.measures, ev.rel_level)]
+    by_name = {m.measure: m for m in matrices}
+    missing = [w for w in wanted if w not in by_name]
+    if missing:
+        raise InputError(
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
+            "<stdin>" if scores_file == "-" else scores_file,
+        )
+    return [by_name[w] for w in wanted]
 
 
 def emit(text: str) -> None:
@@ -309,18 +352,8 @@ def emit(text: str) -> None:
 def eval_cmd(
     inputs: tuple[str, ...],
     scores_file: str | None,
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
-    target: str | float,
-    group: str | None,
-    normalize: str,
-    repeats: int,
-    seed: int,
-    alphas: tuple[str, ...],
-    baseline: str | None,
+    ev: Evaluation,
+    opts: Options,
     fmt_name: str,
     digits: int,
 ) -> None:
@@ -340,32 +373,14 @@ def eval_cmd(
       bvtest scores qrels.txt runs/ | bvtest eval --scores -
       bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
     """
-    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
-    opts = Options(target, group, normalize, repeats, seed, alphas, baseline)
-    emit(render(report(matrices, opts, _notes(quiet)), fmt_name, digits))
+    emit(render(report(load_matrices(inputs, scores_file, ev), opts, ev.note), fmt_name, digits))
 
 
 @cli.command("scores")
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUNS...")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help=f"As for eval [default: {','.join(DEFAULT_MEASURES)}].")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="A document is relevant when its grade >= L.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Runs evaluated in parallel [default: all cores].")
-@click.option("--err-impl", type=click.Choice(["fast", "perl"]), default="fast",
-              show_default=True, help="As for eval.")
-@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
-def scores_cmd(
-    qrels: str,
-    runs: tuple[str, ...],
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
-) -> None:
+@evaluation_options(f"As for eval [default: {','.join(DEFAULT_MEASURES)}].")
+def scores_cmd(qrels: str, runs: tuple[str, ...], ev: Evaluation) -> None:
     """Per-topic scores as a long TSV: system, topic, measure, value.
 
     The topic set is the one every analysis uses (qrels topics with a relevant
@@ -378,25 +393,24 @@ def scores_cmd(
       bvtest scores qrels.txt runs/ > scores.tsv
       bvtest scores -m ERR@20 qrels.txt runs/ | bvtest eval --scores -
     """
-    matrices = load_matrices((qrels, *runs), None, measures, rel_level, jobs, err_impl, quiet)
-    emit(write_scores(matrices))
+    emit(write_scores(ev.matrices(qrels, runs)))
 
 
 @cli.command("instability")
 @input_options
-@click.option("--target", default="max", show_default=True, callback=_target,
-              help="As for eval.")
-@click.option("--normalize", type=click.Choice(["none", "minmax", "ratio"]), default="none",
-              show_default=True, help="As for eval.")
+@click.option("--target", default="max", show_default=True, callback=_target, help="As for eval.")
+@click.option(
+    "--normalize",
+    type=click.Choice(["none", "minmax", "ratio"]),
+    default="none",
+    show_default=True,
+    help="As for eval.",
+)
 @output_options
 def instability_cmd(
     inputs: tuple[str, ...],
     scores_file: str | None,
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
+    ev: Evaluation,
     target: str | float,
     normalize: str,
     fmt_name: str,
@@ -414,9 +428,8 @@ def instability_cmd(
       bvtest instability -m ERR@20 --format table qrels.txt runs/
       bvtest instability --scores scores.tsv -f json
     """
-    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
     opts = Options(target=target, normalize=normalize, alphas=("0",))
-    full = report(matrices, opts, _notes(quiet))
+    full = report(load_matrices(inputs, scores_file, ev), opts, ev.note)
     columns = ("mean", "abs_zrisk_target", "var_rho", "var", "cov_target")
     emit(render(instability_report(full), fmt_name, digits, table_fields=columns))
 
@@ -429,35 +442,61 @@ def _group_size(ctx: click.Context, param: click.Parameter, value: int) -> int:
 
 @cli.command("tradeoff")
 @input_options
-@click.option("--target", default="max", show_default=True, callback=_target,
-              help="As for eval (with normalization, max and ideal both mean c = 1).")
-@click.option("--random-size", "random_size", type=int, default=10, show_default=True,
-              callback=_group_size, metavar="K1", help="Topics per group of the random:K1 row.")
-@click.option("--difficulty-size", "difficulty_size", type=int, default=5, show_default=True,
-              callback=_group_size, metavar="K2",
-              help="Topics per group of the difficulty:K2 row (hardest first).")
-@click.option("--normalize", type=click.Choice(["minmax", "ratio"]), default="minmax",
-              show_default=True,
-              help="Normalization of the second column group (ratio: seed 001 Table 2(d)).")
-@click.option("--repeats", type=click.IntRange(min=1), default=grouping.DEFAULT_REPEATS,
-              show_default=True, help="Random groupings averaged in the random:K1 row.")
-@click.option("--seed", type=click.IntRange(min=0), default=grouping.DEFAULT_SEED,
-              show_default=True, help="Seed of the random groupings; same seed, same output.")
+@click.option(
+    "--target",
+    default="max",
+    show_default=True,
+    callback=_target,
+    help="As for eval (with normalization, max and ideal both mean c = 1).",
+)
+@click.option(
+    "--random-size",
+    "random_size",
+    type=int,
+    default=10,
+    show_default=True,
+    callback=_group_size,
+    metavar="K1",
+    help="Topics per group of the random:K1 row.",
+)
+@click.option(
+    "--difficulty-size",
+    "difficulty_size",
+    type=int,
+    default=5,
+    show_default=True,
+    callback=_group_size,
+    metavar="K2",
+    help="Topics per group of the difficulty:K2 row (hardest first).",
+)
+@click.option(
+    "--normalize",
+    type=click.Choice(["minmax", "ratio"]),
+    default="minmax",
+    show_default=True,
+    help="Normalization of the second column group (ratio: seed 001 Table 2(d)).",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=grouping.DEFAULT_REPEATS,
+    show_default=True,
+    help="Random groupings averaged in the random:K1 row.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=grouping.DEFAULT_SEED,
+    show_default=True,
+    help="Seed of the random groupings; same seed, same output.",
+)
 @output_options
+@bundle(TableSettings, "ts")
 def tradeoff_cmd(
     inputs: tuple[str, ...],
     scores_file: str | None,
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
-    target: str | float,
-    random_size: int,
-    difficulty_size: int,
-    normalize: str,
-    repeats: int,
-    seed: int,
+    ev: Evaluation,
+    ts: TableSettings,
     fmt_name: str,
     digits: int,
 ) -> None:
@@ -486,19 +525,9 @@ def tradeoff_cmd(
     """
     from .tradeoff_table import render_tradeoff_table, tradeoff_table
 
-    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
-    result, notes = tradeoff_table(
-        matrices,
-        random_size=random_size,
-        difficulty_size=difficulty_size,
-        normalize=normalize,
-        target=target,
-        repeats=repeats,
-        seed=seed,
-    )
-    note = _notes(quiet)
+    result, notes = tradeoff_table(load_matrices(inputs, scores_file, ev), ts)
     for text in notes:
-        note(text)
+        ev.note(text)
     if fmt_name == "table":
         emit(render_tradeoff_table(result, digits))
     else:
@@ -510,8 +539,6 @@ def _gate_measures(
 ) -> tuple[list[Any], tuple[str, ...]]:
     """Gates with their measure in canonical form, and the measures to evaluate:
     those the gates name (in order), or -m's, which must then include them."""
-    import dataclasses
-
     canonical = []
     for gate in gates:
         try:
@@ -538,42 +565,42 @@ def _gate_measures(
 @click.argument("qrels", metavar="QRELS")
 @click.argument("pool", metavar="POOL")
 @click.argument("new_runs", nargs=-1, required=True, metavar="NEW_RUN...")
-@click.option("-g", "--gate", "gate_texts", multiple=True, required=True, metavar="EXPR",
-              help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
-              "a pool run name (that run's value); repeatable, all must pass.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help="Measures to evaluate [default: the measures the gates name].")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="A document is relevant when its grade >= L.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Runs evaluated in parallel [default: all cores].")
-@click.option("--err-impl", type=click.Choice(["fast", "perl"]), default="fast",
-              show_default=True, help="As for eval.")
-@click.option("-q", "--quiet", is_flag=True, help="No notes on stderr.")
+@click.option(
+    "-g",
+    "--gate",
+    "gate_texts",
+    multiple=True,
+    required=True,
+    metavar="EXPR",
+    help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
+    "a pool run name (that run's value); repeatable, all must pass.",
+)
+@evaluation_options("Measures to evaluate [default: the measures the gates name].")
 @analysis_options
-@click.option("-f", "--format", "fmt_name", type=click.Choice(["text", "json"]),
-              default="text", show_default=True,
-              help="text: PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
-              '{"verdicts": [...], "passed": bool}.')
-@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
-              help="Decimals of printed values (not JSON).")
+@click.option(
+    "-f",
+    "--format",
+    "fmt_name",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
+    '{"verdicts": [...], "passed": bool}.',
+)
+@click.option(
+    "--digits",
+    type=click.IntRange(0, 17),
+    default=4,
+    show_default=True,
+    help="Decimals of printed values (not JSON).",
+)
 def check_cmd(
     qrels: str,
     pool: str,
     new_runs: tuple[str, ...],
     gate_texts: tuple[str, ...],
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
-    target: str | float,
-    group: str | None,
-    normalize: str,
-    repeats: int,
-    seed: int,
-    alphas: tuple[str, ...],
-    baseline: str | None,
+    ev: Evaluation,
+    opts: Options,
     fmt_name: str,
     digits: int,
 ) -> None:
@@ -618,9 +645,9 @@ def check_cmd(
         gates = [parse_gate(text) for text in gate_texts]
     except GateError as exc:
         raise InputError(str(exc)) from None
-    gates, measure_names = _gate_measures(gates, measures, rel_level)
+    gates, measure_names = _gate_measures(gates, ev.measures, ev.rel_level)
     for gate in gates:
-        if gate.field in BASELINE_FIELDS and baseline is None:
+        if gate.field in BASELINE_FIELDS and opts.baseline is None:
             raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
 
     # 2. Run names: new runs must not clash with the pool, RIGHT must be a pool run.
@@ -646,17 +673,15 @@ def check_cmd(
                 f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run "
                 f"(pool: {shown})"
             )
-    if baseline is not None and baseline not in pool_names:
-        raise InputError(f"baseline {baseline!r} is not a pool run (pool: {shown})", "--baseline")
+    if opts.baseline is not None and opts.baseline not in pool_names:
+        raise InputError(
+            f"baseline {opts.baseline!r} is not a pool run (pool: {shown})", "--baseline"
+        )
 
     # 3. Evaluate pool + new runs together, then the gates.
-    matrices = load_matrices(
-        (qrels, pool, *new_runs), None, measure_names, rel_level, jobs, err_impl, quiet
-    )
-    opts = Options(
-        target, group, normalize, repeats, seed, alphas + missing_alphas(gates, alphas), baseline
-    )
-    result = report(matrices, opts, _notes(quiet))
+    matrices = dataclasses.replace(ev, measures=measure_names).matrices(qrels, (pool, *new_runs))
+    opts = dataclasses.replace(opts, alphas=opts.alphas + missing_alphas(gates, opts.alphas))
+    result = report(matrices, opts, ev.note)
     try:
         verdicts = [
             evaluate_gate(gate, result, s.name, set(pool_names))
@@ -673,30 +698,25 @@ def check_cmd(
         emit("".join(format_verdict(v, digits) + "\n" for v in verdicts))
     if not passed:
         failed = sum(not v.passed for v in verdicts)
-        _notes(quiet)(f"{failed} of {len(verdicts)} gate verdict(s) failed")
+        ev.note(f"{failed} of {len(verdicts)} gate verdict(s) failed")
         click.get_current_context().exit(1)
 
 
 @cli.command("plot")
 @input_options
 @analysis_options
-@click.option("-o", "--output", required=True, metavar="FILE",
-              help="The figure; format by extension: .png, .svg or .pdf.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    metavar="FILE",
+    help="The figure; format by extension: .png, .svg or .pdf.",
+)
 def plot_cmd(
     inputs: tuple[str, ...],
     scores_file: str | None,
-    measures: tuple[str, ...],
-    rel_level: int,
-    jobs: int | None,
-    err_impl: str,
-    quiet: bool,
-    target: str | float,
-    group: str | None,
-    normalize: str,
-    repeats: int,
-    seed: int,
-    alphas: tuple[str, ...],
-    baseline: str | None,
+    ev: Evaluation,
+    opts: Options,
     output: str,
 ) -> None:
     """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
@@ -727,9 +747,7 @@ def plot_cmd(
         raise InputError("cannot write the plot: no such directory", output)
     if os.path.isdir(output):
         raise InputError("cannot write the plot: is a directory", output)
-    matrices = load_matrices(inputs, scores_file, measures, rel_level, jobs, err_impl, quiet)
-    opts = Options(target, group, normalize, repeats, seed, alphas, baseline)
-    result = report(matrices, opts, _notes(quiet))
+    result = report(load_matrices(inputs, scores_file, ev), opts, ev.note)
     try:
         plot_result(result, output)
     except (ValueError, PlotUnavailable) as exc:
@@ -741,16 +759,42 @@ def plot_cmd(
 @cli.command("pertopic")
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUNS...")
-@click.option("-k", "--samples", type=click.IntRange(min=2), default=100, show_default=True,
-              help="Simulated collections per run and topic.")
-@click.option("--seed", type=click.IntRange(min=0), default=grouping.DEFAULT_SEED,
-              show_default=True, help="Seed of the simulation; same seed, same output.")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="A document is relevant when its grade >= L.")
-@click.option("-q", "--per-topic", is_flag=True,
-              help="Also print every topic × run Bias² and Var (like trec_eval -q).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes [default: all cores]. Output does not depend on it.")
+@click.option(
+    "-k",
+    "--samples",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Simulated collections per run and topic.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=grouping.DEFAULT_SEED,
+    show_default=True,
+    help="Seed of the simulation; same seed, same output.",
+)
+@click.option(
+    "-l",
+    "--rel-level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="A document is relevant when its grade >= L.",
+)
+@click.option(
+    "-q",
+    "--per-topic",
+    is_flag=True,
+    help="Also print every topic × run Bias² and Var (like trec_eval -q).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes [default: all cores]. Output does not depend on it.",
+)
 @click.option("--quiet", is_flag=True, help="No notes on stderr.")
 @output_options
 def pertopic_cmd(
@@ -791,7 +835,9 @@ def pertopic_cmd(
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
     # Each run is read and simulated in one worker; only (topics × k) AP comes back.
-    make_work = partial(system_sampler, qrels_file.qrels, topics, samples, seed, rel_level)
+    make_work = functools.partial(
+        system_sampler, qrels_file.qrels, topics, samples, seed, rel_level
+    )
     per_run = map_runs(
         sources, make_work, jobs=jobs or default_jobs(), tick=_progress(len(sources), quiet)
     )
@@ -804,8 +850,9 @@ def pertopic_cmd(
             note(f"{name}: no ranking for {count} of {len(topics)} topics; AP 0 in every sample")
     if result.tradeoff.reason:
         note(f"AP: tradeoff correlation undefined: {result.tradeoff.reason}")
-    doc = pertopic_report(result, "AP" if rel_level == 1 else f"AP(rel={rel_level})", seed,
-                          per_topic)
+    doc = pertopic_report(
+        result, "AP" if rel_level == 1 else f"AP(rel={rel_level})", seed, per_topic
+    )
     emit(render(doc, fmt_name, digits, table_fields=("bias2", "var")))
 
 

@@ -30,6 +30,7 @@ Undefined correlations are NaN (null in JSON) and the reason is a note.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from tabulate import tabulate
@@ -40,6 +41,20 @@ from .render import fmt
 from .tradeoff import Tradeoff, correlate
 
 RAW = "raw"
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """The options of ``bvtest tradeoff`` (they are also the report's header)."""
+
+    target: str | float = "max"
+    repeats: int = grouping.DEFAULT_REPEATS
+    seed: int = grouping.DEFAULT_SEED
+    random_size: int = 10
+    difficulty_size: int = 5
+    normalize: str = "minmax"
+
+
 ALL_TOPICS = "all"
 NAN = float("nan")
 
@@ -53,27 +68,23 @@ def settings(random_size: int, difficulty_size: int) -> list[tuple[str, str | No
     ]
 
 
-def measure_table(
-    m: ScoreMatrix,
-    *,
-    random_size: int = 10,
-    difficulty_size: int = 5,
-    normalize: str = "minmax",
-    target: str | float = "max",
-    repeats: int = grouping.DEFAULT_REPEATS,
-    seed: int = grouping.DEFAULT_SEED,
-) -> tuple[dict[str, Any], list[str]]:
+def measure_table(m: ScoreMatrix, ts: TableSettings) -> tuple[dict[str, Any], list[str]]:
     """The six settings of one measure: (block, notes), notes deduplicated."""
     block: dict[str, Any] = {"n_systems": len(m.systems), "n_topics": len(m.topics)}
     notes: list[str] = []
     undefined: dict[str, list[str]] = {}  # reason → settings where the correlation is NaN
-    for row, group in settings(random_size, difficulty_size):
+    for row, group in settings(ts.random_size, ts.difficulty_size):
         block[row] = {}
-        for column, norm in ((RAW, "none"), (normalize, normalize)):
+        for column, norm in ((RAW, "none"), (ts.normalize, ts.normalize)):
             where = f"{row}/{column}"
             try:
                 a = grouping.analyse(
-                    m, group=group, normalize=norm, target=target, repeats=repeats, seed=seed
+                    m,
+                    group=group,
+                    normalize=norm,
+                    target=ts.target,
+                    repeats=ts.repeats,
+                    seed=ts.seed,
                 )
             except ValueError as exc:
                 # e.g. every topic tied under minmax: this cell only is undefined
@@ -101,41 +112,18 @@ def cell(t: Tradeoff, n_topics: int, n_groups: int | None, group: str | None) ->
 
 
 def tradeoff_table(
-    matrices: Sequence[ScoreMatrix],
-    *,
-    random_size: int = 10,
-    difficulty_size: int = 5,
-    normalize: str = "minmax",
-    target: str | float = "max",
-    repeats: int = grouping.DEFAULT_REPEATS,
-    seed: int = grouping.DEFAULT_SEED,
+    matrices: Sequence[ScoreMatrix], ts: TableSettings = TableSettings()
 ) -> tuple[dict[str, Any], list[str]]:
     """The report of ``bvtest tradeoff`` (schema in the module docstring) and
     its notes, each distinct note of a measure once."""
-    if random_size < 1 or difficulty_size < 1:
+    if ts.random_size < 1 or ts.difficulty_size < 1:
         raise ValueError("group sizes must be positive integers")
-    if normalize not in ("minmax", "ratio"):
-        raise ValueError(f"invalid normalization {normalize!r}: expected minmax or ratio")
-    report: dict[str, Any] = {
-        "target": target,
-        "repeats": repeats,
-        "seed": seed,
-        "random_size": random_size,
-        "difficulty_size": difficulty_size,
-        "normalize": normalize,
-        "measures": {},
-    }
+    if ts.normalize not in ("minmax", "ratio"):
+        raise ValueError(f"invalid normalization {ts.normalize!r}: expected minmax or ratio")
+    report: dict[str, Any] = {**asdict(ts), "measures": {}}
     notes: list[str] = []
     for m in matrices:
-        block, measure_notes = measure_table(
-            m,
-            random_size=random_size,
-            difficulty_size=difficulty_size,
-            normalize=normalize,
-            target=target,
-            repeats=repeats,
-            seed=seed,
-        )
+        block, measure_notes = measure_table(m, ts)
         report["measures"][m.measure] = block
         notes.extend(measure_notes)
     return report, notes

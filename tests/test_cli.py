@@ -9,8 +9,19 @@ import json
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-SYSTEM_KEYS = {"mean", "bias2", "var", "mse", "var_rho", "var_target", "cov_target",
-               "zrisk", "georisk", "zrisk_target", "trisk_mean"}
+SYSTEM_KEYS = {
+    "mean",
+    "bias2",
+    "var",
+    "mse",
+    "var_rho",
+    "var_target",
+    "cov_target",
+    "zrisk",
+    "georisk",
+    "zrisk_target",
+    "trisk_mean",
+}
 TRADEOFF_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p"}
 
 
@@ -46,8 +57,9 @@ def test_notes_on_stderr_only(sample_json):
 
 
 def test_baseline_adds_fields(bvtest):
-    proc = bvtest("eval", "-m", "AP", "--baseline", "sys002", "-f", "json", SAMPLE_QRELS,
-                  SAMPLE_RUNS)
+    proc = bvtest(
+        "eval", "-m", "AP", "--baseline", "sys002", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS
+    )
     fields = json.loads(proc.stdout)["measures"]["AP"]["systems"]["sys001"]
     assert {"urisk", "trisk", "zrisk_baseline"} <= set(fields)
 
@@ -70,8 +82,16 @@ def test_trec_format_lines(bvtest):
     assert all(len(line.split("\t")) == 3 for line in lines)
     assert "AP.n_topics\tall\t29" in lines
     names = {line.split("\t")[0] for line in lines}
-    assert {"AP.bias2", "AP.var", "AP.mse", "AP.var_rho", "AP.cov_target",
-            "AP.zrisk(alpha=5)", "AP.georisk(alpha=10)", "AP.tradeoff.pearson"} <= names
+    assert {
+        "AP.bias2",
+        "AP.var",
+        "AP.mse",
+        "AP.var_rho",
+        "AP.cov_target",
+        "AP.zrisk(alpha=5)",
+        "AP.georisk(alpha=10)",
+        "AP.tradeoff.pearson",
+    } <= names
     value = next(line for line in lines if line.startswith("AP.bias2\tsys001\t")).split("\t")[2]
     assert len(value.split(".")[1]) == 4  # 4 decimals by default
 
@@ -103,25 +123,34 @@ def test_deterministic(bvtest):
 
 
 def test_rel_level_changes_ap(bvtest):
-    one = json.loads(bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS,
-                            "-q").stdout)
-    two = json.loads(bvtest("eval", "-m", "AP", "-l", "2", "-f", "json", SAMPLE_QRELS,
-                            SAMPLE_RUNS, "-q").stdout)
+    one = json.loads(
+        bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout
+    )
+    two = json.loads(
+        bvtest("eval", "-m", "AP", "-l", "2", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout
+    )
     assert one["measures"]["AP"]["c"] != two["measures"]["AP"]["c"]
 
 
 def test_measure_syntax(bvtest):
-    proc = bvtest("eval", "-m", "AP(rel=2),P@10", "-m", "RR", "-f", "json", SAMPLE_QRELS,
-                  SAMPLE_RUNS, "-q")
+    proc = bvtest(
+        "eval", "-m", "AP(rel=2),P@10", "-m", "RR", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+    )
     assert proc.returncode == 0, proc.stderr
     assert list(json.loads(proc.stdout)["measures"]) == ["AP(rel=2)", "P@10", "RR"]
 
 
 def test_target_options(bvtest):
-    ideal = json.loads(bvtest("eval", "-m", "AP", "--target", "ideal", "-f", "json",
-                              SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout)
-    const = json.loads(bvtest("eval", "-m", "AP", "--target", "0.5", "-f", "json",
-                              SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout)
+    ideal = json.loads(
+        bvtest(
+            "eval", "-m", "AP", "--target", "ideal", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+        ).stdout
+    )
+    const = json.loads(
+        bvtest(
+            "eval", "-m", "AP", "--target", "0.5", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+        ).stdout
+    )
     assert ideal["measures"]["AP"]["c"] == 1.0 and const["measures"]["AP"]["c"] == 0.5
     s = ideal["measures"]["AP"]["systems"]["sys001"]
     assert s["bias2"] == pytest.approx((1 - s["mean"]) ** 2, abs=1e-12)

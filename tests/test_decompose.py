@@ -27,8 +27,9 @@ def table2_scores_file(tmp_path):
 
 def test_seed000_table2_ideal_target(bvtest, tmp_path):
     # c = 1: Bias² = (1 − mean)² = (1 − .7)², (1 − .6)², (1 − .4)² (paper: .09 .16 .36)
-    out = bvtest("eval", "--scores", table2_scores_file(tmp_path), "--target", "ideal",
-                 "-f", "json")
+    out = bvtest(
+        "eval", "--scores", table2_scores_file(tmp_path), "--target", "ideal", "-f", "json"
+    )
     assert out.returncode == 0, out.stderr
     systems = json.loads(out.stdout)["measures"]["AP"]["systems"]
     got = [systems[s]["bias2"] for s in ("f1", "f2", "f3")]
@@ -68,21 +69,30 @@ matrices = st.integers(1, 4).flatmap(
 
 
 @settings(max_examples=200, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(1, 8), st.integers(1, 12)),
-              elements=st.floats(0, 1, allow_nan=False)),
-       st.sampled_from(["max", "ideal", 0.3]))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 8), st.integers(1, 12)),
+        elements=st.floats(0, 1, allow_nan=False),
+    ),
+    st.sampled_from(["max", "ideal", 0.3]),
+)
 def test_identities(x, target_spec):
     target = virtual_target(x)
     bv = decompose(x, target, target_constant(target, target_spec))
     assert np.allclose(bv.mse, bv.bias2 + bv.var, rtol=0, atol=1e-12)
-    assert np.allclose(bv.var_rho, bv.var_target + bv.var - 2 * bv.cov_target, rtol=0,
-                       atol=1e-12)
+    assert np.allclose(bv.var_rho, bv.var_target + bv.var - 2 * bv.cov_target, rtol=0, atol=1e-12)
     assert np.all(bv.var >= 0) and np.all(bv.bias2 >= 0)
 
 
 @settings(max_examples=50, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5), st.integers(1, 7)),
-              elements=st.floats(0, 1, allow_nan=False)))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 4), st.integers(1, 5), st.integers(1, 7)),
+        elements=st.floats(0, 1, allow_nan=False),
+    )
+)
 def test_stacked_equals_slices(x):
     target = virtual_target(x)
     c = target_constant(target, "max")

@@ -44,8 +44,9 @@ def test_cast2021_err_matches_gdeval_per_topic(bvtest, shared_data):
     """ERR@20 per topic: bvtest's code vs gdeval.pl run through ir_measures."""
     cast = shared_data / "cast2021"
     fast = bvtest("scores", "-q", "-m", "ERR@20", cast / "qrels.txt", cast / "runs").stdout
-    perl = bvtest("scores", "-q", "-m", "ERR@20", "--err-impl", "perl", cast / "qrels.txt",
-                  cast / "runs").stdout
+    perl = bvtest(
+        "scores", "-q", "-m", "ERR@20", "--err-impl", "perl", cast / "qrels.txt", cast / "runs"
+    ).stdout
     fast_rows, perl_rows = fast.splitlines()[1:], perl.splitlines()[1:]
     assert len(fast_rows) == 5 * 158
     assert fast_rows == perl_rows
@@ -60,8 +61,9 @@ def test_cast2021_err_matches_gdeval_per_topic(bvtest, shared_data):
         ("qrels.comment.test", "results.comment.test", 0.2689, 31, 30),
     ],
 )
-def test_trec_eval_test_suite_map(bvtest, shared_data, qrels, run, trec_eval_map,
-                                  trec_eval_num_q, kept):
+def test_trec_eval_test_suite_map(
+    bvtest, shared_data, qrels, run, trec_eval_map, trec_eval_num_q, kept
+):
     """trec_eval's own expected output (out.test, out.comment.test)."""
     d = shared_data / "trec_eval_tests"
     proc = bvtest("eval", "-m", "AP", "-f", "json", d / qrels, d / run)

@@ -19,8 +19,7 @@ def small_track(tmp_path):
     runs.mkdir()
     # perfect: relevant above non-relevant on every topic
     (runs / "perfect").write_text(
-        "1 Q0 a 1 3 p\n1 Q0 b 2 2 p\n1 Q0 c 3 1 p\n2 Q0 d 1 2 p\n2 Q0 e 2 1 p\n"
-        "3 Q0 f 1 1 p\n"
+        "1 Q0 a 1 3 p\n1 Q0 b 2 2 p\n1 Q0 c 3 1 p\n2 Q0 d 1 2 p\n2 Q0 e 2 1 p\n3 Q0 f 1 1 p\n"
     )
     # blind: never retrieves a relevant document
     (runs / "blind").write_text("1 Q0 c 1 3 b\n1 Q0 x 2 2 b\n2 Q0 e 1 2 b\n3 Q0 y 1 1 b\n")

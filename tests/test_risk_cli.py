@@ -40,8 +40,9 @@ def test_table5_through_scores_file(bvtest, table3_scores):
 
 
 def test_table4_single_baseline(bvtest, table3_scores):
-    proc = bvtest("eval", "--scores", table3_scores, "--baseline", "s1", "--alpha", "0",
-                  "-f", "json")
+    proc = bvtest(
+        "eval", "--scores", table3_scores, "--baseline", "s1", "--alpha", "0", "-f", "json"
+    )
     assert proc.returncode == 0, proc.stderr
     systems = json.loads(proc.stdout)["measures"]["ERR@20"]["systems"]
     got = np.array([systems[s]["zrisk_baseline"]["0"] for s in SYSTEMS[1:]])
@@ -64,9 +65,7 @@ def test_alpha_keys_as_written(bvtest, table3_scores):
 def test_zero_cells_no_nan_no_warnings(bvtest, tmp_path):
     # topic t2 every run fails, run c fails everywhere
     rows = {"a": (0.5, 0.0, 0.2), "b": (0.3, 0.0, 0.6), "c": (0.0, 0.0, 0.0)}
-    text = "".join(
-        f"{s}\tt{j}\tAP\t{v}\n" for s, vals in rows.items() for j, v in enumerate(vals)
-    )
+    text = "".join(f"{s}\tt{j}\tAP\t{v}\n" for s, vals in rows.items() for j, v in enumerate(vals))
     path = tmp_path / "s.tsv"
     path.write_text(text)
     proc = bvtest("eval", "--scores", path, "-f", "json")

@@ -36,8 +36,11 @@ def test_perfect_negative():
 
 @pytest.mark.parametrize(
     "bias2,var,why",
-    [([0.1, 0.2], [0.3, 0.1], "at least 3"), ([0.1, 0.1, 0.1], [0.1, 0.2, 0.3], "Bias²"),
-     ([0.1, 0.2, 0.3], [0.2, 0.2, 0.2], "Var")],
+    [
+        ([0.1, 0.2], [0.3, 0.1], "at least 3"),
+        ([0.1, 0.1, 0.1], [0.1, 0.2, 0.3], "Bias²"),
+        ([0.1, 0.2, 0.3], [0.2, 0.2, 0.2], "Var"),
+    ],
 )
 def test_undefined(bias2, var, why):
     t = correlate(np.array(bias2), np.array(var))

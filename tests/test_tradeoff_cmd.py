@@ -17,7 +17,7 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 from scipy import stats
 
 from bvtest_cli.matrix import ScoreMatrix
-from bvtest_cli.tradeoff_table import tradeoff_table
+from bvtest_cli.tradeoff_table import TableSettings, tradeoff_table
 
 CELL_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p", "n_topics"}
 
@@ -113,7 +113,9 @@ def test_pure_function_matches_command(bvtest, hand_scores):
     systems = tuple(HAND)
     topics = ("t1", "t2", "t3", "t4")
     m = ScoreMatrix("AP", systems, topics, np.array([[HAND[s][t] for t in topics] for s in HAND]))
-    report, notes = tradeoff_table([m], random_size=2, difficulty_size=2, repeats=20, seed=3)
+    report, notes = tradeoff_table(
+        [m], TableSettings(random_size=2, difficulty_size=2, repeats=20, seed=3)
+    )
     assert notes == []
     doc = tradeoff_json(
         bvtest,

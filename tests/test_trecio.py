@@ -49,8 +49,9 @@ def test_gz_is_transparent(tmp_path):
 
 
 def test_fast_and_slow_paths_agree(tmp_path):
-    lines = [f"{q} Q0 doc{d}#{q} {d + 1} {1.0 / (d + 1)!r} tag\n" for q in (3, 1, 2)
-             for d in range(50)]
+    lines = [
+        f"{q} Q0 doc{d}#{q} {d + 1} {1.0 / (d + 1)!r} tag\n" for q in (3, 1, 2) for d in range(50)
+    ]
     data = "".join(lines).encode()
     path = tmp_path / "r.run"
     path.write_bytes(data)
@@ -96,8 +97,9 @@ def test_qrels_line_numbers_with_blank_lines(tmp_path):
 
 def test_scores_file_comments_header_whitespace(tmp_path):
     path = tmp_path / "s"
-    path.write_text("# made by hand\nsystem\ttopic\tmeasure\tvalue\na 1 AP 0.5\nb\t1\tAP\t0.25\n"
-                    "a\t2\tAP\t1\n")
+    path.write_text(
+        "# made by hand\nsystem\ttopic\tmeasure\tvalue\na 1 AP 0.5\nb\t1\tAP\t0.25\na\t2\tAP\t1\n"
+    )
     notes = []
     (m,) = read_scores(str(path), notes.append)
     assert m.systems == ("a", "b") and m.topics == ("1", "2")
@@ -107,7 +109,12 @@ def test_scores_file_comments_header_whitespace(tmp_path):
 
 def test_topic_order():
     assert sort_topics(["10", "9", "106_2", "106_10", "abc"]) == [
-        "9", "10", "106_2", "106_10", "abc"]
+        "9",
+        "10",
+        "106_2",
+        "106_10",
+        "abc",
+    ]
 
 
 @pytest.mark.parametrize("name", ["results.trunc", "results.comment.test", "results.test"])
