@@ -72,3 +72,17 @@ def test_trec_eval_test_suite_map(
     assert block["n_topics"] == kept
     total_ap = block["systems"][run]["mean"] * kept
     assert total_ap / trec_eval_num_q == pytest.approx(trec_eval_map, abs=5e-5)
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="perl (gdeval) not available")
+def test_sample_track_err_matches_gdeval_per_topic(bvtest):
+    """ERR@20 on every (run, topic) of the bundled track, including its ties: bvtest's
+    code vs gdeval.pl (ir_measures' provider, topic ids mapped to integers)."""
+    from conftest import SAMPLE_QRELS, SAMPLE_RUNS
+
+    fast = bvtest("scores", "-q", "-m", "ERR@20", SAMPLE_QRELS, SAMPLE_RUNS).stdout
+    perl = bvtest(
+        "scores", "-q", "-m", "ERR@20", "--err-impl", "perl", SAMPLE_QRELS, SAMPLE_RUNS
+    ).stdout
+    assert len(fast.splitlines()) == 1 + 12 * 29
+    assert fast == perl
