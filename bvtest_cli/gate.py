@@ -29,16 +29,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .decompose import BiasVariance
+
 #: Per-system fields holding one number (SPEC §4–§5).
-SCALAR_FIELDS: tuple[str, ...] = (
-    "mean",
-    "bias2",
-    "var",
-    "mse",
-    "var_rho",
-    "var_target",
-    "cov_target",
-)
+SCALAR_FIELDS: tuple[str, ...] = BiasVariance.FIELDS
 #: Per-system fields holding one number per alpha (SPEC §8).
 ALPHA_FIELDS: tuple[str, ...] = (
     "zrisk",

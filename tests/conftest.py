@@ -55,3 +55,14 @@ def shared_data() -> Path:
     if not data.is_dir():
         pytest.skip("../shared/data is not present")
     return data
+
+
+def assert_one_line_error(proc, *fragments: str) -> None:
+    """Bad input: exit 2, nothing on stdout, one stderr line holding every fragment."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]

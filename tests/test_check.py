@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
 
 LINE = re.compile(r"^(PASS|FAIL)\t([^\t]+)\t([^\t]+)\t(\S+) (<=|<|>=|>) (\S+)( \(([^)]+)\))?$")
 
@@ -62,16 +62,6 @@ def verdicts(proc) -> list[re.Match]:
     matches = [LINE.match(line) for line in lines]
     assert all(matches), proc.stdout
     return matches
-
-
-def assert_usage_error(proc, *fragments) -> None:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stdout == ""
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 # ---------------------------------------------------------------------------
@@ -233,7 +223,7 @@ def test_measures_default_to_the_gates(bvtest, tmp_path):
     assert proc.stdout == "PASS\tAP:mean>=pool.run\tnew.run\t1.0000 >= 0.7500 (pool.run)\n"
     # With -m, the gates' measures must be among them.
     proc = bvtest("check", "-q", "-m", "AP,ERR@20", qrels, pool, new, "-g", "AP:mean>=0")
-    assert_usage_error(proc, "grade 5")
+    assert_one_line_error(proc, "grade 5")
 
 
 def test_null_value_fails(bvtest, tmp_path):
@@ -307,38 +297,38 @@ def test_malformed_gate_fails_before_evaluation(bvtest, tmp_path, cand, gate, fr
     # The qrels does not exist: the gate error proves nothing was read first.
     proc = bvtest("check", tmp_path / "missing-qrels", SAMPLE_RUNS, cand, "-g", "AP:mean>=0",
                   "-g", gate)  # fmt: skip
-    assert_usage_error(proc, fragment)
+    assert_one_line_error(proc, fragment)
 
 
 def test_unknown_run_on_the_right(bvtest, tmp_path, cand):
     proc = bvtest("check", tmp_path / "missing-qrels", SAMPLE_RUNS, cand, "-g", "AP:mse<=bm25")
-    assert_usage_error(proc, "'bm25'", "neither a number nor a pool run")
+    assert_one_line_error(proc, "'bm25'", "neither a number nor a pool run")
 
 
 def test_new_run_on_the_right_is_not_a_pool_run(bvtest, cand):
-    assert_usage_error(check(bvtest, cand, "-g", "AP:mse<=cand.run"), "not a pool run")
+    assert_one_line_error(check(bvtest, cand, "-g", "AP:mse<=cand.run"), "not a pool run")
 
 
 def test_new_run_named_like_a_pool_run(bvtest, tmp_path):
     clash = tmp_path / "sys003"
     shutil.copy(SAMPLE_RUNS / "sys001", clash)
-    assert_usage_error(check(bvtest, clash, "-g", "AP:mean>=0"), "sys003", "pool run")
+    assert_one_line_error(check(bvtest, clash, "-g", "AP:mean>=0"), "sys003", "pool run")
 
 
 def test_baseline_must_be_a_pool_run(bvtest, cand):
     proc = check(bvtest, cand, "--baseline", "cand.run", "-g", "AP:mean>=0")
-    assert_usage_error(proc, "baseline", "not a pool run")
+    assert_one_line_error(proc, "baseline", "not a pool run")
 
 
 def test_bad_qrels(bvtest, tmp_path, cand):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("401 0 DOC-1 1\n401 0 DOC-2\n")
     proc = bvtest("check", qrels, SAMPLE_RUNS, cand, "-g", "AP:mean>=0")
-    assert_usage_error(proc, "qrels.txt:2")
+    assert_one_line_error(proc, "qrels.txt:2")
 
 
 def test_measure_not_among_m(bvtest, cand):
-    assert_usage_error(check(bvtest, cand, "-m", "P@10", "-g", "AP:mean>=0"), "not among -m")
+    assert_one_line_error(check(bvtest, cand, "-m", "P@10", "-g", "AP:mean>=0"), "not among -m")
 
 
 @pytest.mark.parametrize(

@@ -9,22 +9,12 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, bvtest_executable
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, bvtest_executable
 
 needs_mpl = pytest.mark.skipif(
     importlib.util.find_spec("matplotlib") is None,
     reason="matplotlib is not installed (pip install 'bvtest[plot]')",
 )
-
-
-def assert_one_line_error(proc, *fragments) -> None:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert proc.stdout == ""
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 @needs_mpl
