@@ -1,9 +1,11 @@
 """Bias², Var, MSE and the Var(ρ) decomposition (SPEC §4–§5).
 
-Pure functions over numpy arrays. Every function accepts score arrays of
+Pure functions over numpy arrays. :func:`decompose` accepts score arrays of
 shape (..., m, n) — m systems, n topics or topic samples — so that the same
 code serves the plain matrix and a stack of R random groupings (R, m, G).
-All moments are population moments (1/n), as in seed 000 eq. 7.
+All moments are population moments (1/n), as in seed 000 eq. 7; an optional
+mask restricts them to the kept samples (1/n_kept), which ratio normalization
+needs when it drops samples whose target is 0 (SPEC §7).
 """
 
 from __future__ import annotations
@@ -32,39 +34,45 @@ class BiasVariance:
         return BiasVariance(*(getattr(self, f).mean(axis=axis) for f in self.FIELDS))
 
 
-def bias_variance(x: np.ndarray, c: np.ndarray | float) -> tuple[np.ndarray, ...]:
-    """mean, Bias², Var, MSE of each system against constant c (SPEC §4).
+def decompose(
+    x: np.ndarray,
+    target: np.ndarray,
+    c: np.ndarray | float,
+    keep: np.ndarray | None = None,
+) -> BiasVariance:
+    """All SPEC §4–§5 fields of every system for scores x (..., m, n), target (..., n).
 
-    Bias²_i = (mean_i − c)², Var_i = (1/n) Σ_j (x_ij − mean_i)²,
-    MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (seed 000 eq. 7).
-    ``c`` is a scalar or an array of shape (...) broadcast over systems.
+    mean_i, Bias²_i = (mean_i − c)², Var_i = (1/n) Σ_j (x_ij − mean_i)²,
+    MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (seed 000 eq. 7);
+    Var(ρ_i) with ρ_ij = x_T[j] − x_ij, Var(x_T) and Cov(x_T, x_i) (seed 000
+    eq. 16). Var(ρ) is computed from ρ directly, so that
+    Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i) is a real check, not a
+    definition. ``c`` is a scalar or an array of shape (...).
+
+    ``keep`` (boolean, shape (..., n)) restricts every moment to the kept
+    samples (weight 1/n_kept, 0 elsewhere; values there must be finite);
+    where nothing is kept every field is NaN.
     """
-    c = np.asarray(c, dtype=float)[..., np.newaxis]
-    mean = x.mean(axis=-1)
-    bias2 = (mean - c) ** 2
-    var = x.var(axis=-1)
-    mse = ((x - c[..., np.newaxis]) ** 2).mean(axis=-1)
-    return mean, bias2, var, mse
+    x = np.asarray(x, dtype=float)
+    target = np.asarray(target, dtype=float)
+    if keep is None:
+        w = np.full(target.shape, 1.0 / x.shape[-1])
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = keep / keep.sum(axis=-1, keepdims=True)  # NaN rows where nothing is kept
+    ws = w[..., np.newaxis, :]  # the same weights for every system
 
+    def mean(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return (weights * a).sum(axis=-1)
 
-def var_rho(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Var(ρ_i), Var(x_T), Cov(x_T, x_i) with ρ_ij = x_T[j] − x_ij (SPEC §5, seed 000 eq. 16).
-
-    Var(ρ_i) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i); it is computed directly
-    from ρ so that the identity is a real check, not a definition.
-    ``target`` has shape (..., n). Returns arrays of shape (..., m).
-    """
+    cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1): broadcast over systems
+    mean_x = mean(x, ws)
+    dx = x - mean_x[..., np.newaxis]
+    var = mean(dx**2, ws)
+    mse = mean((x - cc[..., np.newaxis]) ** 2, ws)
+    dt = target - mean(target, w)[..., np.newaxis]
+    var_target = np.broadcast_to(mean(dt**2, w)[..., np.newaxis], var.shape).copy()
+    cov = mean(dx * dt[..., np.newaxis, :], ws)
     rho = target[..., np.newaxis, :] - x
-    var_rho_ = rho.var(axis=-1)
-    var_target = np.broadcast_to(target.var(axis=-1)[..., np.newaxis], var_rho_.shape)
-    centred_target = target - target.mean(axis=-1, keepdims=True)
-    centred_x = x - x.mean(axis=-1, keepdims=True)
-    cov_target = (centred_x * centred_target[..., np.newaxis, :]).mean(axis=-1)
-    return var_rho_, np.array(var_target), cov_target
-
-
-def decompose(x: np.ndarray, target: np.ndarray, c: np.ndarray | float) -> BiasVariance:
-    """All SPEC §4–§5 fields of every system for scores x (..., m, n) and target (..., n)."""
-    mean, bias2, var, mse = bias_variance(x, c)
-    vr, vt, cov = var_rho(x, target)
-    return BiasVariance(mean, bias2, var, mse, vr, vt, cov)
+    var_rho = mean((rho - mean(rho, ws)[..., np.newaxis]) ** 2, ws)
+    return BiasVariance(mean_x, (mean_x - cc) ** 2, var, mse, var_rho, var_target, cov)

@@ -35,7 +35,7 @@ loop over the kept samples computes, but stays vectorized over repeats. The
 per-repeat fields are then averaged with equal weight per repeat; a repeat in
 which every sample was dropped has no fields and is left out of the average
 (with a note). When no sample is dropped in any repeat (the usual case) the
-plain :func:`decompose` is used. ``n_groups`` for random grouping is the
+plain :func:`decompose` needs no mask. ``n_groups`` for random grouping is the
 number of groups formed per repeat, ``ceil(n / K)``; the drops are reported
 in ``notes``.
 
@@ -288,45 +288,6 @@ def _group_target(target: np.ndarray, orders: np.ndarray, k: int) -> np.ndarray:
     return np.add.reduceat(target[orders], starts, axis=-1) / group_sizes(n, k)
 
 
-# --------------------------------------------------------------------------- moments
-
-
-def masked_decompose(
-    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray
-) -> BiasVariance:
-    """SPEC §4–§5 fields over the kept samples only (population moments, 1/G_kept).
-
-    Same contract as :func:`bvtest_cli.decompose.decompose` for x (..., m, G),
-    target (..., G) and c scalar or (...), plus a boolean ``keep`` (..., G).
-    Values at dropped positions must be finite; they get weight 0. Where no
-    sample is kept every field is NaN. Var(ρ) is computed from ρ directly, so
-    Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov stays a real identity.
-    """
-    x = np.asarray(x, dtype=float)
-    target = np.asarray(target, dtype=float)
-    count = keep.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = keep / count[..., np.newaxis]  # (..., G); NaN rows where count == 0
-    ws = w[..., np.newaxis, :]  # broadcast over systems
-
-    def mean(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return (weights * a).sum(axis=-1)
-
-    cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1)
-    mean_x = mean(x, ws)
-    bias2 = (mean_x - cc) ** 2
-    dx = x - mean_x[..., np.newaxis]
-    var = mean(dx**2, ws)
-    mse = mean((x - cc[..., np.newaxis]) ** 2, ws)
-    dt = target - mean(target, w)[..., np.newaxis]
-    var_target = np.broadcast_to(mean(dt**2, w)[..., np.newaxis], var.shape).copy()
-    cov = mean(dx * dt[..., np.newaxis, :], ws)
-    rho = target[..., np.newaxis, :] - x
-    drho = rho - mean(rho, ws)[..., np.newaxis]
-    var_rho = mean(drho**2, ws)
-    return BiasVariance(mean_x, bias2, var, mse, var_rho, var_target, cov)
-
-
 def grouped_fields(
     values: np.ndarray,
     target: np.ndarray,
@@ -369,10 +330,7 @@ def grouped_fields(
             x, keep = ratio_normalize(x, t)
             t = keep.astype(float)  # the normalized target: 1 on kept samples
         c = np.broadcast_to(np.asarray(_constant(t, target_spec, normalized), float), t.shape[:1])
-        if masked:
-            parts.append(masked_decompose(x, t, c, keep))
-        else:
-            parts.append(decompose(x, t, c))
+        parts.append(decompose(x, t, c, keep if masked else None))
         cs.append(np.array(c, dtype=float))
     bv = BiasVariance(
         *(np.concatenate([getattr(p, f) for p in parts]) for f in BiasVariance.FIELDS)
@@ -416,12 +374,16 @@ def analyse(
     group_text = None if parsed is None else f"{parsed[0]}:{parsed[1]}"
     normalized = normalize != "none"
 
+    # Per-topic normalization: minmax always comes before grouping; ratio is
+    # per topic only without grouping (with grouping it is per sample, below).
+    per_topic = normalize if parsed is None or normalize == "minmax" else "none"
+    mat, notes = normalized_topics(m, per_topic)
+    if not mat.topics:
+        raise ValueError(f"{m.measure}: no topics left after {normalize} normalization")
+    values = mat.values
+    x_t = np.ones(values.shape[1]) if per_topic != "none" else virtual_target(values)
+
     if parsed is None:
-        mat, notes = normalized_topics(m, normalize)
-        if not mat.topics:
-            raise ValueError(f"{m.measure}: no topics left after {normalize} normalization")
-        values = mat.values
-        x_t = virtual_target(values) if not normalized else np.ones(values.shape[1])
         c = _constant(x_t, spec, normalized)
         return Analysis(
             measure=m.measure,
@@ -436,25 +398,8 @@ def analyse(
         )
 
     kind, k = parsed
-    notes: list[str] = []
-    raw = np.asarray(m.values, dtype=float)
-    topics = m.topics
-    if normalize == "minmax":
-        values, keep = minmax_normalize(raw)
-        dropped = int((~keep).sum())
-        if dropped:
-            notes.append(
-                f"{m.measure}: {dropped} {_plural(dropped, 'topic')} dropped by "
-                "minmax normalization (max == min)"
-            )
-        raw = raw[:, keep]
-        topics = tuple(t for t, kk in zip(topics, keep, strict=True) if kk)
-        if not topics:
-            raise ValueError(f"{m.measure}: no topics left after minmax normalization")
-        x_t = np.ones(values.shape[1])
-    else:
-        values = raw
-        x_t = virtual_target(raw)
+    topics = mat.topics
+    raw = m.values[:, np.isin(m.topics, topics)]  # difficulty uses the raw target
     n = values.shape[1]
     sizes = group_sizes(n, k)
     n_formed = len(sizes)

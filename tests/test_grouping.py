@@ -21,7 +21,6 @@ from bvtest_cli.grouping import (
     analyse,
     difficulty_order,
     grouped_fields,
-    masked_decompose,
     minmax_normalize,
     normalized_topics,
     parse_group,
@@ -391,10 +390,27 @@ def test_masked_decompose_equals_decompose_with_full_mask():
     x = rng.random((4, 3, 6))
     t = x.max(axis=-2)
     c = t.mean(axis=-1)
-    full = masked_decompose(x, t, c, np.ones((4, 6), dtype=bool))
+    full = decompose(x, t, c, np.ones((4, 6), dtype=bool))
     plain = decompose(x, t, c)
     for f in FIELDS:
         np.testing.assert_allclose(getattr(full, f), getattr(plain, f), atol=1e-14)
+    # and both are numpy's own population moments
+    np.testing.assert_allclose(full.mean, x.mean(axis=-1), atol=1e-14)
+    np.testing.assert_allclose(full.var, x.var(axis=-1), atol=1e-14)
+    np.testing.assert_allclose(full.var_rho, (t[:, None, :] - x).var(axis=-1), atol=1e-14)
+
+
+def test_masked_decompose_equals_numpy_on_kept_samples():
+    rng = np.random.default_rng(1)
+    x = rng.random((3, 5))
+    t = x.max(axis=0)
+    keep = np.array([True, False, True, True, False])
+    masked = decompose(x, t, 0.7, keep)
+    xk, tk = x[:, keep], t[keep]
+    np.testing.assert_allclose(masked.mean, xk.mean(axis=1), atol=1e-14)
+    np.testing.assert_allclose(masked.var, xk.var(axis=1), atol=1e-14)
+    np.testing.assert_allclose(masked.mse, ((xk - 0.7) ** 2).mean(axis=1), atol=1e-14)
+    np.testing.assert_allclose(masked.var_target, np.full(3, tk.var()), atol=1e-14)
 
 
 # --------------------------------------------------------------------------- random
