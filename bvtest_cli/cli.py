@@ -19,8 +19,9 @@ import numpy as np
 
 from . import __version__, grouping
 from .errors import InputError
-from .evaluate import DEFAULT_MEASURES, default_jobs, evaluate_runs, map_runs, parse_measures
+from .evaluate import DEFAULT_MEASURES, evaluate_runs, map_runs, parse_measures
 from .matrix import ScoreMatrix
+from .parallel import default_jobs
 from .pipeline import (
     DEFAULT_ALPHAS,
     Options,

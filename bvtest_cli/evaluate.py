@@ -14,12 +14,9 @@ not depend on the number of jobs.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from multiprocessing import get_context
 from typing import Any
 
 import ir_measures
@@ -27,6 +24,7 @@ import numpy as np
 
 from .errors import InputError
 from .matrix import ScoreMatrix
+from .parallel import parallel_map
 from .trecio import STDIN, Note, Qrels, QrelsFile, Run, Source, read_run, sort_topics
 
 DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")
@@ -159,24 +157,20 @@ def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]
 # Reading and processing many runs, in parallel
 
 RunWork = Callable[[int, Run], Any]  # (index of the run among the inputs, run) → result
-_work: RunWork | None = None
 
 
-def _init_work(make_work: Callable[[], RunWork]) -> None:
-    """Worker initializer: build the per-run function once per process (it may
-    hold an evaluator over the qrels, which is not sent with every task)."""
-    global _work
-    _work = make_work()
+def _read_then(make_work: Callable[[], RunWork]) -> Callable[[tuple[int, Source]], Any]:
+    work = make_work()
 
+    def task(item: tuple[int, Source]) -> Any:
+        index, source = item
+        try:
+            run = read_run(source)
+        except InputError as exc:  # returned, not raised: keeps file:line across processes
+            return exc
+        return work(index, run)
 
-def _run_task(task: tuple[int, Source]) -> Any:
-    assert _work is not None
-    index, source = task
-    try:
-        run = read_run(source)
-    except InputError as exc:  # returned, not raised: keeps file:line across processes
-        return exc
-    return _work(index, run)
+    return task
 
 
 def map_runs(
@@ -189,49 +183,14 @@ def map_runs(
     """Read every run once and apply ``make_work()`` to it, in input order.
 
     With ``jobs > 1`` each worker process reads its own files and sends back
-    only the (small) results, so the parent never holds the runs; results are
-    collected in input order, so they do not depend on ``jobs``. The first bad
-    file raises its InputError.
+    only the (small) results, so the parent never holds the runs. The first
+    bad file raises its InputError. Standard input cannot be shared with
+    worker processes, so a ``-`` among the sources means one process.
     """
-    tasks = list(enumerate(sources))
-    # Standard input cannot be shared with worker processes: it is read here.
-    parallel = jobs > 1 and len(sources) > 1 and all(s.path != STDIN for s in sources)
-    outcomes: list[Any] = []
-    if parallel:
-        ctx = get_context("fork") if "fork" in _start_methods() else get_context()
-        workers = min(jobs, len(sources))
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_init_work, initargs=(make_work,)
-        ) as pool:
-            chunks = _chunksize(len(sources), workers)
-            for outcome in pool.map(_run_task, tasks, chunksize=chunks):
-                if isinstance(outcome, InputError):
-                    pool.shutdown(cancel_futures=True)
-                    raise outcome
-                outcomes.append(outcome)
-                tick()
-        return outcomes
-    _init_work(make_work)
-    for task in tasks:
-        outcome = _run_task(task)
-        if isinstance(outcome, InputError):
-            raise outcome
-        outcomes.append(outcome)
-        tick()
-    return outcomes
-
-
-def _chunksize(n_sources: int, workers: int) -> int:
-    """Runs sent to a worker at a time: batches cut the per-task round trips,
-    yet stay small (about 16 batches per worker, at most 8 runs each) so that
-    the workers finish together."""
-    return max(1, min(8, n_sources // (16 * workers)))
-
-
-def _start_methods() -> list[str]:
-    from multiprocessing import get_all_start_methods
-
-    return get_all_start_methods()
+    if any(s.path == STDIN for s in sources):
+        jobs = 1
+    items = list(enumerate(sources))
+    return parallel_map(items, partial(_read_then, make_work), jobs=jobs, tick=tick)
 
 
 @dataclass(frozen=True)
@@ -245,10 +204,6 @@ class RunScores:
 def _scorer(qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str) -> RunWork:
     evaluator = RunEvaluator(qrels, specs, err_impl)
     return lambda _, run: RunScores(evaluator.calc(run), frozenset(run))
-
-
-def default_jobs() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def evaluate_runs(

@@ -52,15 +52,15 @@ seed and the pair's indices, never on how the work is split (``jobs``).
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from .decompose import decompose
+from .parallel import parallel_map
 from .tradeoff import Tradeoff, correlate
 from .trecio import sort_topics
 
@@ -306,18 +306,6 @@ def relevant_sets(qrels: Qrels, topics: Sequence[str], rel_level: int = 1) -> li
     return [frozenset(d for d, g in qrels.get(t, {}).items() if g >= rel_level) for t in topics]
 
 
-def _sample_systems(
-    system_ids: Sequence[int], models: Sequence[Sequence[PairModel]], k: int, seed: int
-) -> np.ndarray:
-    """Simulated AP (len(system_ids), n_topics, k); pair (i, j) uses ``pair_rng(seed, i, j)``."""
-    out = []
-    for i, per_topic in zip(system_ids, models, strict=True):
-        # Streams only for pairs that draw: a pair with r = 0 is 0 without randomness.
-        rngs = [pair_rng(seed, i, j) if mod.n_rel_ret else None for j, mod in enumerate(per_topic)]
-        out.append(sample_pairs(per_topic, rngs, k)[0])
-    return np.stack(out)
-
-
 def system_sampler(
     qrels: Qrels, topics: Sequence[str], k: int, seed: int, rel_level: int = 1
 ) -> Callable[[int, Run], tuple[np.ndarray, int]]:
@@ -333,7 +321,9 @@ def system_sampler(
     def sample(i: int, run: Run) -> tuple[np.ndarray, int]:
         models = [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]
         missing = sum(1 for t in topics if not run.get(t))
-        return _sample_systems([i], [models], k, seed)[0], missing
+        # Streams only for pairs that draw: a pair with r = 0 is 0 without randomness.
+        rngs = [pair_rng(seed, i, j) if mod.n_rel_ret else None for j, mod in enumerate(models)]
+        return sample_pairs(models, rngs, k)[0], missing
 
     return sample
 
@@ -352,47 +342,28 @@ def simulate_ap(
     Systems are in ``runs``' order, topics in ``topics``' order. A run
     without a topic scores 0 in every sample. Pair (i, j) draws from
     ``pair_rng(seed, i, j)`` only, so the same seed gives the same cube for
-    any ``jobs``. ``jobs > 1`` uses that many processes in all (this one
-    included); see the comments below for how the work is shared.
+    any ``jobs`` (processes, each simulating whole systems).
     """
     if k < 1:
         raise ValueError("the number of samples k must be at least 1")
-    topics = list(topics)
-    relevant = relevant_sets(qrels, topics, rel_level)
     run_list = list(runs.values())
-    m, n = len(run_list), len(topics)
-    if m == 0 or n == 0:
-        return np.zeros((m, n, k))
+    if not run_list or not topics:
+        return np.zeros((len(run_list), len(topics), k))
+    make_work = functools.partial(_indexed_sampler, qrels, run_list, topics, k, seed, rel_level)
+    return np.stack([ap for ap, _ in parallel_map(range(len(run_list)), make_work, jobs=jobs)])
 
-    def models_of(i: int) -> list[PairModel]:
-        run = run_list[i]
-        return [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]
 
-    jobs = max(1, min(jobs, m))
-    if jobs == 1:
-        return np.concatenate([_sample_systems([i], [models_of(i)], k, seed) for i in range(m)])
-    # This process is one of the ``jobs`` workers: it summarises the rankings
-    # chunk by chunk (only it holds the runs; the summaries are small to send)
-    # while jobs − 1 pool processes simulate the chunks already summarised,
-    # then it simulates, from the end, the chunks no pool process has started.
-    chunks = [c.tolist() for c in np.array_split(np.arange(m), min(m, 8 * jobs))]
-    # fork starts workers at once; they never touch the inherited runs.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    parts: list[np.ndarray | None] = [None] * len(chunks)
-    with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context) as pool:
-        models = []
-        futures = []
-        for chunk in chunks:
-            models.append([models_of(i) for i in chunk])
-            futures.append(pool.submit(_sample_systems, chunk, models[-1], k, seed))
-        for c in reversed(range(len(chunks))):
-            if futures[c].cancel():
-                parts[c] = _sample_systems(chunks[c], models[c], k, seed)
-        for c, future in enumerate(futures):
-            if parts[c] is None:
-                parts[c] = future.result()
-    return np.concatenate(parts, axis=0)  # type: ignore[arg-type]
+def _indexed_sampler(
+    qrels: Qrels,
+    run_list: Sequence[Run],
+    topics: Sequence[str],
+    k: int,
+    seed: int,
+    rel_level: int,
+) -> Callable[[int], tuple[np.ndarray, int]]:
+    """system_sampler over runs held in memory: index → (AP (n, k), topics missing)."""
+    sample = system_sampler(qrels, topics, k, seed, rel_level)
+    return lambda i: sample(i, run_list[i])
 
 
 # --------------------------------------------------------------------------------------
