@@ -307,6 +307,27 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     return values
 
 
+def _nest(
+    segments: list[tuple[str, int, int]], docnos: list[str], values: list
+) -> dict[str, dict] | None:
+    """topic → docno → value from blocks of consecutive rows of one topic, or
+    None when a (topic, docno) repeats (the line-by-line path then names the
+    line, or, for qrels, accepts a repeated equal judgment)."""
+    nested: dict[str, dict] = {}
+    for topic, lo, hi in segments:
+        inner = nested.get(topic)
+        if inner is None:  # the usual case: one block per topic
+            inner = nested[topic] = dict(zip(docnos[lo:hi], values[lo:hi], strict=True))
+            added = len(inner)
+        else:
+            before = len(inner)
+            inner.update(zip(docnos[lo:hi], values[lo:hi], strict=True))
+            added = len(inner) - before
+        if added != hi - lo:
+            return None
+    return nested
+
+
 def _check_nonempty(data: bytes, label: str) -> None:
     if not data or data.isspace():  # as `not data.strip()`, without copying the data
         raise InputError("empty file", label)
@@ -339,21 +360,7 @@ def _parse_run_fast(data: bytes) -> Run | None:
     segments = fields.segments(0)
     if segments is None:
         return None
-    docnos = fields.strings(2)
-    values = scores.tolist()
-    run: Run = {}
-    for qid, lo, hi in segments:
-        ranking = run.get(qid)
-        if ranking is None:
-            ranking = run[qid] = dict(zip(docnos[lo:hi], values[lo:hi], strict=True))
-            if len(ranking) != hi - lo:
-                return None  # a duplicate docno: the slow path names its line
-        else:
-            before = len(ranking)
-            ranking.update(zip(docnos[lo:hi], values[lo:hi], strict=True))
-            if len(ranking) - before != hi - lo:
-                return None
-    return run
+    return _nest(segments, fields.strings(2), scores.tolist())
 
 
 def _parse_run_slow(data: bytes, label: str) -> Run:
@@ -431,15 +438,9 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
     segments = fields.segments(0)
     if segments is None:
         return None
-    docnos = fields.strings(2)
-    grades = grades_arr.tolist()
-    qrels: Qrels = {}
-    for qid, lo, hi in segments:
-        docs = qrels.setdefault(qid, {})
-        before = len(docs)
-        docs.update(zip(docnos[lo:hi], grades[lo:hi], strict=True))
-        if len(docs) - before != hi - lo:
-            return None
+    qrels = _nest(segments, fields.strings(2), grades_arr.tolist())
+    if qrels is None:
+        return None
     values, first_rows = np.unique(grades_arr, return_index=True)
     order = np.argsort(first_rows, kind="stable")
     linenos = (fields.lines[first_rows[order]] + 1).tolist()
