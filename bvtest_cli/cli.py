@@ -109,7 +109,7 @@ def _group(ctx: click.Context, param: click.Parameter, value: str | None) -> str
     try:
         grouping.parse_group(value)
     except ValueError as exc:
-        raise InputError(str(exc), "--group") from None  # one stderr line, exit 2
+        raise click.BadParameter(str(exc)) from None
     return value
 
 
@@ -435,12 +435,6 @@ def instability_cmd(
     emit(render(instability_report(full), fmt_name, digits, table_fields=columns))
 
 
-def _group_size(ctx: click.Context, param: click.Parameter, value: int) -> int:
-    if value < 1:
-        raise InputError(f"K must be a positive integer, got {value}", param.opts[0])
-    return value
-
-
 @cli.command("tradeoff")
 @input_options
 @click.option(
@@ -453,20 +447,18 @@ def _group_size(ctx: click.Context, param: click.Parameter, value: int) -> int:
 @click.option(
     "--random-size",
     "random_size",
-    type=int,
+    type=click.IntRange(min=1),
     default=10,
     show_default=True,
-    callback=_group_size,
     metavar="K1",
     help="Topics per group of the random:K1 row.",
 )
 @click.option(
     "--difficulty-size",
     "difficulty_size",
-    type=int,
+    type=click.IntRange(min=1),
     default=5,
     show_default=True,
-    callback=_group_size,
     metavar="K2",
     help="Topics per group of the difficulty:K2 row (hardest first).",
 )

@@ -55,24 +55,24 @@ def decompose(
     """
     x = np.asarray(x, dtype=float)
     target = np.asarray(target, dtype=float)
-    if keep is None:
-        w = np.full(target.shape, 1.0 / x.shape[-1])
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            w = keep / keep.sum(axis=-1, keepdims=True)  # NaN rows where nothing is kept
-    ws = w[..., np.newaxis, :]  # the same weights for every system
+    # Means are sums over the kept samples divided by their count, as numpy's
+    # mean is: a run scoring 1 everywhere has mean exactly 1 (not 0.999…).
+    count = np.asarray(x.shape[-1] if keep is None else keep.sum(axis=-1), dtype=float)
 
-    def mean(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return (weights * a).sum(axis=-1)
+    def mean(a: np.ndarray, per_system: bool) -> np.ndarray:
+        if keep is not None:
+            a = a * (keep[..., np.newaxis, :] if per_system else keep)
+        with np.errstate(invalid="ignore", divide="ignore"):  # NaN where nothing is kept
+            return a.sum(axis=-1) / (count[..., np.newaxis] if per_system else count)
 
     cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1): broadcast over systems
-    mean_x = mean(x, ws)
+    mean_x = mean(x, True)
     dx = x - mean_x[..., np.newaxis]
-    var = mean(dx**2, ws)
-    mse = mean((x - cc[..., np.newaxis]) ** 2, ws)
-    dt = target - mean(target, w)[..., np.newaxis]
-    var_target = np.broadcast_to(mean(dt**2, w)[..., np.newaxis], var.shape).copy()
-    cov = mean(dx * dt[..., np.newaxis, :], ws)
+    var = mean(dx**2, True)
+    mse = mean((x - cc[..., np.newaxis]) ** 2, True)
+    dt = target - mean(target, False)[..., np.newaxis]
+    var_target = np.broadcast_to(mean(dt**2, False)[..., np.newaxis], var.shape).copy()
+    cov = mean(dx * dt[..., np.newaxis, :], True)
     rho = target[..., np.newaxis, :] - x
-    var_rho = mean((rho - mean(rho, ws)[..., np.newaxis]) ** 2, ws)
+    var_rho = mean((rho - mean(rho, True)[..., np.newaxis]) ** 2, True)
     return BiasVariance(mean_x, (mean_x - cc) ** 2, var, mse, var_rho, var_target, cov)

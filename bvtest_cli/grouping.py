@@ -84,7 +84,9 @@ class Analysis:
     ``random:K``). ``n_topics`` counts the topics used after any drops;
     ``n_groups`` is None without grouping, the number of groups used for
     ``difficulty:K`` and the number of groups per repeat for ``random:K``.
-    ``notes`` are one-line human messages for stderr.
+    ``notes`` are one-line human messages for stderr. ``per_topic`` is the
+    per-topic matrix after normalization (minmax, or ratio per topic), which
+    the risk measures use: they honour normalization but not grouping (SPEC §8).
     """
 
     measure: str
@@ -95,6 +97,7 @@ class Analysis:
     n_groups: int | None
     group: str | None
     normalize: str
+    per_topic: ScoreMatrix  # the per-topic matrix after normalization (SPEC §8)
     notes: list[str] = field(default_factory=list)
 
 
@@ -376,12 +379,12 @@ def analyse(
 
     # Per-topic normalization: minmax always comes before grouping; ratio is
     # per topic only without grouping (with grouping it is per sample, below).
-    per_topic = normalize if parsed is None or normalize == "minmax" else "none"
-    mat, notes = normalized_topics(m, per_topic)
+    topic_norm = normalize if parsed is None or normalize == "minmax" else "none"
+    mat, notes = normalized_topics(m, topic_norm)
     if not mat.topics:
         raise ValueError(f"{m.measure}: no topics left after {normalize} normalization")
     values = mat.values
-    x_t = np.ones(values.shape[1]) if per_topic != "none" else virtual_target(values)
+    x_t = np.ones(values.shape[1]) if topic_norm != "none" else virtual_target(values)
 
     if parsed is None:
         c = _constant(x_t, spec, normalized)
@@ -395,9 +398,12 @@ def analyse(
             group=None,
             normalize=normalize,
             notes=notes,
+            per_topic=mat,
         )
 
     kind, k = parsed
+    # The risk measures want ratio per topic, which grouping does per sample.
+    per_topic = mat if topic_norm == normalize else normalized_topics(m, normalize)[0]
     topics = mat.topics
     raw = m.values[:, np.isin(m.topics, topics)]  # difficulty uses the raw target
     n = values.shape[1]
@@ -430,6 +436,7 @@ def analyse(
             group=group_text,
             normalize=normalize,
             notes=notes,
+            per_topic=per_topic,
         )
 
     valid = keep.any(axis=1)
@@ -459,6 +466,7 @@ def analyse(
         group=group_text,
         normalize=normalize,
         notes=notes,
+        per_topic=per_topic,
     )
 
 

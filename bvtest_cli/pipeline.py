@@ -91,7 +91,7 @@ def measure_block(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, Any]:
     systems: dict[str, dict[str, Any]] = {
         s: {f: float(getattr(bv, f)[i]) for f in bv.FIELDS} for i, s in enumerate(m.systems)
     }
-    for field, values in risk_fields(m, opts, note).items():
+    for field, values in risk_fields(analysis.per_topic, opts, note).items():
         for i, s in enumerate(m.systems):
             systems[s][field] = dict(zip(opts.alphas, map(float, values[i]), strict=True))
 
@@ -109,10 +109,9 @@ def tradeoff_dict(t: Tradeoff) -> dict[str, float]:
 
 
 def risk_fields(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, np.ndarray]:
-    """SPEC §8 on the per-topic matrix after any normalization (not grouping):
-    field → array (m, n_alphas)."""
-    normalized, _ = grouping.normalized_topics(m, opts.normalize)
-    x = normalized.values
+    """SPEC §8 on ``m``, the per-topic matrix after any normalization (risk
+    measures honour normalization but not grouping): field → array (m, n_alphas)."""
+    x = m.values
     alphas = np.array([float(a) for a in opts.alphas])
     nan = np.full((x.shape[0], len(alphas)), np.nan)
     if x.shape[1] == 0:
