@@ -41,16 +41,33 @@ from .trecio import (
     write_scores,
 )
 
+# Notes wait here until the command has succeeded: a command that ends in an
+# error prints that one line and nothing else on stderr.
+_pending_notes: list[str] = []
+
+
+def flush_notes() -> None:
+    for text in _pending_notes:
+        click.echo(f"bvtest: note: {text}", err=True)
+    _pending_notes.clear()
+
 
 class Group(click.Group):
-    """Turns InputError into one stderr line and exit status 2."""
+    """Turns InputError into one stderr line and exit status 2; prints the
+    notes of a command only when it did not fail."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except InputError as exc:
+            _pending_notes.clear()
             click.echo(f"bvtest: {exc}", err=True)
             ctx.exit(2)
+        except click.exceptions.Exit:  # `check` exits 1 when a gate fails
+            flush_notes()
+            raise
+        flush_notes()
+        return result
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,7 +89,7 @@ def cli() -> None:
 def _notes(quiet: bool) -> Note:
     def note(text: str) -> None:
         if not quiet:
-            click.echo(f"bvtest: note: {text}", err=True)
+            _pending_notes.append(text)
 
     return note
 
@@ -333,7 +350,9 @@ def load_matrices(
 
 
 def emit(text: str) -> None:
-    """Write all results at once; a closed pipe (``| head``) is not an error."""
+    """Write all results at once, after the notes; a closed pipe (``| head``)
+    is not an error."""
+    flush_notes()
     try:
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -225,3 +225,13 @@ def test_error_in_parallel_worker_keeps_line(bvtest, files, tmp_path):
     (tmp_path / "runs" / "r2.run").write_text(GOOD_RUN + "2 Q0 d9 1\n")
     proc = bvtest("eval", "-m", "AP", "-j", "2", qrels, tmp_path / "runs")
     assert_one_line_error(proc, "r2.run:4:", "6 fields")
+
+
+def test_error_after_notes_is_still_one_line(bvtest, files):
+    # the qrels drop topic 3 (no relevant document): a note on success, but an
+    # error later in the same command must stand alone on stderr
+    qrels = files("q.txt", GOOD_QRELS + "3 0 z 0\n")
+    good = files("a.run", GOOD_RUN)
+    bad = files("b.run", "1 Q0 d1 one 2.0 r\n")
+    assert "dropped" in bvtest("eval", "-m", "AP", qrels, good).stderr
+    assert_one_line_error(bvtest("eval", "-m", "AP", qrels, good, bad), "b.run:1:", "rank")
