@@ -1,0 +1,133 @@
+"""Golden outputs: every command × format × a set of option combinations.
+
+Recorded before the core redesign (issue 11) and kept as a regression test:
+the exact stdout, stderr and exit status of each case. A deliberate change of
+output is made by re-recording (``BVTEST_GOLDEN_UPDATE=1 pytest
+tests/test_golden.py``) in the same commit that changes the code, with the
+change listed in the README; the diff of ``tests/golden/`` then shows it.
+
+Cases on the bundled sample track always run; cases on the CAsT 2021 data
+skip when ``../shared/data`` is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SHARED, run_bvtest
+
+GOLDEN = REPO / "tests" / "golden"
+UPDATE = os.environ.get("BVTEST_GOLDEN_UPDATE") == "1"
+
+S = ("qrels/qrels.txt", "sample_runs/")
+CAST = "../shared/data/cast2021"
+C = (f"{CAST}/qrels.txt", f"{CAST}/runs/")
+SCORES = "tests/golden/sample-scores.out.tsv"  # the sample track's `bvtest scores`
+FORMATS = ("trec", "table", "tsv", "csv", "json")
+
+
+def _cases() -> dict[str, tuple[str, ...]]:
+    cases: dict[str, tuple[str, ...]] = {}
+    for fmt in FORMATS:
+        cases[f"eval-{fmt}"] = ("eval", "-f", fmt, *S)
+        cases[f"instability-{fmt}"] = ("instability", "-m", "ERR@20", "-f", fmt, *S)
+        cases[f"tradeoff-{fmt}"] = ("tradeoff", "--repeats", "40", "-f", fmt, *S)
+        cases[f"pertopic-{fmt}"] = ("pertopic", "-k", "12", "-j", "1", "-f", fmt, *S)
+        cases[f"eval-scores-{fmt}"] = ("eval", "--scores", SCORES, "-f", fmt)
+        cases[f"cast-eval-{fmt}"] = ("eval", "-f", fmt, *C)
+    variants = {
+        "difficulty": ("--group", "difficulty:5"),
+        "random": ("--group", "random:4", "--repeats", "30", "--seed", "3"),
+        "minmax": ("--normalize", "minmax"),
+        "ratio": ("--normalize", "ratio"),
+        "difficulty-ratio": ("--group", "difficulty:4", "--normalize", "ratio"),
+        "random-minmax": ("--group", "random:6", "--repeats", "20", "--normalize", "minmax"),
+        "baseline": ("--baseline", "sys003", "--alpha", "0,2.5,7"),
+        "ideal": ("--target", "ideal"),
+        "constant": ("--target", "0.5", "--digits", "6"),
+        "measures": ("-m", "AP,P@10", "-m", "AP(rel=2)", "-l", "2"),
+    }
+    for name, opts in variants.items():
+        for fmt in ("trec", "json"):
+            cases[f"eval-{name}-{fmt}"] = ("eval", *opts, "-f", fmt, *S)
+    cases["eval-baseline-table"] = ("eval", "--baseline", "sys003", "-f", "table", *S)
+    cases["eval-scores-measure"] = ("eval", "--scores", SCORES, "-m", "nDCG@10", "--alpha", "1")
+    cases["scores"] = ("scores", *S)
+    cases["scores-ap"] = ("scores", "-m", "AP", "-l", "2", *S)
+    cases["tradeoff-ratio"] = ("tradeoff", "--normalize", "ratio", "--repeats", "25", *S)
+    cases["tradeoff-sizes"] = (
+        "tradeoff",
+        "--random-size",
+        "5",
+        "--difficulty-size",
+        "3",
+        "--repeats",
+        "25",
+        "--seed",
+        "9",
+        "-f",
+        "json",
+        *S,
+    )
+    cases["instability-minmax"] = ("instability", "--normalize", "minmax", "-f", "json", *S)
+    cases["pertopic-per-topic"] = ("pertopic", "-k", "8", "-q", "-j", "1", "-f", "json", *S)
+    cases["pertopic-rel2"] = ("pertopic", "-k", "8", "-l", "2", "-j", "1", *S)
+    gates = ("--gate", "AP:mse<=sys001", "--gate", "nDCG@10:georisk@5>=sys002")
+    for fmt in ("text", "json"):
+        cases[f"check-{fmt}"] = ("check", *S[:1], "sample_runs/", "NEW/new.run", *gates, "-f", fmt)
+    cases["check-fail"] = ("check", "qrels/qrels.txt", "sample_runs/", "NEW/new.run", "-g", "AP:mean>=0.9")
+    cases["check-baseline"] = (
+        "check",
+        "qrels/qrels.txt",
+        "sample_runs/",
+        "NEW/new.run",
+        "--baseline",
+        "sys002",
+        "-g",
+        "AP:trisk@1>=0",
+        "-g",
+        "ERR@20:zrisk_baseline@0>-100",
+    )
+    cases["cast-instability-table"] = ("instability", "-m", "ERR@20", "-f", "table", *C)
+    cases["cast-tradeoff"] = ("tradeoff", "--repeats", "30", *C)
+    cases["cast-scores"] = ("scores", *C)
+    cases["cast-eval-baseline"] = ("eval", "--baseline", "org_manual_bm25.run", "-f", "json", *C)
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def new_run(tmp_path_factory) -> Path:
+    """A copy of sys005 named new.run, for `check` (a new run must not share a pool name)."""
+    directory = tmp_path_factory.mktemp("golden") / "NEW"
+    directory.mkdir()
+    shutil.copy(REPO / "sample_runs" / "sys005", directory / "new.run")
+    return directory
+
+
+def _record(proc) -> str:
+    return f"exit: {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_golden(name: str, new_run: Path) -> None:
+    args = CASES[name]
+    if any(a.startswith(CAST) for a in args) and not (SHARED / "data").is_dir():
+        pytest.skip("../shared/data is not present")
+    args = tuple(str(new_run / "new.run") if a == "NEW/new.run" else a for a in args)
+    proc = run_bvtest(*args, cwd=REPO)
+    got = _record(proc).replace(str(new_run), "NEW")
+    path = GOLDEN / f"{name}.out"
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(got)
+        if name == "scores":
+            (REPO / SCORES).write_text(proc.stdout)
+        return
+    assert path.exists(), f"no golden output for {name}; record with BVTEST_GOLDEN_UPDATE=1"
+    assert got == path.read_text(), f"output of {' '.join(args)} changed"
