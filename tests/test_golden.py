@@ -78,7 +78,14 @@ def _cases() -> dict[str, tuple[str, ...]]:
     gates = ("--gate", "AP:mse<=sys001", "--gate", "nDCG@10:georisk@5>=sys002")
     for fmt in ("text", "json"):
         cases[f"check-{fmt}"] = ("check", *S[:1], "sample_runs/", "NEW/new.run", *gates, "-f", fmt)
-    cases["check-fail"] = ("check", "qrels/qrels.txt", "sample_runs/", "NEW/new.run", "-g", "AP:mean>=0.9")
+    cases["check-fail"] = (
+        "check",
+        "qrels/qrels.txt",
+        "sample_runs/",
+        "NEW/new.run",
+        "-g",
+        "AP:mean>=0.9",
+    )
     cases["check-baseline"] = (
         "check",
         "qrels/qrels.txt",
