@@ -64,6 +64,28 @@ no relevant documents are dropped. With the defaults, AP on the sample track
 shows the effectiveness–stability tradeoff: the Pearson correlation across
 systems of Bias² and Var is clearly negative.
 
+Query variations
+----------------
+With ``variations=V`` (``--variations V``) the track is UQV100-like: every
+topic is expressed by V queries, one by each of the users ``u01`` .. ``uV``,
+with query ids ``401-1`` .. ``401-V``. The runs rank documents for these
+query ids; ``map.txt`` (next to the qrels file, or ``--map-out``) holds the
+lines ``401-1 401 u01``; the qrels stay keyed by topic (``401``), pooled over
+every query of the topic. User u writes queries of quality
+``q_ut = s_u + N(0, 0.45²)`` with a skill ``s_u ~ N(0, 0.35²)`` shared by all
+topics (so good users are good on every topic: covariance across topics);
+system i has a sensitivity ``ψ_i ~ U(0.3, 1.7)`` to query quality, so
+systems differ in how stable they are across variations. On query (t, u)::
+
+    a_itu = max(0.02, q_i − δ_t + ψ_i q_ut + 0.5 v_i z_itu)
+
+(topic failure as above), and each query sees the topic's document effect
+plus its own ``N(0, 0.5²)`` per document (different queries find different
+documents). One run skips ``missing_topics`` queries (variations it did not
+answer), and the last ``norel_topics`` topics have no relevant document, as
+in the plain track. Without ``variations`` nothing of this is drawn: the
+plain track's bytes do not depend on this feature.
+
 Determinism: one ``numpy.random.default_rng(seed)`` consumed in a fixed order,
 fixed float formatting and sorted output; no time, hash order or platform
 dependence. ``--gz`` writes gzip files with mtime 0 and no embedded name.
@@ -116,6 +138,8 @@ class Track:
     norel_topics: list[str] = field(default_factory=list)
     n_judged: dict[str, int] = field(default_factory=dict)
     n_relevant: dict[str, int] = field(default_factory=dict)
+    map_path: Path | None = None  # with variations: the ``variation topic user`` file
+    variation_ids: dict[str, list[str]] = field(default_factory=dict)  # topic -> its query ids
 
 
 def _docnos(gids: np.ndarray) -> np.ndarray:
@@ -195,6 +219,136 @@ def _systems(rng: np.random.Generator, m: int) -> list[SystemParams]:
     ]
 
 
+def _candidates(
+    rng: np.random.Generator, d: int, norel: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """One topic's candidate gids, spare gids (unretrieved relevant docs), the
+    candidates' grades and their number of relevant ones."""
+    k = math.ceil(CANDIDATE_FACTOR * d)
+    gids = rng.choice(COLLECTION_SIZE, k + MAX_UNRETRIEVED, replace=False)
+    cand, spare = gids[:k], gids[k:]
+    grades = np.zeros(k, dtype=np.int64)
+    if norel:
+        n_rel = 0
+    else:
+        frac = float(np.clip(np.exp(rng.normal(np.log(0.06), 0.7)), 0.01, 0.3))
+        n_rel = int(np.clip(round(frac * k), 2, k))
+        rel_pos = rng.choice(k, n_rel, replace=False)
+        grades[rel_pos] = 1 + rng.choice(4, n_rel, p=GRADE_PROBS)
+    return cand, spare, grades, n_rel
+
+
+def _rank(
+    score: np.ndarray, coarse: np.ndarray, cand: np.ndarray, d: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-d candidate positions of every system (m, d), in trec_eval order, and
+    the scores as integers in units of 1e-6 (coarse systems: 2 decimals)."""
+    score_int = np.rint(score * SCORE_UNIT).astype(np.int64)
+    score_int[coarse] = np.rint(score[coarse] * 100).astype(np.int64) * (SCORE_UNIT // 100)
+    # trec_eval order: score descending, then docno descending (docno order = gid order)
+    key = score_int * COLLECTION_SIZE + cand[None, :]
+    order = np.argsort(-key, axis=1)[:, :d]  # keys are unique: any sort is deterministic
+    return order, score_int
+
+
+class _RunColumns:
+    """Per run: the (qid, docno, rank, int part, frac part) columns of each ranking."""
+
+    def __init__(self, m: int, max_depth: int):
+        self.rank_str = _int_strings(max_depth + 1)
+        self.frac_str = _frac_strings()
+        self.ipart_str = _int_strings(1)
+        self.cols: list[list[tuple[bytes, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = [
+            [] for _ in range(m)
+        ]
+
+    def add(
+        self,
+        qid: bytes,
+        docnos: np.ndarray,
+        order: np.ndarray,
+        score_int: np.ndarray,
+        best_rank: np.ndarray,
+        skip: list[bool],
+    ) -> None:
+        """One query's ranking for every system not in ``skip``; lowers
+        ``best_rank`` (each candidate's best rank over runs) for pooling."""
+        d = order.shape[1]
+        ranks = np.arange(1, d + 1, dtype=np.int64)
+        for i in range(len(self.cols)):
+            if skip[i]:
+                continue
+            sel = order[i]
+            np.minimum.at(best_rank, sel, ranks)
+            s = score_int[i, sel]
+            ip = s // SCORE_UNIT
+            if ip.max() >= len(self.ipart_str):
+                self.ipart_str = _int_strings(int(ip.max()) + 1)
+            self.cols[i].append(
+                (
+                    qid,
+                    docnos[sel],
+                    self.rank_str[ranks],
+                    self.ipart_str[ip],
+                    self.frac_str[s % SCORE_UNIT],
+                )
+            )
+
+    def write(self, runs_dir: Path, names: list[str], gz: bool) -> list[Path]:
+        run_paths: list[Path] = []
+        for name, cols in zip(names, self.cols, strict=True):
+            if cols:
+                qid = np.concatenate([np.full(len(c[1]), c[0]) for c in cols])
+                data = _join_columns(
+                    qid,
+                    b" Q0 ",
+                    np.concatenate([c[1] for c in cols]),
+                    b" ",
+                    np.concatenate([c[2] for c in cols]),
+                    b" ",
+                    np.concatenate([c[3] for c in cols]),
+                    b".",
+                    np.concatenate([c[4] for c in cols]),
+                    b" " + name.encode() + b"\n",
+                )
+            else:
+                data = b""
+            path = runs_dir / (name + (".gz" if gz else ""))
+            _write(path, data, gz)
+            run_paths.append(path)
+        return run_paths
+
+
+def _pool(
+    rng: np.random.Generator,
+    best_rank: np.ndarray,
+    cand: np.ndarray,
+    grades: np.ndarray,
+    spare: np.ndarray,
+    n_rel: int,
+    norel: bool,
+    judged: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Judged docs (gids sorted) and grades of one topic: best rank over all runs
+    (depth-k pooling, partial last level) plus unretrieved relevant docs."""
+    target = max(10, round(judged * float(np.exp(rng.normal(0.0, 0.15)))))
+    n_unret = 0 if norel else int(min(MAX_UNRETRIEVED, rng.poisson(0.05 * n_rel + 0.3)))
+    retrieved = np.flatnonzero(best_rank < np.iinfo(np.int64).max)
+    by_rank = retrieved[np.lexsort((cand[retrieved], best_rank[retrieved]))]
+    pooled = by_rank[: max(0, target - n_unret)]
+    if not norel and not (grades[pooled] > 0).any():
+        n_unret = max(n_unret, 1)
+    unret_grades = 1 + rng.choice(4, n_unret, p=GRADE_PROBS)
+    q_gids = np.concatenate([cand[pooled], spare[:n_unret]])
+    q_grades = np.concatenate([grades[pooled], unret_grades])
+    srt = np.argsort(q_gids)
+    return q_gids[srt], q_grades[srt]
+
+
+def _qrels_lines(qid: bytes, q_gids: np.ndarray, q_grades: np.ndarray) -> bytes:
+    return _join_columns(qid + b" 0 ", _docnos(q_gids), b" ", _int_strings(5)[q_grades], b"\n")
+
+
 def generate(
     out_dir: str | Path | None = None,
     *,
@@ -210,6 +364,8 @@ def generate(
     missing_topics: int = 2,
     qrels_out: str | Path | None = None,
     runs_out: str | Path | None = None,
+    variations: int = 0,
+    map_out: str | Path | None = None,
 ) -> Track:
     """Generate a synthetic track and write it; see the module docstring.
 
@@ -217,7 +373,10 @@ def generate(
     ``qrels_out`` (a file) / ``runs_out`` (a directory) are given. ``depth``
     fixes every topic's depth, otherwise it is drawn in [min_depth, max_depth].
     ``judged`` is the target number of judgments per topic (±15%, capped by the
-    number of distinct retrieved documents). Same arguments → same bytes.
+    number of distinct retrieved documents). ``variations`` > 0 makes the
+    UQV100-like track (see the module docstring) and writes the map to
+    ``map_out`` (default: ``map.txt`` next to the qrels file); then
+    ``missing_topics`` counts skipped queries. Same arguments → same bytes.
     """
     if runs < 1 or topics < 1:
         raise ValueError("runs and topics must be >= 1")
@@ -237,6 +396,25 @@ def generate(
         runs_dir = Path(runs_out) if runs_out is not None else out / "runs"
     else:
         qrels_path, runs_dir = Path(qrels_out), Path(runs_out)
+    if variations < 0:
+        raise ValueError("variations must be >= 0")
+    if variations:
+        map_path = Path(map_out) if map_out is not None else qrels_path.parent / "map.txt"
+        return _generate_variations(
+            qrels_path,
+            runs_dir,
+            map_path,
+            runs=runs,
+            topics=topics,
+            variations=variations,
+            min_depth=min_depth,
+            max_depth=max_depth,
+            judged=judged,
+            seed=seed,
+            gz=gz,
+            norel_topics=norel_topics,
+            missing_queries=missing_topics,
+        )
 
     rng = np.random.default_rng(seed)
     m, n = runs, topics
@@ -261,31 +439,15 @@ def generate(
     if n_miss > 0:
         missing[miss_run] = {int(j) for j in rng.choice(eligible, n_miss, replace=False)}
 
-    rank_str = _int_strings(max_depth + 1)
-    frac_str = _frac_strings()
-    # per run: list of per-topic (qid, docno, rank, int part, frac part) columns
-    run_cols: list[list[tuple[bytes, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = [
-        [] for _ in range(m)
-    ]
+    cols = _RunColumns(m, max_depth)
     qrels_chunks: list[bytes] = []
     n_judged: dict[str, int] = {}
     n_relevant: dict[str, int] = {}
-    ipart_str = _int_strings(1)
-    grade_str = _int_strings(5)
 
     for j in range(n):
         d = int(depths[j])
-        k = math.ceil(CANDIDATE_FACTOR * d)
-        gids = rng.choice(COLLECTION_SIZE, k + MAX_UNRETRIEVED, replace=False)
-        cand, spare = gids[:k], gids[k:]
-        grades = np.zeros(k, dtype=np.int64)
-        if j in norel:
-            n_rel = 0
-        else:
-            frac = float(np.clip(np.exp(rng.normal(np.log(0.06), 0.7)), 0.01, 0.3))
-            n_rel = int(np.clip(round(frac * k), 2, k))
-            rel_pos = rng.choice(k, n_rel, replace=False)
-            grades[rel_pos] = 1 + rng.choice(4, n_rel, p=GRADE_PROBS)
+        cand, spare, grades, n_rel = _candidates(rng, d, j in norel)
+        k = len(cand)
         doc_effect = rng.normal(0.0, 0.8, k)
 
         z = rng.normal(0.0, 1.0, m)
@@ -295,76 +457,20 @@ def generate(
         noise = rng.normal(0.0, 1.0, (m, k))
         raw = strength[:, None] * GRADE_GAIN[grades][None, :] + doc_effect[None, :] + noise
         score = np.maximum(0.0, scale[:, None] * (raw + shift[:, None]))  # BM25-like, >= 0
-        score_int = np.rint(score * SCORE_UNIT).astype(np.int64)
-        score_int[coarse] = np.rint(score[coarse] * 100).astype(np.int64) * (SCORE_UNIT // 100)
-        # trec_eval order: score descending, then docno descending (docno order = gid order)
-        key = score_int * COLLECTION_SIZE + cand[None, :]
-        order = np.argsort(-key, axis=1)[:, :d]  # keys are unique: any sort is deterministic
+        order, score_int = _rank(score, coarse, cand, d)
 
         docnos = _docnos(cand)
         best_rank = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
-        ranks = np.arange(1, d + 1, dtype=np.int64)
-        for i in range(m):
-            if j in missing.get(i, ()):
-                continue
-            sel = order[i]
-            np.minimum.at(best_rank, sel, ranks)
-            s = score_int[i, sel]
-            ip = s // SCORE_UNIT
-            if ip.max() >= len(ipart_str):
-                ipart_str = _int_strings(int(ip.max()) + 1)
-            run_cols[i].append(
-                (
-                    qid_bytes[j],
-                    docnos[sel],
-                    rank_str[ranks],
-                    ipart_str[ip],
-                    frac_str[s % SCORE_UNIT],
-                )
-            )
+        skip = [j in missing.get(i, ()) for i in range(m)]
+        cols.add(qid_bytes[j], docnos, order, score_int, best_rank, skip)
 
-        # pool: best rank over runs (depth-k pooling, partial last level) + unretrieved relevant
-        target = max(10, round(judged * float(np.exp(rng.normal(0.0, 0.15)))))
-        n_unret = 0 if j in norel else int(min(MAX_UNRETRIEVED, rng.poisson(0.05 * n_rel + 0.3)))
-        retrieved = np.flatnonzero(best_rank < np.iinfo(np.int64).max)
-        by_rank = retrieved[np.lexsort((cand[retrieved], best_rank[retrieved]))]
-        pooled = by_rank[: max(0, target - n_unret)]
-        if j not in norel and not (grades[pooled] > 0).any():
-            n_unret = max(n_unret, 1)
-        unret_grades = 1 + rng.choice(4, n_unret, p=GRADE_PROBS)
-        q_gids = np.concatenate([cand[pooled], spare[:n_unret]])
-        q_grades = np.concatenate([grades[pooled], unret_grades])
-        srt = np.argsort(q_gids)
-        q_gids, q_grades = q_gids[srt], q_grades[srt]
-        qrels_chunks.append(
-            _join_columns(qid_bytes[j] + b" 0 ", _docnos(q_gids), b" ", grade_str[q_grades], b"\n")
-        )
+        q_gids, q_grades = _pool(rng, best_rank, cand, grades, spare, n_rel, j in norel, judged)
+        qrels_chunks.append(_qrels_lines(qid_bytes[j], q_gids, q_grades))
         n_judged[topic_ids[j]] = len(q_gids)
         n_relevant[topic_ids[j]] = int((q_grades > 0).sum())
 
     _write(qrels_path, b"".join(qrels_chunks), gz=False)
-    run_paths: list[Path] = []
-    for i, sp in enumerate(systems):
-        cols = run_cols[i]
-        if cols:
-            qid = np.concatenate([np.full(len(c[1]), c[0]) for c in cols])
-            data = _join_columns(
-                qid,
-                b" Q0 ",
-                np.concatenate([c[1] for c in cols]),
-                b" ",
-                np.concatenate([c[2] for c in cols]),
-                b" ",
-                np.concatenate([c[3] for c in cols]),
-                b".",
-                np.concatenate([c[4] for c in cols]),
-                b" " + sp.name.encode() + b"\n",
-            )
-        else:
-            data = b""
-        path = runs_dir / (sp.name + (".gz" if gz else ""))
-        _write(path, data, gz)
-        run_paths.append(path)
+    run_paths = cols.write(runs_dir, [sp.name for sp in systems], gz)
 
     return Track(
         qrels_path=qrels_path,
@@ -377,6 +483,106 @@ def generate(
         norel_topics=[topic_ids[j] for j in sorted(norel)],
         n_judged=n_judged,
         n_relevant=n_relevant,
+    )
+
+
+def _generate_variations(
+    qrels_path: Path,
+    runs_dir: Path,
+    map_path: Path,
+    *,
+    runs: int,
+    topics: int,
+    variations: int,
+    min_depth: int,
+    max_depth: int,
+    judged: int,
+    seed: int,
+    gz: bool,
+    norel_topics: int,
+    missing_queries: int,
+) -> Track:
+    """The UQV100-like track: V queries per topic by V users (module docstring)."""
+    rng = np.random.default_rng(seed)
+    m, n, nv = runs, topics, variations
+    topic_ids = [str(401 + j) for j in range(n)]
+    query_ids = [[f"{t}-{v + 1}" for v in range(nv)] for t in topic_ids]
+    users = [f"u{v + 1:02d}" for v in range(nv)]
+    systems = _systems(rng, m)
+    quality = np.array([s.quality for s in systems])
+    volatility = np.array([s.volatility for s in systems])
+    fail_prob = np.array([s.fail_prob for s in systems])
+    coarse = np.array([s.coarse for s in systems])
+    scale = rng.uniform(0.8, 3.0, m)
+    shift = rng.uniform(6.0, 9.0, m)
+    difficulty = rng.normal(0.0, 0.55, n)
+    depths = _depths(rng, n, min_depth, max_depth)
+    norel = set(range(n - norel_topics, n))
+    sensitivity = rng.uniform(0.3, 1.7, m)  # ψ_i: how much query quality matters
+    skill = rng.normal(0.0, 0.35, nv)  # s_u, shared by every topic
+    query_quality = skill[None, :] + rng.normal(0.0, 0.45, (n, nv))  # q_ut
+
+    # one run skips a few queries (never of a no-relevant topic)
+    eligible = [(j, v) for j in range(n) if j not in norel for v in range(nv)]
+    n_miss = min(missing_queries, len(eligible) - 1) if m > 1 else 0
+    miss_run = int(rng.integers(m))
+    skipped: set[tuple[int, int]] = set()
+    if n_miss > 0:
+        skipped = {eligible[int(e)] for e in rng.choice(len(eligible), n_miss, replace=False)}
+
+    cols = _RunColumns(m, max_depth)
+    qrels_chunks: list[bytes] = []
+    n_judged: dict[str, int] = {}
+    n_relevant: dict[str, int] = {}
+    for j in range(n):
+        d = int(depths[j])
+        cand, spare, grades, n_rel = _candidates(rng, d, j in norel)
+        k = len(cand)
+        doc_effect = rng.normal(0.0, 0.8, k)
+        docnos = _docnos(cand)
+        best_rank = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+        for v in range(nv):
+            query_effect = doc_effect + rng.normal(0.0, 0.5, k)
+            z = rng.normal(0.0, 1.0, m)
+            strength = quality - difficulty[j] + sensitivity * query_quality[j, v]
+            strength = np.maximum(0.02, strength + 0.5 * volatility * z)
+            fail = rng.random(m) < fail_prob
+            strength = np.where(fail, 0.05 * strength, strength)
+            noise = rng.normal(0.0, 1.0, (m, k))
+            raw = strength[:, None] * GRADE_GAIN[grades][None, :] + query_effect[None, :] + noise
+            score = np.maximum(0.0, scale[:, None] * (raw + shift[:, None]))
+            order, score_int = _rank(score, coarse, cand, d)
+            skip = [i == miss_run and (j, v) in skipped for i in range(m)]
+            cols.add(query_ids[j][v].encode(), docnos, order, score_int, best_rank, skip)
+        q_gids, q_grades = _pool(rng, best_rank, cand, grades, spare, n_rel, j in norel, judged)
+        qrels_chunks.append(_qrels_lines(topic_ids[j].encode(), q_gids, q_grades))
+        n_judged[topic_ids[j]] = len(q_gids)
+        n_relevant[topic_ids[j]] = int((q_grades > 0).sum())
+
+    _write(qrels_path, b"".join(qrels_chunks), gz=False)
+    map_lines = [
+        f"{q} {t} {u}\n"
+        for t, qs in zip(topic_ids, query_ids, strict=True)
+        for q, u in zip(qs, users, strict=True)
+    ]
+    _write(map_path, "".join(map_lines).encode(), gz=False)
+    run_paths = cols.write(runs_dir, [sp.name for sp in systems], gz)
+    missing = {}
+    if skipped:
+        missing[systems[miss_run].name] = sorted(query_ids[j][v] for j, v in skipped)
+    return Track(
+        qrels_path=qrels_path,
+        runs_dir=runs_dir,
+        run_paths=run_paths,
+        topic_ids=topic_ids,
+        depths={topic_ids[j]: int(depths[j]) for j in range(n)},
+        systems=systems,
+        missing=missing,
+        norel_topics=[topic_ids[j] for j in sorted(norel)],
+        n_judged=n_judged,
+        n_relevant=n_relevant,
+        map_path=map_path,
+        variation_ids=dict(zip(topic_ids, query_ids, strict=True)),
     )
 
 
@@ -403,6 +609,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--missing-topics", type=int, default=2, help="topics one run skips entirely (2)"
     )
+    p.add_argument(
+        "--variations",
+        type=int,
+        default=0,
+        help="V queries per topic (UQV100-like: query ids 401-1.., a map file); default 0",
+    )
+    p.add_argument("--map-out", help="map file with --variations (default: next to the qrels)")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     a = p.parse_args(argv)
     if a.out is None and (a.qrels_out is None or a.runs_out is None):
@@ -423,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
             missing_topics=a.missing_topics,
             qrels_out=a.qrels_out,
             runs_out=a.runs_out,
+            variations=a.variations,
+            map_out=a.map_out,
         )
     except ValueError as e:
         p.error(str(e))
@@ -430,7 +645,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"gen_track: {len(track.run_paths)} runs x {len(track.topic_ids)} topics -> "
             f"{track.runs_dir}, {sum(track.n_judged.values())} judgments -> "
-            f"{track.qrels_path} ({time.perf_counter() - t0:.2f}s)",
+            f"{track.qrels_path}"
+            + (f", {a.variations} queries per topic -> {track.map_path}" if a.variations else "")
+            + f" ({time.perf_counter() - t0:.2f}s)",
             file=sys.stderr,
         )
     return 0
