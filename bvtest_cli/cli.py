@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import numpy as np
@@ -38,6 +40,7 @@ from .trecio import (
     read_qrels,
     read_scores,
     sort_topics,
+    system_name,
     write_scores,
 )
 
@@ -135,6 +138,17 @@ def _alphas(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str
         return parse_alphas(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A run name, or the path of a run file as typed on the command line
+    (``sample_runs/sys003``, ``runs/x.run.gz``): both name the system by the
+    rule of SPEC §1, the file name without directory and trailing ``.gz``."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("expected a run name or the path of a run file")
+    return system_name(value)
 
 
 @dataclass(frozen=True)
@@ -316,7 +330,9 @@ def analysis_options(f: Callable) -> Callable:
         click.option(
             "--baseline",
             metavar="RUN",
-            help="A run name among the inputs: adds urisk, trisk and zrisk_baseline.",
+            callback=_baseline,
+            help="A run among the inputs, by name or by path: adds urisk, trisk and "
+            "zrisk_baseline.",
         ),
     ]
     f = bundle(Options, "opts")(f)
@@ -350,15 +366,42 @@ def load_matrices(
 
 
 def emit(text: str) -> None:
-    """Write all results at once, after the notes; a closed pipe (``| head``)
-    is not an error."""
+    """Write all results at once, after the notes.
+
+    A reader that stopped reading (``| head``, a broken pipe) is not an
+    error: exit 0, silently. Any other failure to write (a full disk,
+    ``> /dev/full``, standard output closed) is: one line on stderr and exit
+    status 2, like every error that stops a command (1 is reserved for a
+    failing ``check`` gate)."""
     flush_notes()
+    if sys.stdout is None:  # started with standard output closed (``>&-``)
+        output_failed("standard output is closed")
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        sys.stderr.close()  # silence the interpreter's own message at exit
-        sys.exit(0)
+        _quiet_broken_pipe()
+    except OSError as exc:
+        output_failed(exc.strerror or str(exc))
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    sys.stderr.close()  # silence the interpreter's own message at exit
+    sys.exit(0)
+
+
+def output_failed(reason: str) -> NoReturn:
+    """Writing standard output failed: say so in one line, exit status 2."""
+    click.echo(f"bvtest: cannot write output: {reason}", err=True)
+    if sys.stdout is not None:
+        # What is still buffered would fail again when the interpreter flushes
+        # it at exit (a second message and exit status 120): send it nowhere.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    sys.exit(2)
 
 
 # ---------------------------------------------------------------------------
@@ -846,17 +889,16 @@ def pertopic_cmd(
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
+    names = [s.name for s in sources]  # each run's random streams are keyed by its name
     # Each run is read and simulated in one worker; only (topics × k) AP comes back.
     make_work = functools.partial(
-        system_sampler, qrels_file.qrels, topics, samples, seed, rel_level
+        system_sampler, qrels_file.qrels, topics, samples, seed, rel_level, names=names
     )
     per_run = map_runs(
         sources, make_work, jobs=jobs or default_jobs(), tick=_progress(len(sources), quiet)
     )
     cube = np.stack([ap for ap, _ in per_run])
-    result = analyse_samples(
-        cube, [s.name for s in sources], topics, [missing for _, missing in per_run]
-    )
+    result = analyse_samples(cube, names, topics, [missing for _, missing in per_run])
     for name, count in zip(result.systems, result.missing, strict=True):
         if count:
             note(f"{name}: no ranking for {count} of {len(topics)} topics; AP 0 in every sample")
@@ -869,9 +911,23 @@ def pertopic_cmd(
 
 
 def main() -> None:
-    """Entry point: click's usage errors become one line too (exit 2)."""
+    """Entry point: click's usage errors become one line too (exit 2).
+
+    Numpy's floating-point warnings never reach stderr: the analyses return
+    inf or NaN (printed nan, null in JSON) where a value overflows or is
+    undefined, and say why in a note where it matters; a RuntimeWarning
+    would only be noise around the one-line diagnostics.
+    """
     try:
-        code = cli.main(prog_name="bvtest", standalone_mode=False)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            code = cli.main(prog_name="bvtest", standalone_mode=False)
+    except BrokenPipeError:  # e.g. `bvtest --help | head -1`
+        _quiet_broken_pipe()
+    except OSError as exc:
+        # Files are read through InputError, so what arrives here is click
+        # writing the help or the version to a standard output that fails.
+        output_failed(exc.strerror or str(exc))
     except click.UsageError as exc:
         no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
         if no_args and isinstance(exc, no_args):  # bare `bvtest`: the help, as click prints it

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .matrix import quiet
+
 
 @dataclass(frozen=True)
 class BiasVariance:
@@ -34,6 +36,7 @@ class BiasVariance:
         return BiasVariance(*(getattr(self, f).mean(axis=axis) for f in self.FIELDS))
 
 
+@quiet
 def decompose(
     x: np.ndarray,
     target: np.ndarray,
@@ -51,28 +54,49 @@ def decompose(
 
     ``keep`` (boolean, shape (..., n)) restricts every moment to the kept
     samples (weight 1/n_kept, 0 elsewhere; values there must be finite);
-    where nothing is kept every field is NaN.
+    where nothing is kept every field is NaN. Scores so large that the
+    moments overflow give inf or NaN, without numpy warnings.
     """
     x = np.asarray(x, dtype=float)
     target = np.asarray(target, dtype=float)
     # Means are sums over the kept samples divided by their count, as numpy's
-    # mean is: a run scoring 1 everywhere has mean exactly 1 (not 0.999…).
+    # mean is. The means that deviations are taken from (of x, x_T and ρ) are
+    # exact where every kept value is equal (as matrix.exact_mean): a constant
+    # run has mean exactly its score and Var exactly 0, and copies of one run
+    # have Var(ρ), Bias² and so on exactly 0, instead of rounding noise (0.1
+    # three times sums to 0.30000000000000004). The other means average
+    # values that are then exactly 0 already.
     count = np.asarray(x.shape[-1] if keep is None else keep.sum(axis=-1), dtype=float)
 
-    def mean(a: np.ndarray, per_system: bool) -> np.ndarray:
-        if keep is not None:
-            a = a * (keep[..., np.newaxis, :] if per_system else keep)
-        with np.errstate(invalid="ignore", divide="ignore"):  # NaN where nothing is kept
-            return a.sum(axis=-1) / (count[..., np.newaxis] if per_system else count)
+    def mean(a: np.ndarray, per_system: bool, exact: bool = False) -> np.ndarray:
+        if a.shape[-1] == 0:
+            return np.full(a.shape[:-1], np.nan)
+        mask = None if keep is None else keep[..., np.newaxis, :] if per_system else keep
+        if mask is not None:
+            a = a * mask
+        # NaN where nothing is kept
+        plain = a.sum(axis=-1) / (count[..., np.newaxis] if per_system else count)
+        if not exact:
+            return plain
+        if mask is None:
+            first = a[..., 0]
+            equal = np.all(a == a[..., :1], axis=-1)
+        else:  # compare with the first kept value; dropped samples do not count
+            first_kept = np.argmax(np.broadcast_to(mask, a.shape), axis=-1)[..., np.newaxis]
+            first = np.take_along_axis(a, first_kept, axis=-1)
+            equal = np.all((a == first) | ~mask, axis=-1) & np.any(mask, axis=-1)
+            first = first[..., 0]
+        return np.where(equal, first, plain)
 
     cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1): broadcast over systems
-    mean_x = mean(x, True)
+    mean_x = mean(x, True, exact=True)
     dx = x - mean_x[..., np.newaxis]
     var = mean(dx**2, True)
     mse = mean((x - cc[..., np.newaxis]) ** 2, True)
-    dt = target - mean(target, False)[..., np.newaxis]
+    dt = target - mean(target, False, exact=True)[..., np.newaxis]
     var_target = np.broadcast_to(mean(dt**2, False)[..., np.newaxis], var.shape).copy()
     cov = mean(dx * dt[..., np.newaxis, :], True)
     rho = target[..., np.newaxis, :] - x
-    var_rho = mean((rho - mean(rho, True)[..., np.newaxis]) ** 2, True)
-    return BiasVariance(mean_x, (mean_x - cc) ** 2, var, mse, var_rho, var_target, cov)
+    var_rho = mean((rho - mean(rho, True, exact=True)[..., np.newaxis]) ** 2, True)
+    bias2 = (mean_x - cc) ** 2
+    return BiasVariance(mean_x, bias2, var, mse, var_rho, var_target, cov)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .decompose import BiasVariance
+from .render import number
 
 #: Per-system fields holding one number (SPEC §4–§5).
 SCALAR_FIELDS: tuple[str, ...] = BiasVariance.FIELDS
@@ -258,7 +259,7 @@ def evaluate_gate(gate: Gate, result: dict[str, Any], run: str, pool: set[str]) 
 
 
 def _fmt(value: float | None, digits: int) -> str:
-    return "null" if value is None else f"{value:.{digits}f}"
+    return number(value, digits, undefined="null")  # no -0.0000, as in every format
 
 
 def format_verdict(verdict: Verdict, digits: int = 4) -> str:
@@ -282,8 +283,8 @@ def verdict_dict(verdict: Verdict) -> dict[str, Any]:
     return {
         "gate": verdict.gate.text,
         "run": verdict.run,
-        "value": verdict.value,
-        "bound": verdict.bound,
+        "value": None if verdict.value is None else verdict.value + 0.0,  # never -0.0
+        "bound": None if verdict.bound is None else verdict.bound + 0.0,
         "bound_run": verdict.bound_run,
         "passed": verdict.passed,
     }

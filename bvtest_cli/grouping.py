@@ -48,12 +48,13 @@ identical output.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .decompose import BiasVariance, decompose
-from .matrix import ScoreMatrix, target_constant, virtual_target
+from .matrix import ScoreMatrix, quiet, target_constant, virtual_target
 
 DEFAULT_SEED = 20220101
 """Seed used for ``random:K`` when the user gives none (SPEC §7: same seed → same output)."""
@@ -162,6 +163,7 @@ def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.nda
 # --------------------------------------------------------------------------- normalization
 
 
+@quiet
 def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-topic max–min normalization (seed 000 eq. 11, SPEC §7).
 
@@ -178,6 +180,7 @@ def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (kept - lo[keep]) / (hi[keep] - lo[keep]), keep
 
 
+@quiet
 def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ratio normalization x[..., i, g] / target[..., g] (seed 001 §2.2.2, SPEC §7).
 
@@ -195,6 +198,7 @@ def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.n
     return normalized, keep
 
 
+@quiet
 def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list[str]]:
     """The per-topic matrix after normalization, for the risk measures (SPEC §7, §8).
 
@@ -238,10 +242,24 @@ def random_orders(n: int, repeats: int, seed: int) -> np.ndarray:
     """R random topic permutations, shape (repeats, n), for ``random:K`` (SPEC §7).
 
     Row r is the stable argsort of ``default_rng(seed).random((repeats, n))[r]``:
-    the stream depends only on (seed, n, repeats).
+    the stream depends only on (seed, n, repeats). All R rows at once: for
+    large R use :func:`random_order_blocks`, which yields the same rows.
     """
-    keys = np.random.default_rng(seed).random((repeats, n))
-    return np.argsort(keys, axis=1, kind="stable")
+    return next(random_order_blocks(n, repeats, seed, max(1, repeats)))
+
+
+def random_order_blocks(n: int, repeats: int, seed: int, block: int) -> Iterator[np.ndarray]:
+    """The rows of :func:`random_orders` in consecutive blocks of ``block`` rows.
+
+    ``Generator.random((R, n))`` fills its rows in order from one stream, so
+    drawing (b, n) blocks one after another from the same generator gives
+    exactly the same numbers, and the same permutations, in O(block × n)
+    memory whatever R.
+    """
+    rng = np.random.default_rng(seed)
+    for lo in range(0, repeats, block):
+        keys = rng.random((min(block, repeats - lo), n))
+        yield np.argsort(keys, axis=1, kind="stable")
 
 
 def group_sizes(n: int, k: int) -> np.ndarray:
@@ -250,6 +268,7 @@ def group_sizes(n: int, k: int) -> np.ndarray:
     return np.minimum(starts + k, n) - starts
 
 
+@quiet
 def group_means(
     values: np.ndarray, target: np.ndarray, orders: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -264,6 +283,36 @@ def group_means(
     values = np.asarray(values, dtype=float)
     target = np.asarray(target, dtype=float)
     orders = np.atleast_2d(orders)
+    t = _group_target(target, orders, k)
+    # Equal rows must give equal group means, and a run equal to the target
+    # must give the target's own group means, exactly: otherwise copies of a
+    # run get Bias², Var(ρ) of 1e-33 instead of 0 and untied Spearman ranks.
+    # The matmul below does not promise that (BLAS rounds row by row in its
+    # own way), so each distinct row is averaged once and shared.
+    distinct, inverse = _distinct_rows(values)
+    x = _row_group_means(distinct, orders, k)
+    if inverse is not None:
+        x = x[:, inverse, :]
+    equals_target = np.all(values == target, axis=1)
+    if equals_target.any():
+        x[:, equals_target, :] = t[:, np.newaxis, :]
+    return x, t
+
+
+def _distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The distinct rows of ``values`` in order of first appearance and, when
+    some row repeats, the index of each row among them (None: all distinct,
+    and the first array is ``values`` itself)."""
+    first: dict[bytes, int] = {}
+    index = np.array([first.setdefault(row.tobytes(), len(first)) for row in values], np.intp)
+    if len(first) == len(values):
+        return values, None
+    _, first_rows = np.unique(index, return_index=True)  # index d first appears at row …
+    return values[first_rows], index
+
+
+def _row_group_means(values: np.ndarray, orders: np.ndarray, k: int) -> np.ndarray:
+    """(R, m, G) group means of every row of ``values`` (m, n) for every order."""
     repeats, n = orders.shape
     sizes = group_sizes(n, k)
     if len(sizes) <= _MATMUL_MAX_GROUPS:
@@ -281,7 +330,7 @@ def group_means(
         gathered = np.ascontiguousarray(values.T)[orders]
         sums = np.add.reduceat(gathered, np.arange(0, n, k), axis=1) / sizes[:, np.newaxis]
         x = np.ascontiguousarray(np.swapaxes(sums, 1, 2))
-    return x, _group_target(target, orders, k)
+    return x
 
 
 def _group_target(target: np.ndarray, orders: np.ndarray, k: int) -> np.ndarray:
@@ -291,6 +340,7 @@ def _group_target(target: np.ndarray, orders: np.ndarray, k: int) -> np.ndarray:
     return np.add.reduceat(target[orders], starts, axis=-1) / group_sizes(n, k)
 
 
+@quiet
 def grouped_fields(
     values: np.ndarray,
     target: np.ndarray,
@@ -321,9 +371,7 @@ def grouped_fields(
     t_all = _group_target(target, orders, k)
     keep_all = t_all != 0 if ratio else np.ones(t_all.shape, dtype=bool)
     masked = not bool(keep_all.all())
-    n_groups = len(group_sizes(n, k))
-    per_repeat = n * n_groups if n_groups <= _MATMUL_MAX_GROUPS else n * m
-    block = max(1, _BLOCK_ELEMENTS // max(1, m * n_groups, per_repeat))
+    block = _repeat_block(m, n, k)
     parts: list[BiasVariance] = []
     cs: list[np.ndarray] = []
     for lo in range(0, repeats, block):
@@ -341,9 +389,98 @@ def grouped_fields(
     return bv, np.concatenate(cs), keep_all
 
 
+def _repeat_block(m: int, n: int, k: int) -> int:
+    """Repeats per block, so that no (B, n, G) weight, (B, n, m) gathered or
+    (B, m, G) group-mean array exceeds _BLOCK_ELEMENTS elements."""
+    n_groups = len(group_sizes(n, k))
+    per_repeat = n * n_groups if n_groups <= _MATMUL_MAX_GROUPS else n * m
+    return max(1, _BLOCK_ELEMENTS // max(1, m * n_groups, per_repeat, n))
+
+
+@dataclass(frozen=True)
+class RepeatAverage:
+    """``random:K`` over R repeats (SPEC §7): the fields averaged over the
+    repeats that kept a sample, and what ratio normalization dropped."""
+
+    bv: BiasVariance  # each field (m,), the mean over the ``used`` repeats
+    c: float  # the mean of c over those repeats
+    used: int  # repeats with at least one kept sample
+    repeats: int  # R
+    dropped: int  # samples dropped (target 0) over all repeats
+    samples: int  # R × G samples formed
+
+
+@quiet
+def random_fields(
+    values: np.ndarray,
+    target: np.ndarray,
+    k: int,
+    repeats: int,
+    seed: int,
+    *,
+    normalize: str,
+    target_spec: str | float,
+) -> RepeatAverage:
+    """:func:`grouped_fields` over the R orders of :func:`random_orders`,
+    averaged over the repeats in memory bounded whatever R.
+
+    The orders are drawn block by block (:func:`random_order_blocks`, the
+    same permutations) and each block's per-repeat values are folded into
+    running sums at once: ``add.reduce([running sum, block...])``. For the
+    (b, m) fields that is the row-after-row sum numpy computes along the first
+    axis of an (R, m) array (m > 1), so the mean equals the mean over all
+    repeats held at once bit for bit; for c (pairwise sums of 1-D arrays) it
+    does whenever R fits in one block (the default R = 1000 always does).
+    A repeat whose every sample was dropped by ratio normalization is left
+    out of the average.
+    """
+    values = np.asarray(values, dtype=float)
+    m, n = values.shape
+    block = _repeat_block(m, n, k)
+    sums: list[np.ndarray] | None = None  # the 7 fields, then c
+    c_lo, c_hi = np.inf, -np.inf
+    used = dropped = samples = 0
+    for orders in random_order_blocks(n, repeats, seed, block):
+        bv, c, keep = grouped_fields(
+            values, target, orders, k, normalize=normalize, target_spec=target_spec
+        )
+        dropped += int(keep.size - np.count_nonzero(keep))
+        samples += keep.size
+        valid = keep.any(axis=1)
+        if not valid.any():
+            continue
+        c = c[valid]
+        used += len(c)
+        c_lo, c_hi = min(c_lo, float(c.min())), max(c_hi, float(c.max()))
+        parts = [getattr(bv, f)[valid] for f in BiasVariance.FIELDS] + [c]
+        if sums is None:
+            sums = [np.add.reduce(p, axis=0) for p in parts]
+        else:
+            sums = [
+                np.add.reduce(np.concatenate([s[np.newaxis], p]), axis=0)
+                for s, p in zip(sums, parts, strict=True)
+            ]
+    if sums is None:
+        nan = np.full(m, np.nan)
+        return RepeatAverage(
+            BiasVariance(*(nan,) * len(BiasVariance.FIELDS)),
+            float("nan"),
+            0,
+            repeats,
+            dropped,
+            samples,
+        )
+    # A c that is the same in every repeat (a constant target, or 1 after
+    # normalization) is that value exactly, not a rounded sum / R.
+    c_mean = c_lo if c_lo == c_hi else float(sums[-1] / used)
+    bv_mean = BiasVariance(*(s / used for s in sums[:-1]))
+    return RepeatAverage(bv_mean, c_mean, used, repeats, dropped, samples)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
+@quiet
 def analyse(
     m: ScoreMatrix,
     *,
@@ -412,11 +549,9 @@ def analyse(
 
     if kind == "difficulty":
         orders = difficulty_order(virtual_target(raw), topics)[np.newaxis, :]
-    else:
-        orders = random_orders(n, int(repeats), seed)
-    bv_r, c_r, keep = grouped_fields(values, x_t, orders, k, normalize=normalize, target_spec=spec)
-
-    if kind == "difficulty":
+        bv_r, c_r, keep = grouped_fields(
+            values, x_t, orders, k, normalize=normalize, target_spec=spec
+        )
         kept = keep[0]
         dropped = int((~kept).sum())
         if dropped:
@@ -439,28 +574,25 @@ def analyse(
             per_topic=per_topic,
         )
 
-    valid = keep.any(axis=1)
-    dropped = int((~keep).sum())
-    if dropped:
+    avg = random_fields(values, x_t, k, int(repeats), seed, normalize=normalize, target_spec=spec)
+    if avg.dropped:
         notes.append(
-            f"{m.measure}: ratio normalization dropped {dropped} of {keep.size} samples "
-            f"(target 0) over {keep.shape[0]} repeats"
+            f"{m.measure}: ratio normalization dropped {avg.dropped} of {avg.samples} samples "
+            f"(target 0) over {avg.repeats} repeats"
         )
-    if not valid.any():
+    if not avg.used:
         raise ValueError(f"{m.measure}: no groups left after ratio normalization")
-    if not valid.all():
-        empty = int((~valid).sum())
+    if avg.used < avg.repeats:
+        empty = avg.repeats - avg.used
         notes.append(
             f"{m.measure}: {empty} {_plural(empty, 'repeat')} with every group dropped "
             "left out of the average"
         )
-        bv_r = BiasVariance(*(getattr(bv_r, f)[valid] for f in BiasVariance.FIELDS))
-        c_r = c_r[valid]
     return Analysis(
         measure=m.measure,
         systems=m.systems,
-        bv=bv_r.average(0),
-        c=float(c_r.mean()),
+        bv=avg.bv,
+        c=avg.c,
         n_topics=n,
         n_groups=n_formed,
         group=group_text,

@@ -20,6 +20,11 @@ from .trecio import Note
 
 DEFAULT_ALPHAS = ("0", "1", "5", "10")
 
+MAX_ALPHA = 1e6  # the messages say 1e6
+"""Largest accepted alpha. The papers use 0–20 (seed 004: 0, 1, 5, 10); beyond
+1e6 the wins no longer count at all, and (1 + alpha) × a loss would overflow
+to inf for alphas near 1e308."""
+
 
 @dataclass(frozen=True)
 class Options:
@@ -39,20 +44,33 @@ def parse_alphas(text: str) -> tuple[str, ...]:
     alphas = tuple(a.strip() for a in text.split(",") if a.strip())
     if not alphas:
         raise ValueError("empty alpha list")
+    check_alphas(alphas)
+    return alphas
+
+
+def check_alphas(alphas: Sequence[str]) -> None:
+    """Every alpha a number in [0, MAX_ALPHA], none listed twice *as a number*
+    (``0.5,0.50`` is one alpha written twice, as ``1,1`` is): ValueError if not."""
+    seen: dict[float, str] = {}
     for a in alphas:
         try:
             value = float(a)
         except ValueError:
             raise ValueError(f"alpha {a!r} is not a number") from None
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"alpha {a!r} must be a number >= 0")
-    if len(set(alphas)) != len(alphas):
-        raise ValueError("an alpha is listed twice")
-    return alphas
+        if not 0 <= value <= MAX_ALPHA:  # also rejects nan and inf
+            raise ValueError(f"alpha {a!r} is out of range: expected a number in [0, 1e6]")
+        if value in seen:
+            same = "" if seen[value] == a else f" (as {seen[value]!r})"
+            raise ValueError(f"alpha {a!r} is listed twice{same}")
+        seen[value] = a
 
 
 def report(matrices: Sequence[ScoreMatrix], opts: Options, note: Note) -> dict[str, Any]:
     """Run every analysis on every measure's matrix."""
+    try:  # alphas may also come from elsewhere than --alpha (a gate's @ALPHA)
+        check_alphas(opts.alphas)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if opts.baseline is not None:
         for m in matrices:
             if opts.baseline not in m.systems:
@@ -89,23 +107,29 @@ def measure_block(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, Any]:
         note(f"{m.measure}: tradeoff correlation undefined: {tradeoff.reason}")
 
     systems: dict[str, dict[str, Any]] = {
-        s: {f: float(getattr(bv, f)[i]) for f in bv.FIELDS} for i, s in enumerate(m.systems)
+        s: {f: _number(getattr(bv, f)[i]) for f in bv.FIELDS} for i, s in enumerate(m.systems)
     }
     for field, values in risk_fields(analysis.per_topic, opts, note).items():
         for i, s in enumerate(m.systems):
-            systems[s][field] = dict(zip(opts.alphas, map(float, values[i]), strict=True))
+            systems[s][field] = dict(zip(opts.alphas, map(_number, values[i]), strict=True))
 
     block: dict[str, Any] = {"n_topics": analysis.n_topics}
     if analysis.n_groups is not None:
         block["n_groups"] = analysis.n_groups
-    block["c"] = float(analysis.c)
+    block["c"] = _number(analysis.c)
     block["systems"] = systems
     block["tradeoff"] = tradeoff_dict(tradeoff)
     return block
 
 
+def _number(value: Any) -> float:
+    """A report value: a Python float, never −0.0 (which every format would
+    print with a minus sign, as if a zero had a direction)."""
+    return float(value) + 0.0
+
+
 def tradeoff_dict(t: Tradeoff) -> dict[str, float]:
-    return {f: getattr(t, f) for f in t.FIELDS}
+    return {f: _number(getattr(t, f)) for f in t.FIELDS}
 
 
 def risk_fields(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, np.ndarray]:
@@ -174,10 +198,10 @@ def pertopic_report(result: Any, measure: str, seed: int, per_topic: bool) -> di
     systems = result.systems
     topics: dict[str, Any] = {}
     for j, topic in enumerate(result.topics):
-        entry: dict[str, Any] = {"pearson": float(result.topic_pearson[j])}
+        entry: dict[str, Any] = {"pearson": _number(result.topic_pearson[j])}
         if per_topic:
             entry["systems"] = {
-                s: {"bias2": float(result.bias2[j, i]), "var": float(result.var[j, i])}
+                s: {"bias2": _number(result.bias2[j, i]), "var": _number(result.var[j, i])}
                 for i, s in enumerate(systems)
             }
         topics[topic] = entry
@@ -186,7 +210,7 @@ def pertopic_report(result: Any, measure: str, seed: int, per_topic: bool) -> di
         "n_topics": len(result.topics),
         "n_systems": len(systems),
         "systems": {
-            s: {"bias2": float(result.mean_bias2[i]), "var": float(result.mean_var[i])}
+            s: {"bias2": _number(result.mean_bias2[i]), "var": _number(result.mean_var[i])}
             for i, s in enumerate(systems)
         },
         "tradeoff": tradeoff_dict(result.tradeoff),

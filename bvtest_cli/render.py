@@ -80,8 +80,18 @@ def _system_rows(
                 yield measure, f"{prefix}{alpha_name(field, alpha)}", system, values[field][alpha]
 
 
+# Magnitudes from which fixed-point notation stops being readable (a value of
+# 1e300 would print 300 digits): such values are printed in exponent notation.
+_FIXED_MAX = 1e15
+
+
 def fmt(value: Any, digits: int) -> str:
-    """Numbers with ``digits`` decimals, integers as integers, undefined as ``nan``."""
+    """Numbers with ``digits`` decimals, integers as integers, undefined as ``nan``.
+
+    A value that rounds to zero prints without a sign (``0.0000``, never
+    ``-0.0000``: a minus sign on a zero would claim a loss that is not there);
+    a magnitude of 1e15 or more prints in exponent notation (``1.2345e+20``).
+    """
     if value is None:
         return "nan"
     if isinstance(value, (bool, int)):
@@ -89,18 +99,29 @@ def fmt(value: Any, digits: int) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"
-        return f"{value:.{digits}f}"
+        text = f"{value:.{digits}e}" if abs(value) >= _FIXED_MAX else f"{value:.{digits}f}"
+        if text.startswith("-") and float(text) == 0.0:
+            return text[1:]
+        return text
     return str(value)
 
 
+def number(value: float | None, digits: int, undefined: str = "nan") -> str:
+    """:func:`fmt` for one number, with the text to print for an undefined one."""
+    return undefined if value is None or math.isnan(value) else fmt(float(value), digits)
+
+
 def jsonable(value: Any) -> Any:
-    """NaN → null recursively (strict JSON parsers reject NaN)."""
+    """NaN and infinities → null, −0.0 → 0.0, recursively (strict JSON parsers
+    reject NaN; a negative zero is the same number and must print as 0)."""
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return value + 0.0  # −0.0 + 0.0 is +0.0; every other value is unchanged
     return value
 
 

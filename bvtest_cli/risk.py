@@ -20,6 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import ndtr
 
+from .matrix import exact_mean, quiet
+
 __all__ = [
     "georisk",
     "georisk_from",
@@ -61,11 +63,16 @@ def _risk_reward(v: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis, for every α (seed 004 eqs. 1, 6).
 
     The expression is linear in (1+α), so the wins and losses are summed once
-    and combined by broadcasting: (...,) → (..., k).
+    and combined by broadcasting: (...,) → (..., k). Without losses the
+    result is the wins exactly (never −0.0 from 0 × a negative zero). A NaN
+    term (scores so large that they overflowed) makes the result NaN rather
+    than silently counting as neither a win nor a loss.
     """
     wins = np.where(v > 0, v, 0.0).sum(axis=-1)
     losses = np.where(v < 0, v, 0.0).sum(axis=-1)
-    return wins[..., np.newaxis] + (1.0 + a) * losses[..., np.newaxis]
+    out = wins[..., np.newaxis] + (1.0 + a) * losses[..., np.newaxis]
+    undefined = np.isnan(v).any(axis=-1)[..., np.newaxis]
+    return np.where(undefined, np.nan, out + 0.0)  # −0.0 + 0.0 = +0.0
 
 
 def has_negative(x: np.ndarray) -> bool:
@@ -77,6 +84,7 @@ def has_negative(x: np.ndarray) -> bool:
     return bool(np.any(np.asarray(x) < 0))
 
 
+@quiet
 def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     """URisk of every system against one baseline run (SPEC §8, seed 004 eq. 1).
 
@@ -90,6 +98,7 @@ def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     return _risk_reward(delta, a) / x.shape[-1]
 
 
+@quiet
 def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     """TRisk = URisk / SE(URisk) against one baseline run (SPEC §8, seed 004 eq. 2).
 
@@ -120,19 +129,24 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     # Divide only where SE is a genuine non-zero deviation; elsewhere NaN.
     out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
     all_zero = np.all(delta == 0, axis=-1)[..., np.newaxis]
-    return np.where(all_zero, 0.0, out)
+    return np.where(all_zero, 0.0, out) + 0.0  # + 0.0: never −0.0
 
 
+@quiet
 def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     """TRisk* : TRisk against the per-topic mean of all m systems (SPEC §8, seed 004 eq. 3).
 
-    Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of seed 004 §2.
+    Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of seed 004 §2. On a
+    topic where every system scores the same, Mean_q is that score exactly
+    (matrix.exact_mean; the float mean of m equal values need not equal them),
+    so copies of one run get TRisk* 0, as a run against itself (SPEC §8).
     Returns shape (..., m, k).
     """
     x = _scores(x)
-    return trisk(x, x.mean(axis=-2), alphas)
+    return trisk(x, exact_mean(x, axis=-2), alphas)
 
 
+@quiet
 def zscores(x: np.ndarray) -> np.ndarray:
     """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (SPEC §8, seed 004 eq. 5).
 
@@ -140,6 +154,10 @@ def zscores(x: np.ndarray) -> np.ndarray:
     grand total. A cell with e_ij = 0 carries no information (its row or its
     column is all zero, so x_ij = 0 too when x ≥ 0): z_ij = 0. N = 0 gives
     z = 0 everywhere. No numpy warnings are emitted for these cells.
+
+    When all m rows are equal (copies of one run, or a run paired with itself
+    in :func:`zrisk_pair`) e_ij = x_ij mathematically, but S_i T_j / N
+    rounds; z is then exactly 0 rather than ±1e-16 noise.
     Requires x ≥ 0 (see has_negative). Returns shape (..., m, n).
     """
     x = _scores(x)
@@ -149,9 +167,14 @@ def zscores(x: np.ndarray) -> np.ndarray:
     st = s * t
     e = np.divide(st, total, out=np.zeros_like(st), where=total > 0)
     root = np.sqrt(np.maximum(e, 0.0))
-    return np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)
+    z = np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)
+    # Sums that overflowed (scores near 1e308) leave z undefined, not 0.
+    z = np.where(np.isfinite(total), z, np.nan)
+    same = np.all(x == x[..., :1, :], axis=(-2, -1), keepdims=True)
+    return np.where(same, 0.0, z)
 
 
+@quiet
 def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     """ZRisk with all m systems as multiple baselines (SPEC §8, seed 004 eq. 6).
 
@@ -162,6 +185,7 @@ def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     return _risk_reward(zscores(x), a)
 
 
+@quiet
 def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarray:
     """ZRisk of each system on the two-row matrix [x_i; reference] (SPEC §8, seed 004 §4.1).
 
@@ -178,6 +202,7 @@ def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarr
     return zrisk(pairs, alphas)[..., 0, :]
 
 
+@quiet
 def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
     """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (SPEC §8, seed 004 eq. 7).
 
@@ -189,6 +214,7 @@ def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
     return np.sqrt(mean * ndtr(np.asarray(z, dtype=float) / n))
 
 
+@quiet
 def georisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     """GeoRisk_i = √( (S_i/n) · Φ(ZRisk_i/n) ) with all systems as baselines (SPEC §8, eq. 7).
 

@@ -45,14 +45,16 @@ independent Poisson counts (see ``_nonrel_counts``): ~55 ns per interval
 against ~80–110 ns for the binomial chain of ``Generator.multinomial``
 (measured with numpy 2.4).
 
-Randomness: pair (system i, topic j) uses its own stream
-``SeedSequence(seed, spawn_key=(i, j))``, so a result depends only on the
-seed and the pair's indices, never on how the work is split (``jobs``).
+Randomness: pair (system, topic) uses its own stream, keyed by the run's
+*name* and the topic *id* (:func:`pair_rng`), so a run's samples depend only
+on the seed, its name and its own ranking: not on how the work is split
+(``jobs``), nor on which other runs are analysed with it or in which order.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -60,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .decompose import decompose
+from .matrix import exact_mean, quiet
 from .parallel import parallel_map
 from .tradeoff import Tradeoff, correlate
 from .trecio import sort_topics
@@ -277,14 +280,24 @@ def sample_pair(
     return ap[0], r_s[0]
 
 
-def pair_rng(seed: int, system: int, topic: int) -> np.random.Generator:
-    """The random stream of pair (system index, topic index) under ``seed``.
+def pair_rng(seed: int, system: str | int, topic: str | int) -> np.random.Generator:
+    """The random stream of pair (run name, topic id) under ``seed``.
 
-    Keyed by the indices, not by the order of work, so the result is the
-    same however the pairs are split between processes.
+    Keyed by names, not by positions: adding, removing or reordering other
+    runs leaves a run's samples alone, and so does splitting the work between
+    processes. The key is a 64-bit BLAKE2b digest of each name's UTF-8 bytes,
+    as two 32-bit words each (SeedSequence splits a big integer into words and
+    concatenates them, so variable-length integers could make two different
+    (name, topic) pairs collide; fixed-width words cannot).
     """
-    ss = np.random.SeedSequence(seed, spawn_key=(system, topic))
+    key = _key_words(str(system)) + _key_words(str(topic))
+    ss = np.random.SeedSequence(seed, spawn_key=key)
     return np.random.Generator(np.random.PCG64(ss))
+
+
+def _key_words(text: str) -> tuple[int, int]:
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:], "little")
 
 
 def simulate_pair(
@@ -307,22 +320,33 @@ def relevant_sets(qrels: Qrels, topics: Sequence[str], rel_level: int = 1) -> li
 
 
 def system_sampler(
-    qrels: Qrels, topics: Sequence[str], k: int, seed: int, rel_level: int = 1
+    qrels: Qrels,
+    topics: Sequence[str],
+    k: int,
+    seed: int,
+    rel_level: int = 1,
+    *,
+    names: Sequence[str],
 ) -> Callable[[int, Run], tuple[np.ndarray, int]]:
     """A function (system index i, run) → (simulated AP (n_topics, k), topics missing).
 
-    The same streams as :func:`simulate_ap` (pair (i, j) draws from
-    ``pair_rng(seed, i, j)``), so a caller may simulate runs one at a time,
-    e.g. each in the process that read it, and stack the results.
+    ``names[i]`` is the name of run i. The same streams as :func:`simulate_ap`
+    (run ``name`` on topic ``t`` draws from ``pair_rng(seed, name, t)``), so a
+    caller may simulate runs one at a time, e.g. each in the process that
+    read it, and stack the results.
     """
     topics = list(topics)
+    names = list(names)
     relevant = relevant_sets(qrels, topics, rel_level)
 
     def sample(i: int, run: Run) -> tuple[np.ndarray, int]:
         models = [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]
         missing = sum(1 for t in topics if not run.get(t))
         # Streams only for pairs that draw: a pair with r = 0 is 0 without randomness.
-        rngs = [pair_rng(seed, i, j) if mod.n_rel_ret else None for j, mod in enumerate(models)]
+        rngs = [
+            pair_rng(seed, names[i], t) if mod.n_rel_ret else None
+            for t, mod in zip(topics, models, strict=True)
+        ]
         return sample_pairs(models, rngs, k)[0], missing
 
     return sample
@@ -340,21 +364,25 @@ def simulate_ap(
     """Simulated AP of every system on every topic, shape (m, n_topics, k) (SPEC §9).
 
     Systems are in ``runs``' order, topics in ``topics``' order. A run
-    without a topic scores 0 in every sample. Pair (i, j) draws from
-    ``pair_rng(seed, i, j)`` only, so the same seed gives the same cube for
-    any ``jobs`` (processes, each simulating whole systems).
+    without a topic scores 0 in every sample. Run ``name`` on topic ``t``
+    draws from ``pair_rng(seed, name, t)`` only, so the same seed gives the
+    same samples of a run for any ``jobs`` (processes, each simulating whole
+    systems) and whatever other runs are in ``runs``.
     """
     if k < 1:
         raise ValueError("the number of samples k must be at least 1")
     run_list = list(runs.values())
     if not run_list or not topics:
         return np.zeros((len(run_list), len(topics), k))
-    make_work = functools.partial(_indexed_sampler, qrels, run_list, topics, k, seed, rel_level)
+    make_work = functools.partial(
+        _indexed_sampler, qrels, list(runs), run_list, topics, k, seed, rel_level
+    )
     return np.stack([ap for ap, _ in parallel_map(range(len(run_list)), make_work, jobs=jobs)])
 
 
 def _indexed_sampler(
     qrels: Qrels,
+    names: Sequence[str],
     run_list: Sequence[Run],
     topics: Sequence[str],
     k: int,
@@ -362,7 +390,7 @@ def _indexed_sampler(
     rel_level: int,
 ) -> Callable[[int], tuple[np.ndarray, int]]:
     """system_sampler over runs held in memory: index → (AP (n, k), topics missing)."""
-    sample = system_sampler(qrels, topics, k, seed, rel_level)
+    sample = system_sampler(qrels, topics, k, seed, rel_level, names=names)
     return lambda i: sample(i, run_list[i])
 
 
@@ -396,6 +424,7 @@ class PerTopicResult:
         return len(self.systems)
 
 
+@quiet
 def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r between rows of x and y (shape (n, m) → (n,)), nan when undefined.
 
@@ -418,6 +447,7 @@ def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
+@quiet
 def analyse_samples(
     ap: np.ndarray,
     systems: Sequence[str],
@@ -433,7 +463,7 @@ def analyse_samples(
     m, n, k = ap.shape
     stack = np.transpose(ap, (1, 0, 2))  # (n, m, k): one Table 3 per topic
     target = stack.max(axis=1)  # (n, k)
-    c = target.mean(axis=-1)
+    c = exact_mean(target)  # a target equal in every sample is c exactly
     bv = decompose(stack, target, c)
     mean_bias2 = bv.bias2.mean(axis=0) if n else np.full(m, np.nan)
     mean_var = bv.var.mean(axis=0) if n else np.full(m, np.nan)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
+from permutation_oracle import correlation_p
 from scipy import stats
 
 from bvtest_cli.matrix import ScoreMatrix
@@ -65,9 +66,10 @@ def tradeoff_json(bvtest, *args):
 def assert_cell(cell, bias2, var):
     p, s = stats.pearsonr(bias2, var), stats.spearmanr(bias2, var)
     assert cell["pearson"] == pytest.approx(p.statistic, abs=1e-9)
-    assert cell["pearson_p"] == pytest.approx(p.pvalue, rel=1e-6)
+    # exact permutation p-values for <= 10 runs, scipy's t-test above (SPEC §6)
+    assert cell["pearson_p"] == pytest.approx(correlation_p(bias2, var, "pearson"), rel=1e-6)
     assert cell["spearman"] == pytest.approx(s.statistic, abs=1e-9)
-    assert cell["spearman_p"] == pytest.approx(s.pvalue, rel=1e-6)
+    assert cell["spearman_p"] == pytest.approx(correlation_p(bias2, var, "spearman"), rel=1e-6)
 
 
 # --------------------------------------------------------------------------- hand-made values
