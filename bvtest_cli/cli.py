@@ -8,6 +8,7 @@ been computed; notes and errors go to stderr. A user mistake is one line
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import os
 import sys
@@ -383,6 +384,14 @@ def emit(text: str) -> None:
         _quiet_broken_pipe()
     except OSError as exc:
         output_failed(exc.strerror or str(exc))
+
+
+# What writing a full disk, /dev/full, a closed descriptor or a failing device gives.
+_WRITE_ERRORS = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EBADF")
+    if hasattr(errno, name)
+)
 
 
 def _quiet_broken_pipe() -> NoReturn:
@@ -925,9 +934,14 @@ def main() -> None:
     except BrokenPipeError:  # e.g. `bvtest --help | head -1`
         _quiet_broken_pipe()
     except OSError as exc:
-        # Files are read through InputError, so what arrives here is click
-        # writing the help or the version to a standard output that fails.
-        output_failed(exc.strerror or str(exc))
+        # Files are read through InputError, and results are written by emit;
+        # what arrives here with a write error is click writing the help or
+        # the version to a failing standard output. Anything else (a process
+        # that cannot be started, say) is still one line, not a traceback.
+        if exc.errno in _WRITE_ERRORS:
+            output_failed(exc.strerror or str(exc))
+        click.echo(f"bvtest: {exc.strerror or exc}", err=True)
+        sys.exit(2)
     except click.UsageError as exc:
         no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
         if no_args and isinstance(exc, no_args):  # bare `bvtest`: the help, as click prints it

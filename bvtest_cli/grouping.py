@@ -429,8 +429,9 @@ def random_fields(
     running sums at once: ``add.reduce([running sum, block...])``. For the
     (b, m) fields that is the row-after-row sum numpy computes along the first
     axis of an (R, m) array (m > 1), so the mean equals the mean over all
-    repeats held at once bit for bit; for c (pairwise sums of 1-D arrays) it
-    does whenever R fits in one block (the default R = 1000 always does).
+    repeats held at once bit for bit; for c (numpy sums a 1-D array pairwise)
+    it does whenever all R repeats fit in one block (:func:`_repeat_block`;
+    the default 1000 repeats do unless m·G, n·G or n·m exceeds ~4000).
     A repeat whose every sample was dropped by ratio normalization is left
     out of the average.
     """

@@ -285,10 +285,12 @@ def pair_rng(seed: int, system: str | int, topic: str | int) -> np.random.Genera
 
     Keyed by names, not by positions: adding, removing or reordering other
     runs leaves a run's samples alone, and so does splitting the work between
-    processes. The key is a 64-bit BLAKE2b digest of each name's UTF-8 bytes,
-    as two 32-bit words each (SeedSequence splits a big integer into words and
-    concatenates them, so variable-length integers could make two different
-    (name, topic) pairs collide; fixed-width words cannot).
+    processes. The key is a 64-bit BLAKE2b digest of the UTF-8 bytes of each
+    of ``str(system)`` and ``str(topic)``, as two 32-bit words each: fixed-width
+    words, because SeedSequence splits a big integer into words and
+    concatenates them, so variable-length keys such as the bytes read as one
+    integer could make two different (name, topic) pairs give one key. Two
+    names share a stream only if their 64-bit digests collide (~1 in 10^19).
     """
     key = _key_words(str(system)) + _key_words(str(topic))
     ss = np.random.SeedSequence(seed, spawn_key=key)
