@@ -93,6 +93,7 @@ __all__ = [
     "spearman_r",
     "system_fields",
     "trisk",
+    "urisk_trisk",
     "zrisk_pair",
 ]
 
@@ -482,13 +483,23 @@ def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: np.ndarray) -> np.n
 
 
 def trisk(x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """:func:`risk.trisk` (Dinçer et al. 2016, eq. 2) from moments of the (..., m, n) differences
-    instead of the (..., m, k, n) weighted ones: with δ⁺ = max(δ, 0), δ⁻ = min(δ, 0)
+    """:func:`risk.trisk`, fused: see :func:`urisk_trisk`. Returns (..., m, k)."""
+    return urisk_trisk(x, baseline, alphas)[1]
+
+
+def urisk_trisk(
+    x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """URisk and TRisk (Dinçer et al. 2016, eqs. 1–2; :func:`risk.urisk`,
+    :func:`risk.trisk`) from moments of the (..., m, n) differences δ instead
+    of the (..., m, k, n) weighted ones: with δ⁺ = max(δ, 0), δ⁻ = min(δ, 0)
     and c = 1 + α, d = δ⁺ + c δ⁻, so mean d = mean δ⁺ + c mean δ⁻ and
     Σ (d − d̄)² = S₊₊ + 2c S₊₋ + c² S₋₋ with centred (stable) sums S. d is
     constant exactly when δ is (d is increasing in δ), which gives risk.trisk's
-    edge cases: 0 when every δ is 0, NaN when δ is constant otherwise. Equal to
-    risk.trisk to rounding (tested), several times faster. Returns (..., m, k).
+    edge cases: 0 when every δ is 0, NaN when δ is constant otherwise. The
+    mean of d is URisk (eq. 1), returned too. Equal to risk.urisk and
+    risk.trisk to rounding (tested), several times faster. Returns two
+    arrays (..., m, k).
     """
     a = np.atleast_1d(np.asarray(alphas, dtype=float))
     n = x.shape[-1]
@@ -511,7 +522,7 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray) -> np.ndarray
     top = delta.max(axis=-1)[..., np.newaxis]
     constant = top == delta.min(axis=-1)[..., np.newaxis]
     out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
-    return np.where(constant & (top == 0), 0.0, out)  # every δ is 0: a run against itself
+    return u, np.where(constant & (top == 0), 0.0, out)  # every δ 0: a run against itself
 
 
 def system_fields(
@@ -529,10 +540,10 @@ def system_fields(
       var_target, cov_target;
     - shape (..., m, k) for k alphas, SPEC §8: zrisk and georisk
       (:mod:`risk`), zrisk_target, trisk_mean and, with ``baseline_index``,
-      urisk, trisk, zrisk_baseline (ZRisk against one row and TRisk through
-      the fused :func:`zrisk_pair` and :func:`trisk` of this module). The
-      ZRisk-based fields are NaN on a slice that has a negative score; with
-      no alphas the risk fields are left out;
+      urisk, trisk, zrisk_baseline (ZRisk against one row, URisk and TRisk
+      through the fused :func:`zrisk_pair` and :func:`urisk_trisk` of this
+      module). The ZRisk-based fields are NaN on a slice that has a negative
+      score; with no alphas the risk fields are left out;
     - shape (...), SPEC §6: pearson and spearman, the tradeoff correlations
       of Bias² and Var across the systems.
 
@@ -563,8 +574,7 @@ def system_fields(
         out["trisk_mean"] = trisk(x, x.mean(axis=-2), a)  # TRisk*: the mean run as baseline
         if baseline_index is not None:
             base = x[..., baseline_index, :]
-            out["urisk"] = risk.urisk(x, base, a)
-            out["trisk"] = trisk(x, base, a)
+            out["urisk"], out["trisk"] = urisk_trisk(x, base, a)
             out["zrisk_baseline"] = nonneg(zrisk_pair(x, base, a))
     out["pearson"] = pearson_r(bv.bias2, bv.var)
     out["spearman"] = spearman_r(bv.bias2, bv.var)

@@ -254,6 +254,8 @@ def test_fused_kernels_equal_the_risk_module():
         np.testing.assert_allclose(
             uncertainty.trisk(x, ref, a), risk.trisk(x, ref, a), rtol=1e-11, atol=1e-12
         )
+        u, _ = uncertainty.urisk_trisk(x, ref, a)
+        np.testing.assert_allclose(u, risk.urisk(x, ref, a), rtol=1e-13, atol=1e-15)
     t = uncertainty.trisk(x, x[:, 0], a)
     assert np.all(t[2, 4] == 0.0) and np.all(np.isnan(t[2, 5]))
 
