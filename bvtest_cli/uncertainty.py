@@ -1,0 +1,901 @@
+"""Uncertainty of every bvtest number: topic bootstrap, paired tests, Pareto front (SPEC §11b).
+
+No paper gives the uncertainty of a Bias², a Var or a GeoRisk; this module is
+bvtest's own machinery, built from textbook pieces. Pure numpy (scipy.special
+only: importing scipy.stats costs most of a second of start-up), no I/O.
+
+Topic bootstrap (SPEC §11b). B resamples of the n topics with replacement.
+A resample keeps whole columns of the (m, n) matrix — a topic drawn twice
+counts twice — so the virtual target x_T of a drawn topic is unchanged, while
+c (mean of x_T over the resample) and every field are recomputed on it. The
+index stream is ``numpy.random.default_rng(seed).integers(0, n, (B, n))``,
+drawn block by block: numpy draws sequentially, so the blocks concatenate to
+the same matrix whatever the block size, and it depends only on (seed, n, B)
+— all measures and both runs of a paired comparison use the same resamples.
+
+A *statistic* is a callable taking scores of shape (..., m, n) and returning
+a dict name → array whose shape starts with the leading axes (...,): per
+system (..., m), per system and alpha (..., m, k) or one value (...,). It is
+applied once per block to the gathered (b, ..., m, n) resamples and once to
+the n leave-one-out matrices stacked as (n, ..., m, n−1) (the jackknife that
+BCa needs) — always one vectorised call per block, never a loop over resamples.
+
+Intervals (level 1 − 2α, α = (1 − level)/2):
+
+- percentile: the α and 1 − α quantiles of the B replicates (Efron &
+  Tibshirani 1993, §13.3), quantiles interpolated linearly between order
+  statistics (numpy's default ``linear`` method, Hyndman & Fan type 7);
+- BCa (Efron & Tibshirani 1993, §14.3, eqs. 14.9–14.15): the quantiles at
+  α1 = Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) and α2 likewise with z_{1−α};
+  z0 = Φ⁻¹(fraction of replicates below the estimate, ties counting one
+  half, as scipy.stats.bootstrap counts them), a = Σ d³ / (6 (Σ d²)^{3/2})
+  with d = mean(θ_(·)) − θ_(i) over the jackknife values θ_(i).
+
+Decisions (SPEC is silent; the README states them):
+
+- Undefined replicates (NaN, e.g. a correlation on a resample where Var is
+  the same for every run): the interval is taken over the finite replicates,
+  unless more than α·B of them (2.5 % for a 95 % interval) are undefined —
+  they could all belong to one tail, so the nominal level could not be
+  vouched for — or fewer than 2 are finite; the interval is then NaN. The
+  interval is also NaN when the estimate itself is undefined.
+- BCa: a = 0 when every leave-one-out value is the same (no skewness to
+  correct; the interval is then the bias-corrected one), undefined jackknife
+  values are left out of a; BCa is NaN when no replicate lies on one side of
+  the estimate (z0 = ±∞; scipy returns NaN there too).
+- Paired p-value: p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1))
+  over the finite replicates d* of the difference: the smallest two-sided
+  level at which the percentile interval of the difference excludes 0
+  (Efron & Tibshirani 1993, §15.4, ASL from confidence intervals), with the
+  Monte-Carlo "+1" of Davison & Hinkley 1997 (eq. 4.11) so that p is never
+  an impossible 0 after B resamples.
+- Holm's family (Holm 1979): per field (and per alpha for GeoRisk), all the
+  pairs compared; undefined p-values are left out of the family.
+- Pareto dominance is weak: run j dominates run i when Bias²_j ≤ Bias²_i and
+  Var_j ≤ Var_i with at least one strict; runs tied in both stay on the front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr, ndtri, stdtr
+
+from . import risk
+from .decompose import decompose
+from .matrix import target_constant, virtual_target
+
+__all__ = [
+    "Comparison",
+    "CorrelationSummary",
+    "Interval",
+    "apply_resamples",
+    "bca_interval",
+    "bootstrap_indices",
+    "bootstrap_intervals",
+    "bootstrap_p",
+    "bootstrap_replicates",
+    "compare_runs",
+    "correlation_distribution",
+    "holm",
+    "iter_bootstrap_indices",
+    "jackknife_indices",
+    "jackknife_replicates",
+    "normal_cdf",
+    "normal_ppf",
+    "pareto_front",
+    "pearson_r",
+    "percentile_interval",
+    "pitman_morgan",
+    "rank_average",
+    "spearman_r",
+    "system_fields",
+    "trisk",
+    "urisk_trisk",
+    "zrisk_pair",
+]
+
+Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+# Bound on the elements of one gathered block of resamples (b, ..., m, n):
+# 2^17 float64 = 1 MiB. A statistic makes dozens of temporaries of that size
+# (system_fields' largest are (b, m, n) too), and blocks that stay in cache
+# are faster than bigger ones; the working set is bounded whatever B.
+_BLOCK_ELEMENTS = 1 << 17
+
+# Bound on the elements of one block of paired differences (B, pairs[, k]).
+_PAIR_BLOCK_ELEMENTS = 1 << 23
+
+METHODS = ("percentile", "bca")
+
+
+def normal_cdf(z: np.ndarray | float) -> np.ndarray:
+    """Φ, the standard normal CDF (scipy.special.ndtr)."""
+    return ndtr(z)
+
+
+def normal_ppf(p: np.ndarray | float) -> np.ndarray:
+    """Φ⁻¹, the standard normal quantile function (scipy.special.ndtri)."""
+    return ndtri(p)
+
+
+# --------------------------------------------------------------------------- resampling
+
+
+def _check_counts(n: int, B: int) -> None:
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"number of topics must be a positive integer, got {n!r}")
+    if isinstance(B, bool) or int(B) != B or B < 1:
+        raise ValueError(f"number of resamples must be a positive integer, got {B!r}")
+
+
+def iter_bootstrap_indices(n: int, B: int, seed: int, block: int) -> Iterator[np.ndarray]:
+    """The B × n bootstrap index matrix in consecutive blocks of at most ``block`` rows.
+
+    Rows are drawn by one ``default_rng(SeedSequence(seed))`` in order, so the
+    concatenated blocks do not depend on ``block`` (tested).
+    """
+    _check_counts(n, B)
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block!r}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    for start in range(0, B, block):
+        yield rng.integers(0, n, size=(min(block, B - start), n))
+
+
+def bootstrap_indices(n: int, B: int, seed: int, block: int = 1024) -> np.ndarray:
+    """B resamples of range(n) with replacement, shape (B, n), seeded (SPEC §11b).
+
+    Row b lists the topics of resample b; ``block`` only bounds the size of
+    each draw and never changes the matrix.
+    """
+    return np.concatenate(list(iter_bootstrap_indices(n, B, seed, block)))
+
+
+def jackknife_indices(n: int) -> np.ndarray:
+    """The n leave-one-out index sets, shape (n, n − 1): row j is range(n) without j."""
+    if n < 2:
+        raise ValueError(f"the jackknife needs at least 2 topics, got {n}")
+    # Row j: 0..j−1 then j+1..n−1, i.e. k + (k >= j) for k in 0..n−2.
+    k = np.arange(n - 1)
+    return k + (k >= np.arange(n)[:, np.newaxis])
+
+
+def _block_rows(x: np.ndarray, block: int | None) -> int:
+    """Resamples per block: ``block`` if given, else what fits in _BLOCK_ELEMENTS."""
+    if block is not None:
+        if block < 1:
+            raise ValueError(f"block must be >= 1, got {block!r}")
+        return int(block)
+    return max(1, _BLOCK_ELEMENTS // max(1, x.size))
+
+
+def apply_resamples(
+    x: np.ndarray,
+    statistic: Statistic,
+    index_blocks: Iterable[np.ndarray],
+    total: int,
+) -> dict[str, np.ndarray]:
+    """Apply ``statistic`` to the column resamples of ``x`` given by each (b, n') index block.
+
+    ``x`` (..., m, n) is gathered once per block into (b, ..., m, n') — whole
+    columns, so every system sees the same topics — and the statistic is
+    called once on it. ``total`` is the number of rows over all blocks: the
+    outputs are allocated once, name → array (total, ...), and filled block
+    by block, so memory is the replicates plus one block's working set.
+    """
+    x = np.asarray(x, dtype=float)
+    out: dict[str, np.ndarray] = {}
+    start = 0
+    for idx in index_blocks:
+        # take → (..., m, b, n'), then b to the front as a C-contiguous copy: the
+        # same memory layout for every block size keeps numpy's summation order,
+        # hence the result bit for bit, independent of the block size.
+        gathered = np.ascontiguousarray(np.moveaxis(np.take(x, idx, axis=-1), -2, 0))
+        stop = start + len(idx)
+        for name, value in statistic(gathered).items():
+            if name not in out:
+                out[name] = np.empty((total, *np.shape(value)[1:]))
+            out[name][start:stop] = value
+        start = stop
+    if start != total:
+        raise ValueError(f"index blocks hold {start} rows, expected {total}")
+    return out
+
+
+def bootstrap_replicates(
+    x: np.ndarray, statistic: Statistic, *, B: int, seed: int, block: int | None = None
+) -> dict[str, np.ndarray]:
+    """The statistic on B topic-bootstrap resamples of ``x`` (..., m, n): name → (B, ...)."""
+    x = np.asarray(x, dtype=float)
+    rows = _block_rows(x, block)
+    return apply_resamples(x, statistic, iter_bootstrap_indices(x.shape[-1], B, seed, rows), B)
+
+
+def jackknife_replicates(
+    x: np.ndarray, statistic: Statistic, *, block: int | None = None
+) -> dict[str, np.ndarray]:
+    """The statistic on the n leave-one-topic-out matrices of ``x``: name → (n, ...)."""
+    x = np.asarray(x, dtype=float)
+    idx = jackknife_indices(x.shape[-1])
+    rows = _block_rows(x, block)
+    blocks = (idx[s : s + rows] for s in range(0, len(idx), rows))
+    return apply_resamples(x, statistic, blocks, len(idx))
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic's estimate on the data and its bootstrap interval, all of one shape."""
+
+    estimate: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+def _tail(level: float) -> float:
+    """α = (1 − level)/2 of a two-sided interval at ``level``."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
+    return (1.0 - level) / 2.0
+
+
+def _prepared(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Replicates (B, ...) → (sorted along axis 0, undefined ones last as NaN; the
+    finite count (...); the usable mask (...) of the undefined-replicate rule)."""
+    reps = np.asarray(replicates, dtype=float)
+    finite = np.isfinite(reps)
+    count = finite.sum(axis=0)
+    if not finite.all():
+        reps = np.where(finite, reps, np.nan)  # ±inf counts as undefined, sorted last
+    B = reps.shape[0]
+    usable = (count >= 2) & (B - count <= _tail(level) * B)
+    return np.sort(reps, axis=0), count, usable
+
+
+def _quantile_sorted(s: np.ndarray, count: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantiles (numpy's default method) at per-element levels.
+
+    ``s`` (B, ...) sorted along axis 0 with the ``count`` (...) finite values
+    first; ``q`` (...) in [0, 1] or NaN. np.quantile cannot take one level per
+    element, which BCa needs, hence this gather of the two neighbouring order
+    statistics.
+    """
+    q = np.asarray(q, dtype=float)
+    ok = np.isfinite(q) & (count >= 1)
+    last = np.maximum(count - 1, 0)
+    h = np.where(ok, q, 0.0) * last
+    below = np.clip(np.floor(h), 0, last).astype(np.intp)
+    above = np.minimum(below + 1, last)
+    frac = h - below
+    lo = np.take_along_axis(s, below[np.newaxis], axis=0)[0]
+    hi = np.take_along_axis(s, above[np.newaxis], axis=0)[0]
+    return np.where(ok, lo + frac * (hi - lo), np.nan)
+
+
+def percentile_interval(
+    replicates: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval (Efron & Tibshirani 1993, §13.3) from replicates (B, ...).
+
+    The α and 1 − α quantiles of the finite replicates, α = (1 − level)/2;
+    NaN where too many replicates are undefined (module docstring).
+    """
+    alpha = _tail(level)
+    s, count, usable = _prepared(replicates, level)
+    lo = _quantile_sorted(s, count, np.full(count.shape, alpha))
+    hi = _quantile_sorted(s, count, np.full(count.shape, 1.0 - alpha))
+    return np.where(usable, lo, np.nan), np.where(usable, hi, np.nan)
+
+
+def _acceleration(jackknife: np.ndarray) -> np.ndarray:
+    """a = Σ d³ / (6 (Σ d²)^{3/2}), d = mean θ_(·) − θ_(i) (Efron & Tibshirani 1993, eq. 14.15).
+
+    Over the finite leave-one-out values; 0 when they are all equal, NaN when
+    fewer than 2 are finite.
+    """
+    jack = np.asarray(jackknife, dtype=float)
+    finite = np.isfinite(jack)
+    count = finite.sum(axis=0)
+    # Equal values are detected exactly, not from Σ d² > 0: a is scale-free, so
+    # the rounding residue of the mean would otherwise give an arbitrary a.
+    constant = np.where(finite, jack, -np.inf).max(axis=0) == np.where(finite, jack, np.inf).min(
+        axis=0
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.where(finite, jack, 0.0).sum(axis=0) / count
+        d = np.where(finite, centre - jack, 0.0)
+        a = (d**3).sum(axis=0) / (6.0 * (d**2).sum(axis=0) ** 1.5)
+    return np.where(count >= 2, np.where(constant, 0.0, a), np.nan)
+
+
+def bca_interval(
+    replicates: np.ndarray,
+    estimate: np.ndarray,
+    jackknife: np.ndarray,
+    level: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa interval (Efron & Tibshirani 1993, §14.3) from replicates (B, ...), the
+    estimate (...) on the data and the jackknife values (n, ...).
+
+    z0 = Φ⁻¹(p̂) with p̂ the fraction of finite replicates below the estimate
+    (ties count one half); a from :func:`_acceleration`; the interval is the
+    replicates' quantiles at α1 = Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) and α2
+    with z_{1−α}. NaN where the estimate is undefined, where p̂ is 0 or 1, or
+    under the undefined-replicate rule of the module docstring.
+    """
+    alpha = _tail(level)
+    s, count, usable = _prepared(replicates, level)
+    est = np.asarray(estimate, dtype=float)
+    reps = np.asarray(replicates, dtype=float)
+    finite = np.isfinite(reps)
+    below = (finite & (reps < est)).sum(axis=0) + (finite & (reps <= est)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = below / (2.0 * count)
+    inside = (frac > 0) & (frac < 1)
+    z0 = ndtri(np.where(inside, frac, 0.5))
+    a = _acceleration(jackknife)
+    z_alpha = float(ndtri(alpha))
+
+    def level_for(z: float) -> np.ndarray:
+        t = z0 + z
+        return ndtr(z0 + t / (1.0 - a * t))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q1, q2 = level_for(z_alpha), level_for(-z_alpha)
+    lo = _quantile_sorted(s, count, q1)
+    hi = _quantile_sorted(s, count, q2)
+    defined = usable & inside & np.isfinite(est) & np.isfinite(a)
+    return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
+
+
+def bootstrap_intervals(
+    x: np.ndarray,
+    statistic: Statistic,
+    *,
+    B: int,
+    seed: int,
+    level: float = 0.95,
+    method: str = "percentile",
+    block: int | None = None,
+) -> dict[str, Interval]:
+    """Estimate and topic-bootstrap interval of every field of ``statistic`` on ``x``.
+
+    ``method`` is "percentile" (default) or "bca" (Efron & Tibshirani 1993).
+    Percentile intervals are NaN where the estimate is undefined, as BCa ones.
+    """
+    if method not in METHODS:
+        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
+    _tail(level)
+    x = np.asarray(x, dtype=float)
+    estimate = {k: np.asarray(v, dtype=float) for k, v in statistic(x).items()}
+    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
+    jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else {}
+    out: dict[str, Interval] = {}
+    for name, est in estimate.items():
+        if method == "bca":
+            lo, hi = bca_interval(reps[name], est, jack[name], level)
+        else:
+            lo, hi = percentile_interval(reps[name], level)
+            undefined = ~np.isfinite(est)
+            lo, hi = np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
+        out[name] = Interval(est, lo, hi)
+    return out
+
+
+# --------------------------------------------------------------------------- the fields
+
+
+def _constant_check(v: np.ndarray) -> np.ndarray:
+    """True where the vector (last axis) is the same everywhere, as tradeoff.correlate decides."""
+    scale = np.maximum(1.0, np.abs(v).max(axis=-1))
+    return np.ptp(v, axis=-1) <= 1e-15 * scale
+
+
+def _pearson_raw(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r along the last axis; within rounding of ±1 it is ±1 (as tradeoff.pearson)."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+    return np.where(np.abs(r) > 1.0 - 1e-12, np.sign(r), r)
+
+
+def _correlation_defined(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """SPEC §6: m >= 3 and neither vector constant (nor undefined anywhere)."""
+    finite = np.isfinite(x).all(axis=-1) & np.isfinite(y).all(axis=-1)
+    if x.shape[-1] < 3:
+        return np.zeros(finite.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return finite & ~_constant_check(x) & ~_constant_check(y)
+
+
+def pearson_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r across systems for inputs (..., m) → (...), NaN where SPEC §6 says
+    it is undefined (m < 3, a constant vector) — the numbers of tradeoff.correlate."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    ok = _correlation_defined(x, y)
+    return np.where(
+        ok, _pearson_raw(np.where(ok[..., None], x, 0), np.where(ok[..., None], y, 0)), np.nan
+    )
+
+
+def rank_average(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..m along the last axis, ties given their average rank; vectorised.
+
+    Each run of equal values in sorted order spans positions [start, end];
+    its members all get (start + end)/2 + 1.
+    """
+    x = np.asarray(x, dtype=float)
+    m = x.shape[-1]
+    order = np.argsort(x, axis=-1, kind="stable")
+    s = np.take_along_axis(x, order, axis=-1)
+    pos = np.broadcast_to(np.arange(m), s.shape)
+    first = np.ones(s.shape, dtype=bool)
+    first[..., 1:] = s[..., 1:] != s[..., :-1]
+    last = np.ones(s.shape, dtype=bool)
+    last[..., :-1] = first[..., 1:]
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, m - 1), -1), axis=-1), -1)
+    ranks = np.empty(s.shape)
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=-1)
+    return ranks
+
+
+def spearman_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho across systems (Pearson on average ranks), (..., m) → (...)."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    ok = _correlation_defined(x, y)
+    safe_x = np.where(ok[..., None], x, 0)
+    safe_y = np.where(ok[..., None], y, 0)
+    return np.where(ok, _pearson_raw(rank_average(safe_x), rank_average(safe_y)), np.nan)
+
+
+def _wins_losses(v: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis for every α (Dinçer et al. 2016, eqs. 1, 6).
+
+    As ``Σ v + α Σ_{v<0} v``: two passes over v instead of four.
+    """
+    total = v.sum(axis=-1)
+    losses = np.minimum(v, 0.0).sum(axis=-1)
+    return total[..., np.newaxis] + a * losses[..., np.newaxis]
+
+
+def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """:func:`risk.zrisk_pair` (Dinçer et al. 2016, §4.1) without the (..., m, 2, n)
+    stack: in the two-row matrix [x_i; r] only row i's z-scores count, and they
+    need only S_i, S_r and T_j = x_ij + r_j. Several times faster (it runs B
+    times over); equal to risk.zrisk_pair to rounding (tested). Shapes as there.
+    """
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    ref = np.asarray(reference, dtype=float)[..., np.newaxis, :]  # (..., 1, n)
+    s = x.sum(axis=-1, keepdims=True)  # S_i, (..., m, 1)
+    total = s + ref.sum(axis=-1, keepdims=True)  # N = S_i + S_r
+    st = s * (x + ref)  # S_i T_j
+    e = np.divide(st, total, out=np.zeros_like(st), where=total > 0)
+    root = np.sqrt(np.maximum(e, 0.0))
+    z = np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)  # e = 0: no information
+    return _wins_losses(z, a)
+
+
+def trisk(x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """:func:`risk.trisk`, fused: see :func:`urisk_trisk`. Returns (..., m, k)."""
+    return urisk_trisk(x, baseline, alphas)[1]
+
+
+def urisk_trisk(
+    x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """URisk and TRisk (Dinçer et al. 2016, eqs. 1–2; :func:`risk.urisk`,
+    :func:`risk.trisk`) from moments of the (..., m, n) differences δ instead
+    of the (..., m, k, n) weighted ones: with δ⁺ = max(δ, 0), δ⁻ = min(δ, 0)
+    and c = 1 + α, d = δ⁺ + c δ⁻, so mean d = mean δ⁺ + c mean δ⁻ and
+    Σ (d − d̄)² = S₊₊ + 2c S₊₋ + c² S₋₋ with centred (stable) sums S. d is
+    constant exactly when δ is (d is increasing in δ), which gives risk.trisk's
+    edge cases: 0 when every δ is 0, NaN when δ is constant otherwise. The
+    mean of d is URisk (eq. 1), returned too. Equal to risk.urisk and
+    risk.trisk to rounding (tested), several times faster. Returns two
+    arrays (..., m, k).
+    """
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    n = x.shape[-1]
+    delta = x - np.asarray(baseline, dtype=float)[..., np.newaxis, :]
+    pos = np.maximum(delta, 0.0)
+    neg = np.minimum(delta, 0.0)
+    pos_mean = pos.mean(axis=-1, keepdims=True)
+    neg_mean = neg.mean(axis=-1, keepdims=True)
+    pc = pos - pos_mean
+    nc = neg - neg_mean
+    spp = (pc * pc).sum(axis=-1)[..., np.newaxis]
+    spn = (pc * nc).sum(axis=-1)[..., np.newaxis]
+    snn = (nc * nc).sum(axis=-1)[..., np.newaxis]
+    c = 1.0 + a
+    u = pos_mean + c * neg_mean  # URisk, (..., m, k)
+    if n > 1:
+        se = np.sqrt(np.maximum(spp + 2.0 * c * spn + c * c * snn, 0.0) / (n - 1) / n)
+    else:
+        se = np.zeros_like(u)
+    top = delta.max(axis=-1)[..., np.newaxis]
+    constant = top == delta.min(axis=-1)[..., np.newaxis]
+    out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
+    return u, np.where(constant & (top == 0), 0.0, out)  # every δ 0: a run against itself
+
+
+def system_fields(
+    x: np.ndarray,
+    *,
+    target: str | float = "max",
+    alphas: Sequence[float] | np.ndarray = (0.0, 1.0, 5.0, 10.0),
+    baseline_index: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Every per-system number of ``bvtest eval`` for scores (..., m, n): a statistic.
+
+    - shape (..., m), SPEC §4–§5 through :func:`decompose`, with x_T the max
+      over the systems of each topic column and c from ``target`` ("max":
+      mean of x_T; "ideal": 1; a number): mean, bias2, var, mse, var_rho,
+      var_target, cov_target;
+    - shape (..., m, k) for k alphas, SPEC §8: zrisk and georisk
+      (:mod:`risk`), zrisk_target, trisk_mean and, with ``baseline_index``,
+      urisk, trisk, zrisk_baseline (ZRisk against one row, URisk and TRisk
+      through the fused :func:`zrisk_pair` and :func:`urisk_trisk` of this
+      module). The ZRisk-based fields are NaN on a slice that has a negative
+      score; with no alphas the risk fields are left out;
+    - shape (...), SPEC §6: pearson and spearman, the tradeoff correlations
+      of Bias² and Var across the systems.
+
+    On the unresampled matrix these are the numbers of the eval pipeline
+    without grouping or normalization (tested on the sample track).
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim < 2 or x.shape[-1] == 0 or x.shape[-2] == 0:
+        raise ValueError(f"scores must have shape (..., m, n) with m, n >= 1, got {x.shape}")
+    x_t = virtual_target(x)
+    c = target_constant(x_t, target)
+    bv = decompose(x, x_t, c)
+    out = {name: getattr(bv, name) for name in bv.FIELDS}
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    if a.size:
+        n = x.shape[-1]
+        negative = (x < 0).any(axis=(-2, -1))[..., np.newaxis, np.newaxis]  # (..., 1, 1)
+
+        def nonneg(values: np.ndarray) -> np.ndarray:
+            return np.where(negative, np.nan, values)
+
+        with np.errstate(invalid="ignore"):  # √ of a negative mean: NaN'd just below
+            z = risk.zrisk(x, a)
+            geo = risk.georisk_from(bv.mean, z, n)
+        out["zrisk"] = nonneg(z)
+        out["georisk"] = nonneg(geo)
+        out["zrisk_target"] = nonneg(zrisk_pair(x, x_t, a))
+        out["trisk_mean"] = trisk(x, x.mean(axis=-2), a)  # TRisk*: the mean run as baseline
+        if baseline_index is not None:
+            base = x[..., baseline_index, :]
+            out["urisk"], out["trisk"] = urisk_trisk(x, base, a)
+            out["zrisk_baseline"] = nonneg(zrisk_pair(x, base, a))
+    out["pearson"] = pearson_r(bv.bias2, bv.var)
+    out["spearman"] = spearman_r(bv.bias2, bv.var)
+    return out
+
+
+# --------------------------------------------------------------------------- paired tests
+
+
+def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pitman–Morgan test of equal variances for paired samples (Pitman 1939; Morgan 1939).
+
+    ``a`` and ``b`` (..., n) are two runs' scores on the same topics. Since
+    Var(a) − Var(b) = Cov(a + b, a − b), equal variances means no correlation
+    r between the sums and the differences; t = r √((n − 2)/(1 − r²)) has
+    n − 2 degrees of freedom under H0. Returns (r, t, two-sided p), each (...).
+    When the sums or the differences are constant the variances are equal
+    exactly: r = 0, p = 1. With n < 3 everything is NaN.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    n = a.shape[-1]
+    s, d = a + b, a - b
+    if n < 3:
+        nan = np.full(s.shape[:-1], np.nan)
+        return nan, nan.copy(), nan.copy()
+    sc = s - s.mean(axis=-1, keepdims=True)
+    dc = d - d.mean(axis=-1, keepdims=True)
+    degenerate = _constant_check(s) | _constant_check(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (sc * dc).sum(axis=-1) / np.sqrt((sc * sc).sum(axis=-1) * (dc * dc).sum(axis=-1))
+        r = np.where(degenerate, 0.0, np.clip(r, -1.0, 1.0))
+        t = r * np.sqrt((n - 2) / (1.0 - r * r))
+    p = np.where(np.abs(r) >= 1.0, 0.0, 2.0 * stdtr(n - 2, -np.abs(t)))
+    return r, t, p
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979) of a 1-D array.
+
+    Sorted ascending, p_(i) becomes max_{j ≤ i} min(1, (k − j + 1) p_(j)) with
+    k the number of finite p-values; NaN p-values stay NaN and are not counted.
+    """
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"holm expects a 1-D array, got shape {p.shape}")
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    k = len(finite)
+    if k:
+        order = finite[np.argsort(p[finite], kind="stable")]
+        scaled = np.minimum(1.0, (k - np.arange(k)) * p[order])
+        out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def bootstrap_p(differences: np.ndarray, level: float = 0.95) -> np.ndarray:
+    """Two-sided bootstrap p-value of H0: difference = 0, from replicates (B, ...).
+
+    p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B' + 1)) over the B'
+    finite replicates: the smallest level at which the percentile interval
+    excludes 0 (Efron & Tibshirani 1993, §15.4), with the Monte-Carlo "+1"
+    (Davison & Hinkley 1997, eq. 4.11). NaN under the undefined-replicate rule
+    of the module docstring (``level`` sets its tolerance).
+    """
+    d = np.asarray(differences, dtype=float)
+    finite = np.isfinite(d)
+    count = finite.sum(axis=0)
+    le = (finite & (d <= 0)).sum(axis=0)
+    ge = (finite & (d >= 0)).sum(axis=0)
+    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (count + 1.0))
+    usable = (count >= 2) & (d.shape[0] - count <= _tail(level) * d.shape[0])
+    return np.where(usable, p, np.nan)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One paired comparison row: ``field`` of run ``a`` minus that of run ``b``.
+
+    ``diff`` is the difference on the data, [lo, hi] its paired topic-bootstrap
+    interval, ``p`` the bootstrap p-value and ``p_holm`` its Holm adjustment
+    over the pairs compared. Rows of ``var`` also carry the Pitman–Morgan
+    test (``test = "pitman-morgan"``, ``p_pm`` and its Holm adjustment
+    ``p_pm_holm``); on other rows these are None.
+    """
+
+    a: str
+    b: str
+    field: str
+    diff: float
+    lo: float
+    hi: float
+    p: float
+    p_holm: float
+    test: str | None = None
+    p_pm: float | None = None
+    p_pm_holm: float | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        row: dict[str, object] = {
+            "a": self.a,
+            "b": self.b,
+            "field": self.field,
+            "diff": self.diff,
+            "lo": self.lo,
+            "hi": self.hi,
+            "p": self.p,
+            "p_holm": self.p_holm,
+        }
+        if self.test is not None:
+            row.update(test=self.test, p_pm=self.p_pm, p_pm_holm=self.p_pm_holm)
+        return row
+
+
+COMPARED_FIELDS = ("mean", "var", "mse")
+
+
+def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]:
+    """Alphas as written (strings kept, numbers formatted with %g) and as floats."""
+    labels = [a if isinstance(a, str) else format(float(a), "g") for a in alphas]
+    return labels, np.array([float(a) for a in alphas], dtype=float)
+
+
+def _comparison_statistic(target: str | float, alphas: np.ndarray) -> Statistic:
+    """mean, var, mse (SPEC §4) and GeoRisk (SPEC §8) of every run, the fields compared.
+
+    GeoRisk and MSE depend on all runs (the chi-square expectations; c), so
+    they are computed on the whole (resampled) matrix, then differenced.
+    """
+
+    def statistic(x: np.ndarray) -> dict[str, np.ndarray]:
+        x_t = virtual_target(x)
+        bv = decompose(x, x_t, target_constant(x_t, target))
+        out = {"mean": bv.mean, "var": bv.var, "mse": bv.mse}
+        if alphas.size:
+            negative = (x < 0).any(axis=(-2, -1))[..., np.newaxis, np.newaxis]
+            with np.errstate(invalid="ignore"):
+                geo = risk.georisk_from(bv.mean, risk.zrisk(x, alphas), x.shape[-1])
+            out["georisk"] = np.where(negative, np.nan, geo)
+        return out
+
+    return statistic
+
+
+def _pair_indices(
+    systems: Sequence[str], pairs: Sequence[tuple[str, str]] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    index = {s: i for i, s in enumerate(systems)}
+    if len(index) != len(systems):
+        raise ValueError("system names must be unique")
+    if pairs is None:
+        ia, ib = np.triu_indices(len(systems), k=1)
+        return ia, ib
+    rows = []
+    for a, b in pairs:
+        for name in (a, b):
+            if name not in index:
+                raise ValueError(f"run {name!r} is not among the runs compared")
+        if a == b:
+            raise ValueError(f"run {a!r} is compared with itself")
+        rows.append((index[a], index[b]))
+    if not rows:
+        raise ValueError("no pair of runs to compare")
+    ia, ib = (np.array(c, dtype=np.intp) for c in zip(*rows, strict=True))
+    return ia, ib
+
+
+def compare_runs(
+    x: np.ndarray,
+    systems: Sequence[str],
+    pairs: Sequence[tuple[str, str]] | None = None,
+    *,
+    target: str | float = "max",
+    alphas: Sequence[str | float] = ("0", "1", "5", "10"),
+    B: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    method: str = "percentile",
+    block: int | None = None,
+) -> list[Comparison]:
+    """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
+    var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
+    a bootstrap p-value (:func:`bootstrap_p`) and its Holm adjustment (Holm
+    1979, family = the pairs, per field and alpha); var rows add the
+    Pitman–Morgan test (Pitman 1939; Morgan 1939) on the per-topic scores.
+
+    ``x`` (m, n) is the whole score matrix: each resample draws the same topics
+    for every run, and the fields that depend on all runs are recomputed on
+    the whole resample. ``pairs`` defaults to every pair (i < j) in the order
+    of ``systems``. Rows come pair by pair, fields in the order above.
+    """
+    if method not in METHODS:
+        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[0] != len(systems):
+        raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
+    ia, ib = _pair_indices(systems, pairs)
+    labels, a_values = _alpha_labels(alphas)
+    statistic = _comparison_statistic(target, a_values)
+    estimate = statistic(x)
+    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
+    jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else None
+
+    # (name, estimate (m,), replicates (B, m), jackknife (n, m) or None) per compared field
+    columns: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]] = []
+    for name in COMPARED_FIELDS:
+        columns.append((name, estimate[name], reps[name], None if jack is None else jack[name]))
+    for j, label in enumerate(labels):
+        columns.append(
+            (
+                f"georisk@{label}",
+                estimate["georisk"][:, j],
+                reps["georisk"][:, :, j],
+                None if jack is None else jack["georisk"][:, :, j],
+            )
+        )
+
+    n_pairs = len(ia)
+    chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
+    results: dict[str, tuple[np.ndarray, ...]] = {}
+    for name, est, rep, jk in columns:
+        diff = est[ia] - est[ib]
+        lo, hi, p = (np.empty(n_pairs) for _ in range(3))
+        for s in range(0, n_pairs, chunk):
+            sl = slice(s, s + chunk)
+            d = rep[:, ia[sl]] - rep[:, ib[sl]]
+            if jk is None:
+                lo[sl], hi[sl] = percentile_interval(d, level)
+                undefined = ~np.isfinite(diff[sl])
+                lo[sl][undefined] = hi[sl][undefined] = np.nan
+            else:
+                lo[sl], hi[sl] = bca_interval(d, diff[sl], jk[:, ia[sl]] - jk[:, ib[sl]], level)
+            p[sl] = np.where(np.isfinite(diff[sl]), bootstrap_p(d, level), np.nan)
+        results[name] = (diff, lo, hi, p, holm(p))
+
+    _, _, p_pm = pitman_morgan(x[ia], x[ib])
+    p_pm_holm = holm(p_pm)
+    rows: list[Comparison] = []
+    for k in range(n_pairs):
+        a, b = systems[ia[k]], systems[ib[k]]
+        for name, (diff, lo, hi, p, ph) in results.items():
+            extra = {}
+            if name == "var":
+                extra = {
+                    "test": "pitman-morgan",
+                    "p_pm": float(p_pm[k]),
+                    "p_pm_holm": float(p_pm_holm[k]),
+                }
+            rows.append(
+                Comparison(
+                    a,
+                    b,
+                    name,
+                    float(diff[k]),
+                    float(lo[k]),
+                    float(hi[k]),
+                    float(p[k]),
+                    float(ph[k]),
+                    **extra,
+                )
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------- Pareto front
+
+
+def pareto_front(bias2: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """Runs on the Pareto front of (Bias², Var), both to be minimised: bool (..., m).
+
+    Run i is dominated when another run j has Bias²_j ≤ Bias²_i and
+    Var_j ≤ Var_i with at least one inequality strict (weak dominance), so
+    runs tied in both stay on the front together. A run with an undefined
+    Bias² or Var is not on the front and dominates no run.
+    """
+    b = np.asarray(bias2, dtype=float)
+    v = np.asarray(var, dtype=float)
+    b, v = np.broadcast_arrays(b, v)
+    # axis -2: candidate dominator j, axis -1: dominated run i
+    bj, bi = b[..., :, np.newaxis], b[..., np.newaxis, :]
+    vj, vi = v[..., :, np.newaxis], v[..., np.newaxis, :]
+    dominates = (bj <= bi) & (vj <= vi) & ((bj < bi) | (vj < vi))
+    return np.isfinite(b) & np.isfinite(v) & ~dominates.any(axis=-2)
+
+
+# --------------------------------------------------------------------------- random grouping
+
+
+@dataclass(frozen=True)
+class CorrelationSummary:
+    """Distribution of a per-repeat correlation: mean and the central ``level``
+    quantiles over the ``defined`` repeats where it is defined."""
+
+    mean: float
+    lo: float
+    hi: float
+    defined: int
+    repeats: int
+
+
+def correlation_distribution(
+    bias2: np.ndarray, var: np.ndarray, level: float = 0.95
+) -> dict[str, CorrelationSummary]:
+    """Pearson and Spearman correlation of Bias² and Var in each random-grouping
+    repeat (SPEC §7), inputs (R, m) → mean and 2.5 % / 97.5 % quantiles (for
+    level 0.95; numpy's linear interpolation) over the repeats where the
+    correlation is defined; NaN when it is defined in none."""
+    alpha = _tail(level)
+    b = np.asarray(bias2, dtype=float)
+    v = np.asarray(var, dtype=float)
+    if b.ndim != 2 or b.shape != v.shape:
+        raise ValueError(f"expected Bias² and Var of one shape (R, m), got {b.shape}, {v.shape}")
+    out: dict[str, CorrelationSummary] = {}
+    for name, fn in (("pearson", pearson_r), ("spearman", spearman_r)):
+        r = fn(b, v)
+        ok = r[np.isfinite(r)]
+        if ok.size:
+            lo, hi = np.quantile(ok, [alpha, 1.0 - alpha])
+            out[name] = CorrelationSummary(
+                float(ok.mean()), float(lo), float(hi), int(ok.size), len(r)
+            )
+        else:
+            out[name] = CorrelationSummary(np.nan, np.nan, np.nan, 0, len(r))
+    return out
