@@ -138,7 +138,7 @@ def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
     """Largest per-topic difference between ``bvtest scores`` and the loop."""
     ours = read_long(
         subprocess.run(
-            [bvtest, "scores", "-q", str(qrels), str(runs)],
+            [bvtest, "scores", "--quiet", str(qrels), str(runs)],
             capture_output=True,
             text=True,
             check=True,

@@ -24,10 +24,22 @@ import numpy as np
 
 from .errors import InputError
 from .matrix import ScoreMatrix
-from .parallel import parallel_map
-from .trecio import STDIN, Note, Qrels, QrelsFile, Run, Source, read_run, sort_topics
+from .options import DEFAULT_MEASURES, Settings
+from .parallel import default_jobs, parallel_map, progress
+from .trecio import (
+    STDIN,
+    Note,
+    Qrels,
+    QrelsFile,
+    Run,
+    Source,
+    expand_sources,
+    read_qrels,
+    read_run,
+    read_scores,
+    sort_topics,
+)
 
-DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")
 GDEVAL_MAX_GRADE = 4
 
 
@@ -252,3 +264,40 @@ def evaluate_runs(
         ).reshape(len(results), len(topics))
         matrices.append(ScoreMatrix(spec.name, systems, tuple(topics), values))
     return matrices
+
+
+# ---------------------------------------------------------------------------
+# The input of every analysis
+
+
+def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+    """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
+    (SPEC §1–§3), and the notes about the inputs."""
+    notes: list[str] = []
+    if s.scores is None:
+        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
+        sources = expand_sources(s.inputs[1:])
+        qrels_file = read_qrels(s.inputs[0])
+        matrices = evaluate_runs(
+            qrels_file,
+            sources,
+            specs,
+            rel_level=s.rel_level,
+            jobs=s.jobs or default_jobs(),
+            err_impl=s.err_impl,
+            note=notes.append,
+            tick=progress(len(sources), s.quiet),
+        )
+        return matrices, notes
+    matrices = read_scores(s.scores, notes.append)
+    if not s.measures:
+        return matrices, notes
+    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)]
+    by_name = {m.measure: m for m in matrices}
+    missing = [w for w in wanted if w not in by_name]
+    if missing:
+        raise InputError(
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
+            "<stdin>" if s.scores == STDIN else s.scores,
+        )
+    return [by_name[w] for w in wanted], notes

@@ -3,10 +3,10 @@
 A gate is ``MEASURE:FIELD[@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
 ``nDCG@10:mse<=bm25.run`` or ``ERR@20:georisk@5>=bm25.run``:
 
-- MEASURE is a key of the result's ``"measures"`` (an ir_measures string, which
-  may itself contain ``@``, ``(``, ``=`` and ``,``, e.g. ``AP(rel=2)``).
-- FIELD is a per-system key of the result; the alpha-indexed fields need
-  ``@ALPHA`` (an alpha key as computed, e.g. ``5``) and the scalar ones forbid it.
+- MEASURE is a measure of the report (an ir_measures string, which may itself
+  contain ``@``, ``(``, ``=`` and ``,``, e.g. ``AP(rel=2)``).
+- FIELD is a per-system field of the registry (:mod:`bvtest_cli.registry`);
+  the alpha-indexed fields need ``@ALPHA`` (e.g. ``5``) and the others forbid it.
 - OP is one of ``<=``, ``<``, ``>=``, ``>`` (white space around it is allowed).
 - RIGHT is a number, or the name of a pool run: the gate then compares with
   that run's value of the same measure, field and alpha. A RIGHT that parses as
@@ -19,33 +19,23 @@ It is not an error either, because errors (exit 2) mean the gate or the input
 is wrong, whereas ``null`` is a legitimate outcome of the data (e.g. TRisk with
 a zero standard error). The value is printed as ``null``.
 
-This module is pure: no I/O and no click, so the CLI decides how to report.
+Parsing and evaluating gates is pure; :func:`check` is the command: it plans
+(gates, names, measures: everything checkable before reading a file),
+evaluates pool and new runs together and returns the verdicts as a report.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from .decompose import BiasVariance
-from .render import number
-
-#: Per-system fields holding one number (SPEC §4–§5).
-SCALAR_FIELDS: tuple[str, ...] = BiasVariance.FIELDS
-#: Per-system fields holding one number per alpha (SPEC §8).
-ALPHA_FIELDS: tuple[str, ...] = (
-    "zrisk",
-    "georisk",
-    "zrisk_target",
-    "trisk_mean",
-    "urisk",
-    "trisk",
-    "zrisk_baseline",
-)
-#: Fields present only when the analysis was run with ``--baseline``.
-BASELINE_FIELDS: frozenset[str] = frozenset({"urisk", "trisk", "zrisk_baseline"})
+from . import registry
+from .errors import InputError
+from .options import MAX_ALPHA, Settings
+from .render import fmt, plain
+from .report import Records, Report, Table, section
 
 OPERATORS: tuple[str, ...] = ("<=", "<", ">=", ">")
 
@@ -153,20 +143,24 @@ def parse_gate(text: str) -> Gate:
     # Fields never contain '@', so the first '@' after the colon starts ALPHA.
     field, at, alpha = field_part.partition("@")
     field, alpha = field.strip(), alpha.strip()
-    if field in SCALAR_FIELDS:
+    try:
+        declared = registry.system_field(field)
+    except KeyError:
+        known = ", ".join(f.name for f in registry.SYSTEM_FIELDS)
+        raise GateError(f"{where}: unknown field {field!r}; known fields: {known}") from None
+    alpha_key: str | None = None
+    if not declared.alpha:
         if at:
             raise GateError(f"{where}: field {field!r} takes no @ALPHA (it is not alpha-indexed)")
-        alpha_key: str | None = None
-    elif field in ALPHA_FIELDS:
+    else:
         if not at or not alpha:
             raise GateError(f"{where}: field {field!r} needs @ALPHA, e.g. {field}@5")
         number = _parse_number(alpha)
         if number is None or number < 0:
             raise GateError(f"{where}: alpha {alpha!r} is not a non-negative number")
+        if number > MAX_ALPHA:
+            raise GateError(f"{where}: alpha {alpha!r} is out of range: at most 1e6")
         alpha_key = alpha
-    else:
-        known = ", ".join(SCALAR_FIELDS + ALPHA_FIELDS)
-        raise GateError(f"{where}: unknown field {field!r}; known fields: {known}")
 
     number = _parse_number(right_text)
     right: float | str = number if number is not None else right_text
@@ -181,40 +175,30 @@ def parse_gate(text: str) -> Gate:
     )
 
 
-def _alpha_key(values: dict[str, Any], alpha: str, where: str) -> str:
-    """The key of ``values`` for ``alpha``: exact text first, then numeric
-    equality, so ``@5.0`` finds a result computed with ``-a 5``."""
-    if alpha in values:
+def _alpha_key(alphas: tuple[str, ...], alpha: str, where: str) -> str:
+    """The computed alpha for ``alpha``: exact text first, then numeric
+    equality, so ``@5.0`` finds a result computed with ``--alpha 5``."""
+    if alpha in alphas:
         return alpha
-    wanted = float(alpha)
-    for key in values:
-        number = _parse_number(str(key))
-        if number is not None and number == wanted:
+    for key in alphas:
+        number = _parse_number(key)
+        if number is not None and number == float(alpha):
             return key
-    available = ", ".join(str(k) for k in values) or "none"
+    available = ", ".join(alphas) or "none"
     raise GateError(f"{where}: alpha {alpha} was not computed (alphas: {available})")
 
 
-def _lookup(gate: Gate, systems: dict[str, Any], run: str) -> float | None:
-    """The run's value for the gate's field (and alpha), or None if null."""
+def _lookup(gate: Gate, systems: Table, run: str) -> float | None:
+    """The run's value for the gate's field (and alpha), or None if undefined."""
     where = f"gate {gate.text!r}"
-    if run not in systems:
+    if run not in systems.rows:
         raise GateError(f"{where}: run {run!r} is not in the results for {gate.measure}")
-    fields = systems[run]
-    if gate.field not in fields:
-        hint = " (it needs --baseline)" if gate.field in BASELINE_FIELDS else ""
+    field = registry.system_field(gate.field)
+    if field not in systems.fields:
+        hint = " (it needs --baseline)" if field.baseline else ""
         raise GateError(f"{where}: field {gate.field!r} was not computed{hint}")
-    value = fields[gate.field]
-    if gate.alpha is not None:
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            raise GateError(f"{where}: field {gate.field!r} is not alpha-indexed in the result")
-        value = value[_alpha_key(value, gate.alpha, where)]
-    if value is None:
-        return None
-    value = float(value)
-    # An in-memory result may carry NaN where the JSON would carry null.
+    alpha = None if gate.alpha is None else _alpha_key(systems.alphas, gate.alpha, where)
+    value = systems.value(run, field, alpha)
     return value if math.isfinite(value) else None
 
 
@@ -228,8 +212,8 @@ def _compare(value: float, op: str, bound: float) -> bool:
     return value > bound
 
 
-def evaluate_gate(gate: Gate, result: dict[str, Any], run: str, pool: set[str]) -> Verdict:
-    """Evaluate ``gate`` for ``run`` on a SPEC §12 result dict.
+def evaluate_gate(gate: Gate, report: Report, run: str, pool: set[str]) -> Verdict:
+    """Evaluate ``gate`` for ``run`` on an ``eval`` report.
 
     ``pool`` holds the names of the pool runs a RIGHT may name. Raises
     GateError for an unknown measure, an alpha not computed, a field not
@@ -237,11 +221,12 @@ def evaluate_gate(gate: Gate, result: dict[str, Any], run: str, pool: set[str]) 
     or bound gives a failing Verdict (see the module docstring).
     """
     where = f"gate {gate.text!r}"
-    measures = result.get("measures") or {}
-    if gate.measure not in measures:
-        available = ", ".join(measures) or "none"
+    blocks = dict(report.measure_blocks())
+    if gate.measure not in blocks:
+        available = ", ".join(blocks) or "none"
         raise GateError(f"{where}: unknown measure {gate.measure!r} (measures: {available})")
-    systems = measures[gate.measure].get("systems") or {}
+    systems = blocks[gate.measure].get("systems")
+    assert isinstance(systems, Table)
 
     if isinstance(gate.right, str):
         if gate.right not in pool:
@@ -259,10 +244,10 @@ def evaluate_gate(gate: Gate, result: dict[str, Any], run: str, pool: set[str]) 
 
 
 def _fmt(value: float | None, digits: int) -> str:
-    return number(value, digits, undefined="null")  # no -0.0000, as in every format
+    return "null" if value is None else fmt(value, digits)  # no -0.0000, as in every format
 
 
-def format_verdict(verdict: Verdict, digits: int = 4) -> str:
+def verdict_fields(verdict: Verdict, digits: int = 4) -> tuple[str, ...]:
     """One line: ``PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound``.
 
     A numeric bound is printed as written; a run bound as its value followed
@@ -275,7 +260,7 @@ def format_verdict(verdict: Verdict, digits: int = 4) -> str:
         bound = f"{_fmt(verdict.bound, digits)} ({verdict.bound_run})"
     status = "PASS" if verdict.passed else "FAIL"
     comparison = f"{_fmt(verdict.value, digits)} {gate.op} {bound}"
-    return f"{status}\t{gate.text}\t{verdict.run}\t{comparison}"
+    return status, gate.text, verdict.run, comparison
 
 
 def verdict_dict(verdict: Verdict) -> dict[str, Any]:
@@ -283,8 +268,8 @@ def verdict_dict(verdict: Verdict) -> dict[str, Any]:
     return {
         "gate": verdict.gate.text,
         "run": verdict.run,
-        "value": None if verdict.value is None else verdict.value + 0.0,  # never -0.0
-        "bound": None if verdict.bound is None else verdict.bound + 0.0,
+        "value": plain(verdict.value),
+        "bound": plain(verdict.bound),
         "bound_run": verdict.bound_run,
         "passed": verdict.passed,
     }
@@ -300,3 +285,102 @@ def missing_alphas(gates: list[Gate], alphas: tuple[str, ...]) -> tuple[str, ...
             have.add(float(gate.alpha))
             extra[gate.alpha] = None
     return tuple(extra)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
+    """Gates with their measure in canonical form, and the measures to evaluate:
+    those the gates name (in order), or -m's, which must then include them.
+    Checked before anything is read."""
+    from .evaluate import parse_measures
+
+    try:
+        gates = [parse_gate(text) for text in s.gates]
+    except GateError as exc:
+        raise InputError(str(exc)) from None
+    canonical = []
+    for gate in gates:
+        try:
+            specs = parse_measures([gate.measure], s.rel_level)
+        except InputError as exc:
+            raise InputError(f"gate {gate.text!r}: {exc.message}") from None
+        if len(specs) != 1:
+            raise InputError(f"gate {gate.text!r}: name one measure before ':'")
+        if registry.system_field(gate.field).baseline and s.baseline is None:
+            raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
+        canonical.append(replace(gate, measure=specs[0].name))
+    named = tuple(dict.fromkeys(g.measure for g in canonical))
+    if not s.measures:
+        return canonical, named
+    wanted = tuple(spec.name for spec in parse_measures(s.measures, s.rel_level))
+    for gate in canonical:
+        if gate.measure not in wanted:
+            raise InputError(
+                f"gate {gate.text!r}: measure {gate.measure!r} is not among "
+                f"-m ({', '.join(wanted)})"
+            )
+    return canonical, wanted
+
+
+def check(s: Settings) -> Report:
+    """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
+    every new run. Gates, names and the baseline are checked before anything
+    is evaluated."""
+    from .evaluate import load
+    from .pipeline import eval_report
+    from .trecio import expand_sources
+
+    gates, measures = plan(s)
+    pool_sources = expand_sources([s.pool])
+    new_sources = expand_sources(s.new_runs)
+    pool_names = {src.name: src.label for src in pool_sources}
+    new_names = {src.name for src in new_sources}
+    for src in new_sources:
+        if src.name in pool_names:
+            raise InputError(
+                f"new run {src.name!r} has the same name as pool run {pool_names[src.name]}; "
+                "rename the new run",
+                src.label,
+            )
+    shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
+    for gate in gates:
+        if isinstance(gate.right, str) and gate.right in new_names:
+            raise InputError(
+                f"gate {gate.text!r}: {gate.right!r} is a new run, not a pool run; "
+                "a bound names a pool run"
+            )
+        if isinstance(gate.right, str) and gate.right not in pool_names:
+            raise InputError(
+                f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run "
+                f"(pool: {shown})"
+            )
+    if s.baseline is not None and s.baseline not in pool_names:
+        raise InputError(f"baseline {s.baseline!r} is not a pool run (pool: {shown})", "--baseline")
+
+    settings = replace(
+        s,
+        inputs=(s.qrels, s.pool, *s.new_runs),
+        measures=measures,
+        alphas=s.alphas + missing_alphas(gates, s.alphas),
+    )
+    matrices, notes = load(settings)
+    report = eval_report(matrices, settings).prefixed(notes)
+    try:
+        verdicts = [
+            evaluate_gate(gate, report, src.name, set(pool_names))
+            for gate in gates
+            for src in new_sources
+        ]
+    except GateError as exc:
+        raise InputError(str(exc)) from None
+    passed = all(v.passed for v in verdicts)
+    body = section(
+        ("verdicts", Records(tuple(verdicts), verdict_dict, verdict_fields)), ("passed", passed)
+    )
+    notes = report.notes
+    if not passed:
+        failed = sum(not v.passed for v in verdicts)
+        notes += (f"{failed} of {len(verdicts)} gate verdict(s) failed",)
+    return Report(body, notes=notes, status=0 if passed else 1)

@@ -47,8 +47,7 @@ identical output.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,8 +78,8 @@ _MATMUL_MAX_GROUPS = 32
 class Analysis:
     """Result of :func:`analyse` for one measure (SPEC §4, §5, §7).
 
-    ``bv`` holds per-system arrays of shape (m,), in the order of ``systems``
-    (for ``random:K`` each field is the mean over the repeats). ``c`` is the
+    ``fields`` holds the statistic's per-system arrays of shape (m,), in the
+    order of ``systems`` (for ``random:K`` each is the mean over the repeats). ``c`` is the
     constant Bias² is measured against (the mean over repeats for
     ``random:K``). ``n_topics`` counts the topics used after any drops;
     ``n_groups`` is None without grouping, the number of groups used for
@@ -92,7 +91,7 @@ class Analysis:
 
     measure: str
     systems: tuple[str, ...]
-    bv: BiasVariance
+    fields: dict[str, np.ndarray]
     c: float
     n_topics: int
     n_groups: int | None
@@ -100,6 +99,24 @@ class Analysis:
     normalize: str
     per_topic: ScoreMatrix  # the per-topic matrix after normalization (SPEC §8)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def bv(self) -> BiasVariance:
+        """The SPEC §4–§5 fields (with the default statistic)."""
+        return BiasVariance(*(self.fields[f] for f in BiasVariance.FIELDS))
+
+
+Statistic = Callable[..., dict[str, np.ndarray]]
+"""Per-sample fields: ``statistic(x, target, c, keep)`` with x (..., m, G),
+target (..., G), c (...,) and an optional keep mask (..., G) → name → (..., m)."""
+
+
+def bias_variance(
+    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """The default statistic: every SPEC §4–§5 field of :func:`decompose`."""
+    bv = decompose(x, target, c, keep)
+    return {f: getattr(bv, f) for f in BiasVariance.FIELDS}
 
 
 # --------------------------------------------------------------------------- parsing
@@ -125,32 +142,6 @@ def parse_group(group: str | None) -> tuple[str, int] | None:
     if not size.isdigit() or int(size) < 1:
         raise ValueError(f"invalid group {group!r}: K must be a positive integer, got {size!r}")
     return kind, int(size)
-
-
-def _check_normalize(normalize: str) -> str:
-    if normalize not in NORMALIZATIONS:
-        raise ValueError(
-            f"invalid normalization {normalize!r}: expected one of {', '.join(NORMALIZATIONS)}"
-        )
-    return normalize
-
-
-def _check_target(target: str | float) -> str | float:
-    """'max', 'ideal' or a number (a numeric string is converted)."""
-    if isinstance(target, str):
-        if target in ("max", "ideal"):
-            return target
-        try:
-            value = float(target)
-        except ValueError:
-            raise ValueError(
-                f"invalid target {target!r}: expected max, ideal or a number"
-            ) from None
-    else:
-        value = float(target)
-    if not math.isfinite(value):
-        raise ValueError(f"invalid target {target!r}: must be a finite number")
-    return value
 
 
 def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.ndarray | float:
@@ -206,7 +197,6 @@ def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list
     "ratio": x[i,j] / x_T[j] per topic with zero-target topics dropped.
     Returns the matrix and the stderr notes about dropped topics.
     """
-    _check_normalize(normalize)
     notes: list[str] = []
     if normalize == "none":
         return m, notes
@@ -349,14 +339,16 @@ def grouped_fields(
     *,
     normalize: str,
     target_spec: str | float,
-) -> tuple[BiasVariance, np.ndarray, np.ndarray]:
+    statistic: Statistic = bias_variance,
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """Per-order SPEC §4–§5 fields after grouping (SPEC §7), vectorized over orders.
 
     ``values`` (m, n) are the (possibly minmax-normalized) per-topic scores,
     ``target`` (n,) their per-topic target, ``orders`` (R, n) topic orders.
     With ``normalize == "ratio"`` each sample is divided by its group target
     and zero-target samples are dropped (masked moments, see the module
-    docstring). Returns ``(bv, c, keep)``: fields of shape (R, m), c of shape
+    docstring). Returns ``(fields, c, keep)``: the statistic's fields, each of
+    shape (R, m), c of shape
     (R,), keep of shape (R, G). Repeats are processed in blocks to bound
     memory; the result does not depend on the block size.
     """
@@ -372,7 +364,7 @@ def grouped_fields(
     keep_all = t_all != 0 if ratio else np.ones(t_all.shape, dtype=bool)
     masked = not bool(keep_all.all())
     block = _repeat_block(m, n, k)
-    parts: list[BiasVariance] = []
+    parts: list[dict[str, np.ndarray]] = []
     cs: list[np.ndarray] = []
     for lo in range(0, repeats, block):
         x, t = group_means(values, target, orders[lo : lo + block], k)
@@ -381,12 +373,10 @@ def grouped_fields(
             x, keep = ratio_normalize(x, t)
             t = keep.astype(float)  # the normalized target: 1 on kept samples
         c = np.broadcast_to(np.asarray(_constant(t, target_spec, normalized), float), t.shape[:1])
-        parts.append(decompose(x, t, c, keep if masked else None))
+        parts.append(statistic(x, t, c, keep if masked else None))
         cs.append(np.array(c, dtype=float))
-    bv = BiasVariance(
-        *(np.concatenate([getattr(p, f) for p in parts]) for f in BiasVariance.FIELDS)
-    )
-    return bv, np.concatenate(cs), keep_all
+    fields = {f: np.concatenate([p[f] for p in parts]) for f in parts[0]}
+    return fields, np.concatenate(cs), keep_all
 
 
 def _repeat_block(m: int, n: int, k: int) -> int:
@@ -402,7 +392,7 @@ class RepeatAverage:
     """``random:K`` over R repeats (SPEC §7): the fields averaged over the
     repeats that kept a sample, and what ratio normalization dropped."""
 
-    bv: BiasVariance  # each field (m,), the mean over the ``used`` repeats
+    fields: dict[str, np.ndarray]  # each (m,), the mean over the ``used`` repeats
     c: float  # the mean of c over those repeats
     used: int  # repeats with at least one kept sample
     repeats: int  # R
@@ -420,6 +410,7 @@ def random_fields(
     *,
     normalize: str,
     target_spec: str | float,
+    statistic: Statistic = bias_variance,
 ) -> RepeatAverage:
     """:func:`grouped_fields` over the R orders of :func:`random_orders`,
     averaged over the repeats in memory bounded whatever R.
@@ -438,13 +429,21 @@ def random_fields(
     values = np.asarray(values, dtype=float)
     m, n = values.shape
     block = _repeat_block(m, n, k)
-    sums: list[np.ndarray] | None = None  # the 7 fields, then c
+    sums: list[np.ndarray] | None = None  # the statistic's fields, then c
+    names: list[str] = []
     c_lo, c_hi = np.inf, -np.inf
     used = dropped = samples = 0
     for orders in random_order_blocks(n, repeats, seed, block):
-        bv, c, keep = grouped_fields(
-            values, target, orders, k, normalize=normalize, target_spec=target_spec
+        fields, c, keep = grouped_fields(
+            values,
+            target,
+            orders,
+            k,
+            normalize=normalize,
+            target_spec=target_spec,
+            statistic=statistic,
         )
+        names = list(fields)
         dropped += int(keep.size - np.count_nonzero(keep))
         samples += keep.size
         valid = keep.any(axis=1)
@@ -453,7 +452,7 @@ def random_fields(
         c = c[valid]
         used += len(c)
         c_lo, c_hi = min(c_lo, float(c.min())), max(c_hi, float(c.max()))
-        parts = [getattr(bv, f)[valid] for f in BiasVariance.FIELDS] + [c]
+        parts = [fields[f][valid] for f in names] + [c]
         if sums is None:
             sums = [np.add.reduce(p, axis=0) for p in parts]
         else:
@@ -464,7 +463,7 @@ def random_fields(
     if sums is None:
         nan = np.full(m, np.nan)
         return RepeatAverage(
-            BiasVariance(*(nan,) * len(BiasVariance.FIELDS)),
+            dict.fromkeys(names, nan),
             float("nan"),
             0,
             repeats,
@@ -474,8 +473,8 @@ def random_fields(
     # A c that is the same in every repeat (a constant target, or 1 after
     # normalization) is that value exactly, not a rounded sum / R.
     c_mean = c_lo if c_lo == c_hi else float(sums[-1] / used)
-    bv_mean = BiasVariance(*(s / used for s in sums[:-1]))
-    return RepeatAverage(bv_mean, c_mean, used, repeats, dropped, samples)
+    means = {f: total / used for f, total in zip(names, sums[:-1], strict=True)}
+    return RepeatAverage(means, c_mean, used, repeats, dropped, samples)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -485,29 +484,27 @@ def random_fields(
 def analyse(
     m: ScoreMatrix,
     *,
-    group: str | None,
+    group: str | tuple[str, int] | None,
     normalize: str,
     target: str | float,
     repeats: int = DEFAULT_REPEATS,
     seed: int = DEFAULT_SEED,
+    statistic: Statistic = bias_variance,
 ) -> Analysis:
     """Bias–variance analysis of one measure with optional grouping and normalization (SPEC §7).
 
-    ``group``: None, "difficulty:K" or "random:K"; ``normalize``: "none",
-    "minmax" or "ratio"; ``target``: "max", "ideal" or a constant (SPEC §3).
-    ``repeats`` and ``seed`` apply to random grouping only. Without grouping
-    and with normalize "none" the result is exactly
+    ``group``: None, "difficulty:K" or "random:K" (or parsed, (kind, K));
+    ``normalize``: "none", "minmax" or "ratio"; ``target``: "max", "ideal" or
+    a constant (SPEC §3); the options were validated where they were read.
+    ``repeats`` and ``seed`` apply to random grouping only. ``statistic``
+    computes the per-sample fields (default: every field of
+    :func:`decompose`); with random grouping it is averaged over the repeats.
+    Without grouping and with normalize "none" the default result is exactly
     ``decompose(values, virtual_target(values), target_constant(x_T, target))``.
-    Raises ValueError (one line) for a bad option or when no topic or sample
-    is left.
+    Raises ValueError (one line) when no topic or sample is left.
     """
-    parsed = parse_group(group)
-    _check_normalize(normalize)
-    spec = _check_target(target)
-    if isinstance(repeats, bool) or int(repeats) != repeats or repeats < 1:
-        raise ValueError(f"invalid repeats {repeats!r}: must be a positive integer")
-    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-        raise ValueError(f"invalid seed {seed!r}: must be a non-negative integer")
+    parsed = parse_group(group) if isinstance(group, str) or group is None else group
+    spec = target
     if m.values.shape[1] == 0:
         raise ValueError(f"{m.measure}: no topics to analyse")
     if m.values.shape[0] == 0:
@@ -529,7 +526,7 @@ def analyse(
         return Analysis(
             measure=m.measure,
             systems=m.systems,
-            bv=decompose(values, x_t, c),
+            fields=statistic(values, x_t, c),
             c=float(c),
             n_topics=len(mat.topics),
             n_groups=None,
@@ -550,8 +547,8 @@ def analyse(
 
     if kind == "difficulty":
         orders = difficulty_order(virtual_target(raw), topics)[np.newaxis, :]
-        bv_r, c_r, keep = grouped_fields(
-            values, x_t, orders, k, normalize=normalize, target_spec=spec
+        fields, c_r, keep = grouped_fields(
+            values, x_t, orders, k, normalize=normalize, target_spec=spec, statistic=statistic
         )
         kept = keep[0]
         dropped = int((~kept).sum())
@@ -565,7 +562,7 @@ def analyse(
         return Analysis(
             measure=m.measure,
             systems=m.systems,
-            bv=bv_r.average(0),
+            fields={f: v[0] for f, v in fields.items()},
             c=float(c_r[0]),
             n_topics=int(sizes[kept].sum()),
             n_groups=int(kept.sum()),
@@ -575,7 +572,16 @@ def analyse(
             per_topic=per_topic,
         )
 
-    avg = random_fields(values, x_t, k, int(repeats), seed, normalize=normalize, target_spec=spec)
+    avg = random_fields(
+        values,
+        x_t,
+        k,
+        int(repeats),
+        seed,
+        normalize=normalize,
+        target_spec=spec,
+        statistic=statistic,
+    )
     if avg.dropped:
         notes.append(
             f"{m.measure}: ratio normalization dropped {avg.dropped} of {avg.samples} samples "
@@ -592,7 +598,7 @@ def analyse(
     return Analysis(
         measure=m.measure,
         systems=m.systems,
-        bv=avg.bv,
+        fields=avg.fields,
         c=avg.c,
         n_topics=n,
         n_groups=n_formed,

@@ -11,6 +11,7 @@ inherit ``make_work`` and whatever it refers to without pickling.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
@@ -78,3 +79,19 @@ def _chunksize(n_items: int, workers: int) -> int:
     yet stay small (about 16 batches per worker, at most 8 items each) so that
     the workers finish together."""
     return max(1, min(8, n_items // (16 * workers)))
+
+
+def progress(total: int, quiet: bool) -> Callable[[], None]:
+    """A counter on stderr while runs are evaluated, only on a terminal."""
+    if quiet or total < 2 or not sys.stderr.isatty():
+        return lambda: None
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\rbvtest: evaluating runs {done}/{total}{end}")
+        sys.stderr.flush()
+
+    return tick

@@ -1,219 +1,270 @@
-"""Score matrices → the report of SPEC §12 (every analysis of ``bvtest eval``).
+"""Score matrices → reports: every analysis of every command, assembled.
 
-The report is a plain nested dict, exactly the JSON document of SPEC §12;
-every output format and ``bvtest check`` read it.
+The path of the data: matrices (one per measure) → the pure analyses
+(:mod:`grouping`, :mod:`decompose`, :mod:`risk`, :mod:`tradeoff`,
+:mod:`simulate`) → one :class:`~bvtest_cli.report.Report`. Per-system fields
+come from the registry: each is computed by its own pure function over an
+:class:`Inputs` (arrays of shape (..., m, n)).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
 
 import numpy as np
 
-from . import grouping, risk
+from . import grouping, registry, risk
+from .decompose import BiasVariance, decompose
 from .errors import InputError
 from .matrix import ScoreMatrix
+from .options import Settings
+from .registry import Field
+from .report import Records, Report, Section, Table, section
 from .tradeoff import Tradeoff, correlate
-from .trecio import Note
-
-DEFAULT_ALPHAS = ("0", "1", "5", "10")
-
-MAX_ALPHA = 1e6  # the messages say 1e6
-"""Largest accepted alpha. The papers use 0–20 (seed 004: 0, 1, 5, 10); beyond
-1e6 the wins no longer count at all, and (1 + alpha) × a loss would overflow
-to inf for alphas near 1e308."""
+from .trecio import SCORES_HEADER
 
 
 @dataclass(frozen=True)
-class Options:
-    """How the analyses are run (the options of ``bvtest eval``)."""
+class Inputs:
+    """What the per-system fields are computed from (shapes (..., m, n)).
 
-    target: str | float = "max"
-    group: str | None = None
-    normalize: str = "none"
-    repeats: int = grouping.DEFAULT_REPEATS
-    seed: int = grouping.DEFAULT_SEED
-    alphas: tuple[str, ...] = DEFAULT_ALPHAS
-    baseline: str | None = None
+    ``samples`` are the scores the decomposition sees (topics, or topic
+    groups), with their ``target``, constant ``c`` and optional ``keep`` mask
+    (SPEC §4–§5, §7); ``topics`` the per-topic matrix after normalization that
+    the risk measures see (SPEC §8), with ``alphas`` and the ``baseline`` row.
+    """
 
+    samples: np.ndarray | None = None
+    target: np.ndarray | None = None
+    c: np.ndarray | float = 0.0
+    keep: np.ndarray | None = None
+    topics: np.ndarray | None = None
+    alphas: np.ndarray | None = None
+    baseline: int | None = None
 
-def parse_alphas(text: str) -> tuple[str, ...]:
-    """``0,1,5,10`` → ("0", "1", "5", "10"); keys stay as written (SPEC §12)."""
-    alphas = tuple(a.strip() for a in text.split(",") if a.strip())
-    if not alphas:
-        raise ValueError("empty alpha list")
-    check_alphas(alphas)
-    return alphas
+    @cached_property
+    def bv(self) -> BiasVariance:
+        assert self.samples is not None and self.target is not None
+        return decompose(self.samples, self.target, self.c, self.keep)
 
+    def _base(self) -> np.ndarray:
+        assert self.topics is not None and self.baseline is not None
+        return self.topics[..., self.baseline, :]
 
-def check_alphas(alphas: Sequence[str]) -> None:
-    """Every alpha a number in [0, MAX_ALPHA], none listed twice *as a number*
-    (``0.5,0.50`` is one alpha written twice, as ``1,1`` is): ValueError if not."""
-    seen: dict[float, str] = {}
-    for a in alphas:
-        try:
-            value = float(a)
-        except ValueError:
-            raise ValueError(f"alpha {a!r} is not a number") from None
-        if not 0 <= value <= MAX_ALPHA:  # also rejects nan and inf
-            raise ValueError(f"alpha {a!r} is out of range: expected a number in [0, 1e6]")
-        if value in seen:
-            same = "" if seen[value] == a else f" (as {seen[value]!r})"
-            raise ValueError(f"alpha {a!r} is listed twice{same}")
-        seen[value] = a
+    def zrisk(self) -> np.ndarray:
+        return risk.zrisk(self.topics, self.alphas)
 
+    def georisk(self) -> np.ndarray:
+        return risk.georisk(self.topics, self.alphas)
 
-def report(matrices: Sequence[ScoreMatrix], opts: Options, note: Note) -> dict[str, Any]:
-    """Run every analysis on every measure's matrix."""
-    try:  # alphas may also come from elsewhere than --alpha (a gate's @ALPHA)
-        check_alphas(opts.alphas)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    if opts.baseline is not None:
-        for m in matrices:
-            if opts.baseline not in m.systems:
-                raise InputError(
-                    f"baseline {opts.baseline!r} is not among the runs "
-                    f"({', '.join(m.systems[:5])}{', ...' if len(m.systems) > 5 else ''})",
-                    "--baseline",
-                )
-    return {
-        "group": opts.group,
-        "normalize": opts.normalize,
-        "measures": {m.measure: measure_block(m, opts, note) for m in matrices},
-    }
+    def zrisk_target(self) -> np.ndarray:
+        return risk.zrisk_pair(self.topics, self.topics.max(axis=-2), self.alphas)
+
+    def trisk_mean(self) -> np.ndarray:
+        return risk.trisk_mean(self.topics, self.alphas)
+
+    def urisk(self) -> np.ndarray:
+        return risk.urisk(self.topics, self._base(), self.alphas)
+
+    def trisk(self) -> np.ndarray:
+        return risk.trisk(self.topics, self._base(), self.alphas)
+
+    def zrisk_baseline(self) -> np.ndarray:
+        return risk.zrisk_pair(self.topics, self._base(), self.alphas)
 
 
-def measure_block(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, Any]:
-    """SPEC §4–§8 for one measure: per-system fields and the tradeoff."""
+def sample_statistic(fields: Sequence[Field]) -> grouping.Statistic:
+    """The samples-basis fields as one function of (x, target, c, keep)."""
+    chosen = [f for f in fields if f.basis == "samples"]
+
+    def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
+        inputs = Inputs(samples=x, target=target, c=c, keep=keep)
+        return {f.name: f.compute(inputs) for f in chosen}
+
+    return statistic
+
+
+def topic_fields(
+    m: ScoreMatrix, fields: Sequence[Field], alphas: np.ndarray, baseline: int | None
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The topics-basis fields (risk measures, SPEC §8) on the per-topic matrix."""
+    chosen = [f for f in fields if f.basis == "topics"]
+    x = m.values
+    nan = np.full((x.shape[0], len(alphas)), np.nan)
+    if x.shape[1] == 0:
+        return {f.name: nan for f in chosen}, []
+    negative = risk.has_negative(x)
+    notes = []
+    if negative and any(f.nonnegative for f in chosen):
+        notes.append(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
+    inputs = Inputs(topics=x, alphas=alphas, baseline=baseline)
+    with np.errstate(all="ignore"):
+        values = {f.name: nan if f.nonnegative and negative else f.compute(inputs) for f in chosen}
+    return values, notes
+
+
+def tradeoff_section(t: Tradeoff) -> Section:
+    return section(*((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS))
+
+
+def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
+    """The row of ``--baseline`` among the systems."""
+    if baseline is None:
+        return None
+    if baseline in systems:
+        return list(systems).index(baseline)
+    shown = ", ".join(systems[:5]) + (", ..." if len(systems) > 5 else "")
+    raise InputError(f"baseline {baseline!r} is not among the runs ({shown})", "--baseline")
+
+
+def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
+    """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes."""
+    fields = registry.system_fields(s.baseline is not None)
+    base = baseline_index(m.systems, s.baseline)
     try:
-        analysis = grouping.analyse(
+        a = grouping.analyse(
             m,
-            group=opts.group,
-            normalize=opts.normalize,
-            target=opts.target,
-            repeats=opts.repeats,
-            seed=opts.seed,
+            group=s.group,
+            normalize=s.normalize,
+            target=s.target,
+            repeats=s.repeats,
+            seed=s.seed,
+            statistic=sample_statistic(fields),
         )
     except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
         raise InputError(str(exc)) from None
-    for text in analysis.notes:
-        note(text)
-    bv = analysis.bv
-    tradeoff = correlate(bv.bias2, bv.var)
-    if tradeoff.reason:
-        note(f"{m.measure}: tradeoff correlation undefined: {tradeoff.reason}")
-
-    systems: dict[str, dict[str, Any]] = {
-        s: {f: _number(getattr(bv, f)[i]) for f in bv.FIELDS} for i, s in enumerate(m.systems)
-    }
-    for field, values in risk_fields(analysis.per_topic, opts, note).items():
-        for i, s in enumerate(m.systems):
-            systems[s][field] = dict(zip(opts.alphas, map(_number, values[i]), strict=True))
-
-    block: dict[str, Any] = {"n_topics": analysis.n_topics}
-    if analysis.n_groups is not None:
-        block["n_groups"] = analysis.n_groups
-    block["c"] = _number(analysis.c)
-    block["systems"] = systems
-    block["tradeoff"] = tradeoff_dict(tradeoff)
-    return block
+    notes = list(a.notes)
+    values = dict(a.fields)
+    t = correlate(values[registry.BIAS2.name], values[registry.VAR.name])
+    if t.reason:
+        notes.append(f"{m.measure}: tradeoff correlation undefined: {t.reason}")
+    risk_values, risk_notes = topic_fields(a.per_topic, fields, np.array(s.alpha_values), base)
+    values.update(risk_values)
+    notes += risk_notes
+    table = Table(rows=m.systems, fields=fields, values=values, alphas=s.alphas)
+    counts = [(registry.N_TOPICS, a.n_topics)]
+    if a.n_groups is not None:
+        counts.append((registry.N_GROUPS, a.n_groups))
+    block = section(
+        *counts, (registry.C, a.c), ("systems", table), ("tradeoff", tradeoff_section(t))
+    )
+    return block, notes
 
 
-def _number(value: Any) -> float:
-    """A report value: a Python float, never −0.0 (which every format would
-    print with a minus sign, as if a zero had a direction)."""
-    return float(value) + 0.0
+def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:
+    """The report of ``bvtest scores``: every per-topic score, full precision
+    (``repr``, so that reading the file back gives the same floats)."""
+    cells = tuple(
+        (system, topic, m.measure, value)
+        for m in matrices
+        for i, system in enumerate(m.systems)
+        for topic, value in zip(m.topics, m.values[i].tolist(), strict=True)
+    )
+    names = SCORES_HEADER
+    records = Records(
+        cells,
+        as_json=lambda cell: dict(zip(names, cell, strict=True)),
+        as_text=lambda cell, digits: (*cell[:3], repr(cell[3])),
+        header=names,
+    )
+    return Report(section(("scores", records)), notes=tuple(notes))
 
 
-def tradeoff_dict(t: Tradeoff) -> dict[str, float]:
-    return {f: _number(getattr(t, f)) for f in t.FIELDS}
+def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest eval``: every measure's block."""
+    blocks, notes = [], []
+    for m in matrices:
+        block, block_notes = analyse(m, s)
+        blocks.append((m.measure, block))
+        notes += block_notes
+    body = section(
+        ("group", s.group_text), ("normalize", s.normalize), ("measures", Section(tuple(blocks)))
+    )
+    return Report(
+        body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)
+    )
 
 
-def risk_fields(m: ScoreMatrix, opts: Options, note: Note) -> dict[str, np.ndarray]:
-    """SPEC §8 on ``m``, the per-topic matrix after any normalization (risk
-    measures honour normalization but not grouping): field → array (m, n_alphas)."""
-    x = m.values
-    alphas = np.array([float(a) for a in opts.alphas])
-    nan = np.full((x.shape[0], len(alphas)), np.nan)
-    if x.shape[1] == 0:
-        return {f: nan for f in ("zrisk", "georisk", "zrisk_target", "trisk_mean")}
-    fields: dict[str, np.ndarray] = {}
-    if risk.has_negative(x):
-        note(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
-        fields.update(zrisk=nan, georisk=nan, zrisk_target=nan)
-    else:
-        fields["zrisk"] = risk.zrisk(x, alphas)
-        fields["georisk"] = risk.georisk(x, alphas)
-        fields["zrisk_target"] = risk.zrisk_pair(x, x.max(axis=0), alphas)
-    fields["trisk_mean"] = risk.trisk_mean(x, alphas)
-    if opts.baseline is not None:
-        base = x[m.systems.index(opts.baseline)]
-        fields["urisk"] = risk.urisk(x, base, alphas)
-        fields["trisk"] = risk.trisk(x, base, alphas)
-        fields["zrisk_baseline"] = nan if risk.has_negative(x) else risk.zrisk_pair(x, base, alphas)
-    return fields
+INSTABILITY_FIELDS = (
+    registry.MEAN, registry.ABS_ZRISK_TARGET, registry.VAR_RHO, registry.VAR, registry.COV_TARGET,
+)  # fmt: skip
 
 
-def instability_report(full: dict[str, Any]) -> dict[str, Any]:
-    """Seed 000 Table 8: where instability comes from, runs sorted by mean (best first).
+def instability_view(full: Report) -> Report:
+    """Zhang22 Table 8: where instability comes from, runs sorted by mean (best first).
 
-    Per run |ZRisk| against the virtual target at alpha 0 (seed 000 sets the
+    Per run |ZRisk| against the virtual target at alpha 0 (the paper sets the
     baseline to the target and alpha to 0), Var(ρ) and its parts Var(x_i) and
-    Cov(x_T, x_i); Var(x_T), the same for every run, once per measure. A run
-    with a large Var(ρ) is unstable because of its own variance when Var(x_i)
-    is large, or because it does not follow the target when Cov is small.
+    Cov(x_T, x_i); Var(x_T), the same for every run, once per measure.
     """
-    measures: dict[str, Any] = {}
-    for measure, block in full["measures"].items():
-        systems = block["systems"]
-        order = sorted(systems, key=lambda s: (-systems[s]["mean"], s))
-        first = systems[order[0]] if order else {}
-        measures[measure] = {
-            "n_topics": block["n_topics"],
-            "var_target": first.get("var_target"),
-            "systems": {
-                s: {
-                    "mean": systems[s]["mean"],
-                    "abs_zrisk_target": abs(systems[s]["zrisk_target"]["0"]),
-                    "var_rho": systems[s]["var_rho"],
-                    "var": systems[s]["var"],
-                    "cov_target": systems[s]["cov_target"],
-                }
-                for s in order
-            },
-        }
-    return {"group": full["group"], "normalize": full["normalize"], "measures": measures}
+    blocks = []
+    for measure, block in full.measure_blocks():
+        t = block.get("systems")
+        assert isinstance(t, Table)
+        values = dict(t.values)
+        values[registry.ABS_ZRISK_TARGET.name] = np.abs(
+            t.column(registry.ZRISK_TARGET)[:, t.alphas.index("0")]
+        )
+        t = Table(t.rows, (*t.fields, registry.ABS_ZRISK_TARGET), values, t.alphas)
+        mean = t.column(registry.MEAN)
+        order = sorted(range(len(t.rows)), key=lambda i: (-mean[i], t.rows[i]))
+        var_target = float(t.column(registry.VAR_TARGET)[order[0]]) if order else None
+        blocks.append(
+            (
+                measure,
+                section(
+                    block.items[0],
+                    (registry.VAR_TARGET, var_target),
+                    ("systems", t.select(INSTABILITY_FIELDS, order)),
+                ),
+            )
+        )
+    body = section(*full.body.items[:-1], ("measures", Section(tuple(blocks))))
+    return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
 
 
-def pertopic_report(result: Any, measure: str, seed: int, per_topic: bool) -> dict[str, Any]:
-    """The report of ``bvtest pertopic`` (SPEC §9; seed 000 Tables 10–11).
+def pertopic_report(result, measure: str, s: Settings) -> Report:
+    """The report of ``bvtest pertopic`` (SPEC §9; Zhang22 Tables 10–11).
 
     Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
     correlation; per topic the Pearson correlation of Bias² and Var across
-    runs, and with ``per_topic`` every topic × run Bias² and Var.
+    runs, and with ``-q`` every topic × run Bias² and Var.
     """
-    systems = result.systems
-    topics: dict[str, Any] = {}
-    for j, topic in enumerate(result.topics):
-        entry: dict[str, Any] = {"pearson": _number(result.topic_pearson[j])}
-        if per_topic:
-            entry["systems"] = {
-                s: {"bias2": _number(result.bias2[j, i]), "var": _number(result.var[j, i])}
-                for i, s in enumerate(systems)
-            }
-        topics[topic] = entry
-    block = {
-        "k": result.k,
-        "n_topics": len(result.topics),
-        "n_systems": len(systems),
-        "systems": {
-            s: {"bias2": _number(result.mean_bias2[i]), "var": _number(result.mean_var[i])}
-            for i, s in enumerate(systems)
-        },
-        "tradeoff": tradeoff_dict(result.tradeoff),
-        "topics": topics,
-    }
-    return {"seed": seed, "measures": {measure: block}}
+    fields = (registry.BIAS2, registry.VAR)
+    systems = Table(result.systems, fields, {"bias2": result.mean_bias2, "var": result.mean_var})
+    children = None
+    if s.per_topic:
+        children = tuple(
+            section(
+                (
+                    "systems",
+                    Table(result.systems, fields, {"bias2": result.bias2[j], "var": result.var[j]}),
+                )
+            )
+            for j in range(len(result.topics))
+        )
+    topics = Table(
+        result.topics,
+        (registry.TOPIC_PEARSON,),
+        {"pearson": result.topic_pearson},
+        children=children,
+    )
+    block = section(
+        (registry.K, result.k),
+        (registry.N_TOPICS, len(result.topics)),
+        (registry.N_SYSTEMS, len(result.systems)),
+        ("systems", systems),
+        ("tradeoff", tradeoff_section(result.tradeoff)),
+        ("topics", topics),
+    )
+    notes = [
+        f"{name}: no ranking for {count} of {len(result.topics)} topics; AP 0 in every sample"
+        for name, count in zip(result.systems, result.missing, strict=True)
+        if count
+    ]
+    if result.tradeoff.reason:
+        notes.append(f"{measure}: tradeoff correlation undefined: {result.tradeoff.reason}")
+    body = section(("seed", s.seed), ("measures", section((measure, block))))
+    return Report(body, table_fields=fields, notes=tuple(notes))

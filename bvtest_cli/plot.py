@@ -1,6 +1,6 @@
 """Figures of ``bvtest plot``: one row of three panels per measure.
 
-Panels, left to right, for each measure of a SPEC §12 result dict:
+Panels, left to right, for each measure of an ``eval`` report:
 
 1. Bias², Var and Bias²+Var (= MSE) per run, runs sorted by Bias² ascending,
    as lines (seed 000 Fig. 1). Run names label the x axis when there are few
@@ -11,7 +11,7 @@ Panels, left to right, for each measure of a SPEC §12 result dict:
    legend when there are at most LEGEND_MAX_RUNS runs.
 
 matplotlib is an optional dependency (``pip install 'bvtest[plot]'``): it is
-imported only inside :func:`plot_result`, so the rest of the tool works
+imported only inside :func:`plot_report`, so the rest of the tool works
 without it.
 """
 
@@ -22,6 +22,10 @@ import math
 import os
 import tempfile
 from typing import Any
+
+from . import registry
+from .errors import InputError
+from .report import Report, Section, leaves, table_of
 
 #: Output formats, by file extension.
 FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
@@ -58,7 +62,19 @@ def output_format(path: str) -> str:
     return ext
 
 
-_format_of = output_format  # the name used before output_format was public
+def check_output(path: str) -> None:
+    """Everything about the plot that can fail before evaluating (InputError):
+    the extension, matplotlib, the directory."""
+    try:
+        output_format(path)
+        require_matplotlib()
+    except (ValueError, PlotUnavailable) as exc:
+        raise InputError(str(exc)) from None
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise InputError("cannot write the plot: no such directory", path)
+    if os.path.isdir(path):
+        raise InputError("cannot write the plot: is a directory", path)
 
 
 def require_matplotlib() -> None:
@@ -103,13 +119,16 @@ def _alpha_sorted(keys: list[str]) -> list[tuple[float, str]]:
     return sorted((a, k) for a, k in pairs if not math.isnan(a))
 
 
-def _panel_decomposition(ax: Any, measure: str, block: dict[str, Any]) -> None:
+def _panel_decomposition(ax: Any, measure: str, block: Section) -> None:
     """Panel 1: Bias², Var, MSE per run, runs sorted by Bias² (NaN last)."""
-    systems: dict[str, Any] = block.get("systems") or {}
-    rows = [
-        (name, _num(s.get("bias2")), _num(s.get("var")), _num(s.get("mse")))
-        for name, s in systems.items()
-    ]
+    t = table_of(block)
+    rows = list(
+        zip(
+            t.rows,
+            *(t.column(f).tolist() for f in (registry.BIAS2, registry.VAR, registry.MSE)),
+            strict=True,
+        )
+    )
     rows.sort(key=lambda r: (math.isnan(r[1]), r[1], r[0]))
     xs = list(range(len(rows)))
     marker = "o" if len(rows) <= TICK_LABEL_MAX_RUNS else None
@@ -132,31 +151,35 @@ def _panel_decomposition(ax: Any, measure: str, block: dict[str, Any]) -> None:
         ax.set_xlabel(f"{n} runs sorted by Bias² (names omitted: too many to label)")
     if n:
         ax.set_xlim(-0.5, n - 0.5)
-    c = _num(block.get("c"))
-    n_topics = block.get("n_topics")
+    scalars = leaves(block)
+    c = _num(scalars.get(registry.C.name))
     details = []
     if not math.isnan(c):
         details.append(f"c = {c:.3g}")
-    if n_topics is not None:
-        details.append(f"{n_topics} topics")
-    if block.get("n_groups") is not None:
-        details.append(f"{block['n_groups']} groups")
+    if scalars.get(registry.N_TOPICS.name) is not None:
+        details.append(f"{scalars[registry.N_TOPICS.name]} topics")
+    if scalars.get(registry.N_GROUPS.name) is not None:
+        details.append(f"{scalars[registry.N_GROUPS.name]} groups")
     suffix = f" ({', '.join(details)})" if details else ""
     ax.set_title(f"{measure}: Bias², Var, MSE per run{suffix}", fontsize=10)
     ax.legend(fontsize=8, loc="best")
     ax.grid(True, alpha=0.3)
 
 
-def _panel_tradeoff(ax: Any, measure: str, block: dict[str, Any]) -> None:
+def _panel_tradeoff(ax: Any, measure: str, block: Section) -> None:
     """Panel 2: Bias²–Var scatter, correlations in the title."""
-    systems: dict[str, Any] = block.get("systems") or {}
-    points = [(_num(s.get("bias2")), _num(s.get("var"))) for s in systems.values()]
+    t = table_of(block)
+    points = list(
+        zip(t.column(registry.BIAS2).tolist(), t.column(registry.VAR).tolist(), strict=True)
+    )
     points = [(b, v) for b, v in points if not (math.isnan(b) or math.isnan(v))]
     size = 25 if len(points) <= TICK_LABEL_MAX_RUNS else 12
     ax.scatter([p[0] for p in points], [p[1] for p in points], s=size, alpha=0.75)
-    trade = block.get("tradeoff") or {}
-    pearson = _fmt_corr(trade.get("pearson"), trade.get("pearson_p"))
-    spearman = _fmt_corr(trade.get("spearman"), trade.get("spearman_p"))
+    trade = block.get("tradeoff")
+    assert isinstance(trade, Section)
+    values = leaves(trade)
+    pearson = _fmt_corr(values[registry.PEARSON.name], values[registry.PEARSON_P.name])
+    spearman = _fmt_corr(values[registry.SPEARMAN.name], values[registry.SPEARMAN_P.name])
     ax.set_title(
         f"{measure}: Bias²–Var tradeoff\nPearson {pearson}, Spearman {spearman}", fontsize=10
     )
@@ -165,16 +188,17 @@ def _panel_tradeoff(ax: Any, measure: str, block: dict[str, Any]) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def _panel_georisk(ax: Any, measure: str, block: dict[str, Any]) -> None:
+def _panel_georisk(ax: Any, measure: str, block: Section) -> None:
     """Panel 3: GeoRisk against alpha, one line per run."""
-    systems: dict[str, Any] = block.get("systems") or {}
-    n = len(systems)
-    # Mixed spellings of the same alpha cannot occur within one result, so the
-    # union of keys over runs is the alpha axis.
-    keys: dict[str, None] = {}
-    for s in systems.values():
-        keys.update(dict.fromkeys(s.get("georisk") or {}))
-    alphas = _alpha_sorted(list(keys))
+    t = table_of(block)
+    n = len(t.rows)
+    present = registry.GEORISK in t.fields
+    column = t.column(registry.GEORISK).tolist() if present else [[] for _ in t.rows]
+    georisk = {
+        name: dict(zip(t.alphas, row, strict=False))
+        for name, row in zip(t.rows, column, strict=True)
+    }
+    alphas = _alpha_sorted(list(t.alphas)) if present else []
     ax.set_title(f"{measure}: GeoRisk against alpha", fontsize=10)
     ax.set_xlabel("alpha (risk aversion)")
     ax.set_ylabel("GeoRisk")
@@ -186,20 +210,20 @@ def _panel_georisk(ax: Any, measure: str, block: dict[str, Any]) -> None:
     first, last = alphas[0][1], alphas[-1][1]
 
     def geo_at(item: tuple[str, Any], key: str) -> float:
-        return _nan_low(_num((item[1].get("georisk") or {}).get(key)))
+        return _nan_low(_num(item[1].get(key)))
 
     if few:
         # Legend order = the lines' order at the right edge, highest (least
         # risky) first. tab10 has only 10 colours, so runs 11-12 get a dashed
         # line instead of reusing a colour as an identical-looking line.
-        order = sorted(systems.items(), key=lambda item: -geo_at(item, last))
+        order = sorted(georisk.items(), key=lambda item: -geo_at(item, last))
         palette = [f"C{i % 10}" for i in range(n)]
         styles = ["-" if i < 10 else "--" for i in range(n)]
     else:
         # Too many runs to tell apart by colour: shade them by their rank at the
         # smallest alpha instead, so a line that leaves its colour band is a run
         # whose position changes as risk aversion grows.
-        order = sorted(systems.items(), key=lambda item: geo_at(item, first))
+        order = sorted(georisk.items(), key=lambda item: geo_at(item, first))
         palette = [_viridis(i / max(n - 1, 1)) for i in range(n)]
         styles = ["-"] * n
         ax.set_title(
@@ -207,8 +231,7 @@ def _panel_georisk(ax: Any, measure: str, block: dict[str, Any]) -> None:
             f"{n} runs, shaded by GeoRisk at alpha={first} (no legend)",
             fontsize=10,
         )
-    for i, (name, s) in enumerate(order):
-        geo = s.get("georisk") or {}
+    for i, (name, geo) in enumerate(order):
         ax.plot(
             [a for a, _ in alphas],
             [_num(geo.get(k)) for _, k in alphas],
@@ -238,8 +261,8 @@ def _nan_low(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
-def plot_result(result: dict[str, Any], path: str) -> None:
-    """Draw the figure for a SPEC §12 result dict and save it to ``path``.
+def plot_report(report: Report, path: str) -> None:
+    """Draw the figure for an ``eval`` report and save it to ``path``.
 
     The format comes from the extension (.png, .svg or .pdf; anything else
     raises ValueError). Raises PlotUnavailable when matplotlib is missing and
@@ -248,7 +271,7 @@ def plot_result(result: dict[str, Any], path: str) -> None:
     renamed, so ``path`` is never left half-written.
     """
     fmt = output_format(path)  # before importing, so a bad name fails the same way everywhere
-    measures: dict[str, Any] = result.get("measures") or {}
+    measures = list(report.measure_blocks())
     if not measures:
         raise ValueError("the result has no measures to plot")
     try:
@@ -259,22 +282,19 @@ def plot_result(result: dict[str, Any], path: str) -> None:
     except ImportError:
         raise PlotUnavailable(_INSTALL_HINT) from None
 
-    n_runs = max(len(block.get("systems") or {}) for block in measures.values())
+    n_runs = max(len(table_of(block).rows) for _, block in measures)
     # Rows get taller when panel 1 carries vertical run names.
     row_height = 4.6 if n_runs <= TICK_LABEL_MAX_RUNS else 3.8
     # Figure (not pyplot) keeps no global state, so repeated calls do not leak.
     fig = Figure(figsize=(18, row_height * len(measures) + 0.6))
     axes = fig.subplots(len(measures), 3, squeeze=False, gridspec_kw={"width_ratios": [1.4, 1, 1]})
-    for row, (measure, block) in enumerate(measures.items()):
+    for row, (measure, block) in enumerate(measures):
         _panel_decomposition(axes[row][0], measure, block)
         _panel_tradeoff(axes[row][1], measure, block)
         _panel_georisk(axes[row][2], measure, block)
 
-    applied = []
-    if result.get("normalize") not in (None, "none"):
-        applied.append(f"normalize={result['normalize']}")
-    if result.get("group"):
-        applied.append(f"group={result['group']}")
+    settings = report.settings()
+    applied = [f"{k}={v}" for k, v in settings.items() if v not in (None, "none")]
     suffix = f" [{', '.join(applied)}]" if applied else ""
     fig.suptitle(
         f"bvtest: bias–variance decomposition and risk of {n_runs} runs{suffix}", fontsize=13

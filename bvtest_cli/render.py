@@ -1,9 +1,12 @@
 """Reports → text: trec (default), table, tsv, csv, json (SPEC §12).
 
-A report is the JSON document of SPEC §12: ``{"measures": {measure: block}}``
-plus top-level settings. Every text format is derived from one flattening of
-that document into (measure, name, system, value) rows, so all formats carry
-the same numbers in the same stable order.
+One renderer for every command. The layout comes from the report's types
+(:mod:`bvtest_cli.report`) and the field registry: a :class:`Table` prints a
+line per (field, row), alpha-indexed fields as ``field(alpha=A)``, intervals
+as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name;
+:class:`Records` print one line each. All text formats come from one
+flattening into (measure, name, system, value) rows, so they carry the same
+numbers in the same stable order.
 """
 
 from __future__ import annotations
@@ -12,72 +15,18 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from tabulate import tabulate
+import numpy as np
+
+from .registry import Field
+from .report import Records, Report, Section, Table, Value, is_leaf
 
 FORMATS = ("trec", "table", "tsv", "csv", "json")
 ALL = "all"  # the system column of results that belong to no single system
 
 Row = tuple[str, str, str, Any]  # measure, name, system, value
-
-
-def alpha_name(field: str, alpha: str) -> str:
-    """``zrisk`` at alpha 5 → ``zrisk(alpha=5)``."""
-    return f"{field}(alpha={alpha})"
-
-
-def flatten(report: Mapping[str, Any]) -> Iterator[Row]:
-    """Rows in a stable order: per measure its scalars, then per field every
-    system (input order), then the tradeoff; nested per-topic blocks last."""
-    for measure, block in report["measures"].items():
-        for key, value in block.items():
-            if not isinstance(value, Mapping):
-                yield measure, key, ALL, value
-        systems: Mapping[str, Mapping[str, Any]] = block.get("systems", {})
-        yield from _system_rows(measure, "", systems)
-        for key, value in block.items():
-            if key == "systems" or not isinstance(value, Mapping):
-                continue
-            if key == "topics":
-                for topic, tblock in value.items():
-                    for tkey, tvalue in tblock.items():
-                        if not isinstance(tvalue, Mapping):
-                            yield measure, f"{tkey}", f"{topic}", tvalue
-                    yield from _system_rows(measure, f"{topic}.", tblock.get("systems", {}))
-            else:
-                for sub, v in value.items():
-                    yield from _nested(measure, f"{key}.{sub}", v)
-
-
-def _nested(measure: str, name: str, value: Any) -> Iterator[Row]:
-    if isinstance(value, Mapping):
-        for sub, v in value.items():
-            yield from _nested(measure, f"{name}.{sub}", v)
-    else:
-        yield measure, name, ALL, value
-
-
-def _system_rows(
-    measure: str, prefix: str, systems: Mapping[str, Mapping[str, Any]]
-) -> Iterator[Row]:
-    fields: dict[str, None] = {}
-    for fields_of_system in systems.values():
-        fields.update(dict.fromkeys(fields_of_system))
-    for field in fields:
-        for system, values in systems.items():
-            value = values.get(field)
-            if isinstance(value, Mapping):
-                continue
-            yield measure, f"{prefix}{field}", system, value
-        alphas: dict[str, None] = {}
-        for values in systems.values():
-            if isinstance(values.get(field), Mapping):
-                alphas.update(dict.fromkeys(values[field]))
-        for alpha in alphas:
-            for system, values in systems.items():
-                yield measure, f"{prefix}{alpha_name(field, alpha)}", system, values[field][alpha]
 
 
 # Magnitudes from which fixed-point notation stops being readable (a value of
@@ -94,9 +43,9 @@ def fmt(value: Any, digits: int) -> str:
     """
     if value is None:
         return "nan"
-    if isinstance(value, (bool, int)):
+    if isinstance(value, (bool, int, np.integer)):
         return str(int(value))
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating)):
         if math.isnan(value):
             return "nan"
         text = f"{value:.{digits}e}" if abs(value) >= _FIXED_MAX else f"{value:.{digits}f}"
@@ -106,140 +55,260 @@ def fmt(value: Any, digits: int) -> str:
     return str(value)
 
 
-def number(value: float | None, digits: int, undefined: str = "nan") -> str:
-    """:func:`fmt` for one number, with the text to print for an undefined one."""
-    return undefined if value is None or math.isnan(value) else fmt(float(value), digits)
-
-
-def jsonable(value: Any) -> Any:
-    """NaN and infinities → null, −0.0 → 0.0, recursively (strict JSON parsers
-    reject NaN; a negative zero is the same number and must print as 0)."""
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return value + 0.0  # −0.0 + 0.0 is +0.0; every other value is unchanged
+def plain(value: Any) -> Value:
+    """A cell as a plain Python value: float, int, str, bool, or None for NaN/inf."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v + 0.0 if math.isfinite(v) else None  # + 0.0: no negative zero
     return value
 
 
-def render(
-    report: Mapping[str, Any],
-    fmt_name: str,
-    digits: int = 4,
-    table_fields: Sequence[str] = (),
-) -> str:
-    """The whole output for one report; ends with a newline. ``table_fields``
-    chooses and orders the columns of --format table (default TABLE_FIELDS)."""
+# --------------------------------------------------------------------------- flattening
+
+
+def _alpha_name(f: Field, alpha: str) -> str:
+    return f"{f.name}(alpha={alpha})"
+
+
+def _table_rows(measure: str, prefix: str, t: Table) -> Iterator[Row]:
+    if t.children is not None:  # nested detail: row by row
+        for i, row in enumerate(t.rows):
+            for f in t.fields:
+                yield from _cells(measure, prefix, t, f, [i])
+            yield from _section_rows(measure, f"{prefix}{row}.", t.children[i])
+        return
+    for f in t.fields:
+        yield from _cells(measure, prefix, t, f, range(len(t.rows)))
+
+
+def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]) -> Iterator[Row]:
+    column = np.asarray(t.values[f.name])
+    interval = t.intervals.get(f.name)
+    names = (
+        [(_alpha_name(f, a), j) for j, a in enumerate(t.alphas)] if f.alpha else [(f.name, None)]
+    )
+    for name, j in names:
+        for i in indices:
+            yield measure, prefix + name, t.rows[i], column[i] if j is None else column[i, j]
+        if interval is not None:
+            for end, e in (("lo", 0), ("hi", 1)):
+                for i in indices:
+                    cell = interval[i] if j is None else interval[i, j]
+                    yield measure, f"{prefix}{name}.{end}", t.rows[i], cell[e]
+
+
+def _section_rows(measure: str, prefix: str, s: Section) -> Iterator[Row]:
+    """Leaves first, then tables and nested sections in order."""
+    for key, node in s.items:
+        if is_leaf(node):
+            yield measure, f"{prefix}{key}", ALL, node
+    for key, node in s.items:
+        if isinstance(node, Table):
+            yield from _table_rows(measure, prefix, node)
+        elif isinstance(node, Section):
+            yield from _nested(measure, f"{prefix}{key}", node)
+
+
+def _nested(measure: str, name: str, s: Section) -> Iterator[Row]:
+    for key, node in s.items:
+        if isinstance(node, Section):
+            yield from _nested(measure, f"{name}.{key}", node)
+        elif is_leaf(node):
+            yield measure, f"{name}.{key}", ALL, node
+
+
+def flatten(report: Report) -> Iterator[Row]:
+    """(measure, name, system, value) rows of every measure block, in order."""
+    for measure, block in report.measure_blocks():
+        yield from _section_rows(measure, "", block)
+
+
+# --------------------------------------------------------------------------- json
+
+
+def to_json(node: Any) -> Any:
+    """The JSON value of a report node (NaN → null)."""
+    if isinstance(node, Section):
+        return {str(k): to_json(v) for k, v in node.items}
+    if isinstance(node, Records):
+        return [{k: plain(v) for k, v in node.as_json(item).items()} for item in node.items]
+    if isinstance(node, Table):
+        out: dict[str, Any] = {}
+        for i, row in enumerate(node.rows):
+            cells: dict[str, Any] = {}
+            for f in node.fields:
+                v = np.asarray(node.values[f.name])[i]
+                cells[f.name] = (
+                    {a: plain(v[j]) for j, a in enumerate(node.alphas)} if f.alpha else plain(v)
+                )
+                if f.name in node.intervals:
+                    iv = np.asarray(node.intervals[f.name])[i]
+                    cells[f"{f.name}_ci"] = (
+                        {a: _lohi(iv[j]) for j, a in enumerate(node.alphas)}
+                        if f.alpha
+                        else _lohi(iv)
+                    )
+            if node.children is not None:
+                cells.update(to_json(node.children[i]))
+            out[row] = cells
+        return out
+    return plain(node)
+
+
+def _lohi(pair: Any) -> dict[str, Value]:
+    return {"lo": plain(pair[0]), "hi": plain(pair[1])}
+
+
+# --------------------------------------------------------------------------- table
+
+
+def _header(f: Field, alpha: str | None) -> str:
+    return f.name if alpha is None else f"{f.name}@{alpha}"
+
+
+def _wide(t: Table, shown: Sequence[Field], digits: int) -> tuple[list[str], list[list[str]]]:
+    columns = [(f, a) for f in shown for a in (t.alphas if f.alpha else (None,))]
+    headers = ["system"] + [_header(f, a) for f, a in columns]
+    rows = []
+    for i, row in enumerate(t.rows):
+        cells = [row]
+        for f, a in columns:
+            v = np.asarray(t.values[f.name])[i]
+            cell = fmt(plain(v if a is None else v[t.alphas.index(a)]), digits)
+            if f.name in t.intervals:
+                iv = np.asarray(t.intervals[f.name])[i]
+                iv = iv if a is None else iv[t.alphas.index(a)]
+                cell += f" [{fmt(plain(iv[0]), digits)}, {fmt(plain(iv[1]), digits)}]"
+            cells.append(cell)
+        rows.append(cells)
+    return headers, rows
+
+
+def _shared(t: Table, shown: Sequence[Field]) -> dict[str, Value]:
+    """Scalar fields the table does not show that are equal for every row (var_target)."""
+    out = {}
+    for f in t.fields:
+        if f in shown or f.alpha or not t.rows:
+            continue
+        column = np.asarray(t.values[f.name])
+        if (column == column[0]).all():
+            out[f.name] = plain(column[0])
+    return out
+
+
+def _grid(rows: list[tuple[str, Section]], shown: Sequence[Field], digits: int) -> str:
+    """Sections of sections of numbers as one table: a row per child, a column
+    per (grandchild, shown field) (Zhang22 Table 9's layout)."""
+    columns: list[tuple[str, Field]] = []
+    for _, s in rows:
+        for gk, g in s.items:
+            assert isinstance(g, Section)
+            for k, v in g.items:
+                if is_leaf(v) and k in shown and (str(gk), k) not in columns:
+                    columns.append((str(gk), k))
+    headers = ["grouping"] + [f"{g} {f.header}" for g, f in columns]
+    body = []
+    for key, s in rows:
+        cells = [key]
+        for g, f in columns:
+            node = s.get(g)
+            cells.append(fmt(plain(node.get(f)) if isinstance(node, Section) else None, digits))
+        body.append(cells)
+    return _tabulate(body, headers)
+
+
+def _tabulate(rows: list[list[str]], headers: list[str], first_left: bool = True) -> str:
+    from tabulate import tabulate
+
+    if first_left:
+        align = ("left",) + ("right",) * (len(headers) - 1)
+        return tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
+    return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
+
+
+def render_table(report: Report, digits: int) -> str:
+    """One table per measure: a row per system, scalars and settings in the title."""
+    settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+    out: list[str] = []
+    for measure, block in report.measure_blocks():
+        title = [f"{k}={fmt(v, digits)}" for k, v in block.items if is_leaf(v)]
+        tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
+        systems = tables[0][1] if tables else None
+        shown: list[Field] = []
+        if systems is not None:
+            shown = [f for f in report.table_fields if f in systems.fields] or list(systems.fields)
+            title += [f"{k}={fmt(v, digits)}" for k, v in _shared(systems, shown).items()]
+        out.append(f"# {measure}  " + "  ".join(title + settings))
+        if systems is not None and systems.rows:
+            out.append(_tabulate(*reversed(_wide(systems, shown, digits))))
+        grid = [
+            (str(k), v)
+            for k, v in block.items
+            if isinstance(v, Section)
+            and v.items
+            and all(isinstance(g, Section) for _, g in v.items)
+        ]
+        if grid:
+            out.append(_grid(grid, report.table_fields, digits))
+        for key, node in block.items:
+            if isinstance(node, Section) and (str(key), node) not in grid:
+                pairs = [f"{k}={fmt(v, digits)}" for k, v in node.items if is_leaf(v)]
+                out.append(f"{key}: " + "  ".join(pairs))
+        for _, detail in tables[1:]:  # per-topic rows
+            headers = ["topic"] + [f.name for f in detail.fields]
+            rows = [
+                [row]
+                + [fmt(plain(np.asarray(detail.values[f.name])[i]), digits) for f in detail.fields]
+                for i, row in enumerate(detail.rows)
+            ]
+            out.append(_tabulate(rows, headers, first_left=False))
+        out.append("")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def render(report: Report, fmt_name: str, digits: int = 4) -> str:
+    """The whole output of one report; ends with a newline."""
     if fmt_name == "json":
-        return json.dumps(jsonable(report), indent=2, allow_nan=False) + "\n"
+        return json.dumps(to_json(report.body), indent=2, allow_nan=False) + "\n"
+    records = [v for _, v in report.body.items if isinstance(v, Records)]
+    if records:
+        return _render_records(records[0], fmt_name, digits)
     if fmt_name == "trec":
         return "".join(
-            f"{m}.{name}\t{system}\t{fmt(v, digits)}\n" for m, name, system, v in flatten(report)
+            f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
+            for m, name, system, v in flatten(report)
         )
     if fmt_name in ("tsv", "csv"):
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
         writer.writerow(["measure", "name", "system", "value"])
-        writer.writerows((m, n, s, fmt(v, digits)) for m, n, s, v in flatten(report))
+        writer.writerows((m, n, s, fmt(plain(v), digits)) for m, n, s, v in flatten(report))
         return buf.getvalue()
     if fmt_name == "table":
-        return render_table(report, digits, table_fields or TABLE_FIELDS)
+        return render_table(report, digits)
     raise ValueError(f"unknown format {fmt_name!r}")
 
 
-def render_table(report: Mapping[str, Any], digits: int, table_fields: Sequence[str] = ()) -> str:
-    """One table per measure: a row per system, a column per scalar field and
-    per (field, alpha); scalars and the tradeoff in the title lines."""
-    out: list[str] = []
-    settings = [f"{k}={v}" for k, v in report.items() if k != "measures" and v is not None]
-    for measure, block in report["measures"].items():
-        scalars = [f"{k}={fmt(v, digits)}" for k, v in block.items() if not isinstance(v, Mapping)]
-        shared = _shared_fields(block, table_fields)
-        scalars += [f"{k}={fmt(v, digits)}" for k, v in shared.items()]
-        out.append(f"# {measure}  " + "  ".join(scalars + settings))
-        systems = block.get("systems", {})
-        headers, rows = _wide(systems, digits, table_fields)
-        if rows:
-            out.append(
-                tabulate(
-                    rows,
-                    headers=headers,
-                    disable_numparse=True,
-                    colalign=("left",) + ("right",) * (len(headers) - 1),
-                )
-            )
-        for key, value in block.items():
-            if key in ("systems", "topics") or not isinstance(value, Mapping):
-                continue
-            pairs = [
-                f"{k}={fmt(v, digits)}" for k, v in value.items() if not isinstance(v, Mapping)
-            ]
-            out.append(f"{key}: " + "  ".join(pairs))
-        if "topics" in block:
-            trows = [
-                [topic] + [fmt(v, digits) for v in tb.values() if not isinstance(v, Mapping)]
-                for topic, tb in block["topics"].items()
-            ]
-            first = next(iter(block["topics"].values()), {})
-            theads = ["topic"] + [k for k, v in first.items() if not isinstance(v, Mapping)]
-            out.append(tabulate(trows, headers=theads, disable_numparse=True, stralign="right"))
-        out.append("")
-    return "\n".join(out)
-
-
-# Columns of --format table: the decomposition and the headline risk measures.
-# Every field is in the other formats; var_target, the same for every system,
-# is printed once in the title.
-TABLE_FIELDS = (
-    "mean",
-    "bias2",
-    "var",
-    "mse",
-    "var_rho",
-    "cov_target",
-    "zrisk",
-    "georisk",
-    "urisk",
-    "trisk",
-)
-
-
-def _shared_fields(block: Mapping[str, Any], table_fields: Sequence[str]) -> dict[str, Any]:
-    """Per-system fields outside TABLE_FIELDS that are equal for every system."""
-    systems = list(block.get("systems", {}).values())
-    if not systems:
-        return {}
-    return {
-        f: v
-        for f, v in systems[0].items()
-        if f not in table_fields
-        and not isinstance(v, Mapping)
-        and all(s.get(f) == v for s in systems)
-    }
-
-
-def _wide(
-    systems: Mapping[str, Mapping[str, Any]], digits: int, table_fields: Sequence[str]
-) -> tuple[list[str], list[list]]:
-    present: dict[str, None] = {}
-    for values in systems.values():
-        present.update(dict.fromkeys(values))
-    shown = [f for f in table_fields if f in present] or list(present)
-    columns: list[tuple[str, str | None]] = []
-    for field in shown:
-        for values in systems.values():
-            value = values.get(field)
-            keys = [(field, a) for a in value] if isinstance(value, Mapping) else [(field, None)]
-            columns.extend(k for k in keys if k not in columns)
-    headers = ["system"] + [f if a is None else f"{f}@{a}" for f, a in columns]
-    rows = []
-    for system, values in systems.items():
-        row = [system]
-        for field, alpha in columns:
-            v = values.get(field)
-            row.append(fmt(v[alpha] if alpha is not None and v is not None else v, digits))
-        rows.append(row)
-    return headers, rows
+def _render_records(records: Records, fmt_name: str, digits: int) -> str:
+    """trec (and check's text): one line per record; the others a table."""
+    if fmt_name in ("trec", "text"):
+        lines = [records.header] if records.header else []
+        lines += [records.as_text(item, digits) for item in records.items]
+        return "".join("\t".join(line) + "\n" for line in lines)
+    rows = [records.as_json(item) for item in records.items]
+    headers = list(rows[0]) if rows else []
+    cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+    if fmt_name == "table":
+        return _tabulate(cells, headers) + "\n"
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(cells)
+    return buf.getvalue()

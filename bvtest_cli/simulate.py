@@ -62,10 +62,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .decompose import decompose
+from .errors import InputError
 from .matrix import exact_mean, quiet
-from .parallel import parallel_map
+from .options import Settings
+from .parallel import default_jobs, parallel_map, progress
 from .tradeoff import Tradeoff, correlate
-from .trecio import sort_topics
+from .trecio import STDIN, Source, expand_sources, read_qrels, read_run, sort_topics
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
@@ -332,7 +334,7 @@ def system_sampler(
 ) -> Callable[[int, Run], tuple[np.ndarray, int]]:
     """A function (system index i, run) → (simulated AP (n_topics, k), topics missing).
 
-    ``names[i]`` is the name of run i. The same streams as :func:`simulate_ap`
+    ``names[i]`` is the name of run i. The streams of :func:`simulate_ap`
     (run ``name`` on topic ``t`` draws from ``pair_rng(seed, name, t)``), so a
     caller may simulate runs one at a time, e.g. each in the process that
     read it, and stack the results.
@@ -356,44 +358,55 @@ def system_sampler(
 
 def simulate_ap(
     qrels: Qrels,
-    runs: Mapping[str, Run],
+    runs: Mapping[str, Run | Source],
     topics: Sequence[str],
     k: int = DEFAULT_SAMPLES,
     seed: int = 0,
     rel_level: int = 1,
     jobs: int = 1,
-) -> np.ndarray:
-    """Simulated AP of every system on every topic, shape (m, n_topics, k) (SPEC §9).
+    tick: Callable[[], None] = lambda: None,
+) -> tuple[np.ndarray, list[int]]:
+    """Simulated AP of every system on every topic, shape (m, n_topics, k) (SPEC §9),
+    and per system the number of topics it has no ranking for.
 
-    Systems are in ``runs``' order, topics in ``topics``' order. A run
-    without a topic scores 0 in every sample. Run ``name`` on topic ``t``
-    draws from ``pair_rng(seed, name, t)`` only, so the same seed gives the
-    same samples of a run for any ``jobs`` (processes, each simulating whole
-    systems) and whatever other runs are in ``runs``.
+    ``runs`` maps run names to runs in memory or to files (read in the worker
+    that simulates them, so the parent never holds the runs). Systems are in
+    ``runs``' order, topics in ``topics``' order. A run without a topic scores
+    0 in every sample. Run ``name`` on topic ``t`` draws from
+    ``pair_rng(seed, name, t)`` only, so the same seed gives the same samples
+    of a run for any ``jobs`` and whatever other runs are in ``runs``.
     """
-    if k < 1:
-        raise ValueError("the number of samples k must be at least 1")
-    run_list = list(runs.values())
-    if not run_list or not topics:
-        return np.zeros((len(run_list), len(topics), k))
-    make_work = functools.partial(
-        _indexed_sampler, qrels, list(runs), run_list, topics, k, seed, rel_level
-    )
-    return np.stack([ap for ap, _ in parallel_map(range(len(run_list)), make_work, jobs=jobs)])
+    names, items = list(runs), list(runs.values())
+    if not items or not topics:
+        return np.zeros((len(items), len(topics), k)), [len(topics)] * len(items)
+    if any(isinstance(item, Source) and item.path == STDIN for item in items):
+        jobs = 1  # standard input cannot be shared with worker processes
+    make_work = functools.partial(_sampler, qrels, names, items, topics, k, seed, rel_level)
+    results = parallel_map(range(len(items)), make_work, jobs=jobs, tick=tick)
+    return np.stack([ap for ap, _ in results]), [missing for _, missing in results]
 
 
-def _indexed_sampler(
+def _sampler(
     qrels: Qrels,
     names: Sequence[str],
-    run_list: Sequence[Run],
+    items: Sequence[Run | Source],
     topics: Sequence[str],
     k: int,
     seed: int,
     rel_level: int,
-) -> Callable[[int], tuple[np.ndarray, int]]:
-    """system_sampler over runs held in memory: index → (AP (n, k), topics missing)."""
+) -> Callable[[int], tuple[np.ndarray, int] | InputError]:
+    """index → (AP (n, k), topics missing) of run ``items[index]``, read here if a file."""
     sample = system_sampler(qrels, topics, k, seed, rel_level, names=names)
-    return lambda i: sample(i, run_list[i])
+
+    def work(i: int) -> tuple[np.ndarray, int] | InputError:
+        item = items[i]
+        try:
+            run = read_run(item) if isinstance(item, Source) else item
+        except InputError as exc:  # returned, not raised: keeps file:line across processes
+            return exc
+        return sample(i, run)
+
+    return work
 
 
 # --------------------------------------------------------------------------------------
@@ -487,12 +500,13 @@ def analyse_samples(
 
 def pertopic(
     qrels: Qrels,
-    runs: Mapping[str, Run],
+    runs: Mapping[str, Run | Source],
     topics: Sequence[str] | None = None,
     k: int = DEFAULT_SAMPLES,
     seed: int = 0,
     rel_level: int = 1,
     jobs: int = 1,
+    tick: Callable[[], None] = lambda: None,
 ) -> PerTopicResult:
     """SPEC §9 end to end: simulate k collections per pair, then analyse them.
 
@@ -503,6 +517,29 @@ def pertopic(
         topics = sort_topics(
             t for t, docs in qrels.items() if any(g >= rel_level for g in docs.values())
         )
-    ap = simulate_ap(qrels, runs, topics, k=k, seed=seed, rel_level=rel_level, jobs=jobs)
-    missing = [sum(1 for t in topics if not run.get(t)) for run in runs.values()]
+    ap, missing = simulate_ap(
+        qrels, runs, topics, k=k, seed=seed, rel_level=rel_level, jobs=jobs, tick=tick
+    )
     return analyse_samples(ap, list(runs), topics, missing)
+
+
+def simulate_files(s: Settings) -> PerTopicResult:
+    """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
+    and simulated in its own worker; AP at relevance level ``-l``."""
+    qrels_file = read_qrels(s.inputs[0])
+    sources = expand_sources(s.inputs[1:])
+    topics = sort_topics(qrels_file.relevant_topics(s.rel_level))
+    if not topics:
+        raise InputError(
+            f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
+        )
+    return pertopic(
+        qrels_file.qrels,
+        {src.name: src for src in sources},
+        topics,
+        k=s.samples,
+        seed=s.seed,
+        rel_level=s.rel_level,
+        jobs=s.jobs or default_jobs(),
+        tick=progress(len(sources), s.quiet),
+    )

@@ -54,7 +54,7 @@ def perfect(tmp_path: Path) -> Path:
 
 
 def check(bvtest, *args):
-    return bvtest("check", "-q", SAMPLE_QRELS, SAMPLE_RUNS, *args)
+    return bvtest("check", "--quiet", SAMPLE_QRELS, SAMPLE_RUNS, *args)
 
 
 def verdicts(proc) -> list[re.Match]:
@@ -158,7 +158,7 @@ def test_baseline_fields(bvtest, cand):
 
 def test_boundary_from_eval(bvtest, cand):
     """The value eval reports is the boundary: <= passes, < fails, >= passes."""
-    proc = bvtest("eval", "-q", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, cand)
+    proc = bvtest("eval", "--quiet", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, cand)
     assert proc.returncode == 0, proc.stderr
     mse = json.loads(proc.stdout)["measures"]["AP"]["systems"]["cand.run"]["mse"]
     x = repr(mse)
@@ -217,12 +217,12 @@ def test_measures_default_to_the_gates(bvtest, tmp_path):
     pool.write_text("1 Q0 d2 1 2 p\n1 Q0 d1 2 1 p\n2 Q0 d3 1 1 p\n")
     new = tmp_path / "new.run"
     new.write_text("1 Q0 d1 1 2 n\n1 Q0 d2 2 1 n\n2 Q0 d3 1 1 n\n")
-    assert bvtest("eval", "-q", qrels, pool, new).returncode == 2
-    proc = bvtest("check", "-q", qrels, pool, new, "-g", "AP:mean>=pool.run")
+    assert bvtest("eval", "--quiet", qrels, pool, new).returncode == 2
+    proc = bvtest("check", "--quiet", qrels, pool, new, "-g", "AP:mean>=pool.run")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "PASS\tAP:mean>=pool.run\tnew.run\t1.0000 >= 0.7500 (pool.run)\n"
     # With -m, the gates' measures must be among them.
-    proc = bvtest("check", "-q", "-m", "AP,ERR@20", qrels, pool, new, "-g", "AP:mean>=0")
+    proc = bvtest("check", "--quiet", "-m", "AP,ERR@20", qrels, pool, new, "-g", "AP:mean>=0")
     assert_one_line_error(proc, "grade 5")
 
 
@@ -234,7 +234,7 @@ def test_null_value_fails(bvtest, tmp_path):
     base.write_text("1 Q0 b 1 2 x\n1 Q0 a 2 1 x\n2 Q0 d 1 2 x\n2 Q0 c 2 1 x\n")
     new = tmp_path / "new.run"  # AP 1 on both topics: every delta is 0.5
     new.write_text("1 Q0 a 1 2 y\n1 Q0 b 2 1 y\n2 Q0 c 1 2 y\n2 Q0 d 2 1 y\n")
-    args = ("check", "-q", "--baseline", "base.run", qrels, base, new, "-g", "AP:trisk@1>=0")
+    args = ("check", "--quiet", "--baseline", "base.run", qrels, base, new, "-g", "AP:trisk@1>=0")
     proc = bvtest(*args)
     assert proc.returncode == 1
     assert proc.stdout == "FAIL\tAP:trisk@1>=0\tnew.run\tnull >= 0\n"

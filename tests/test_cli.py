@@ -65,19 +65,19 @@ def test_baseline_adds_fields(bvtest):
 
 
 def test_scores_pipe_gives_same_numbers(bvtest):
-    direct = bvtest("eval", SAMPLE_QRELS, SAMPLE_RUNS, "-q")
-    scores = bvtest("scores", SAMPLE_QRELS, SAMPLE_RUNS, "-q")
+    direct = bvtest("eval", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
+    scores = bvtest("scores", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     assert scores.returncode == 0
     header, *rows = scores.stdout.splitlines()
     assert header == "system\ttopic\tmeasure\tvalue"
     assert len(rows) == 12 * 29 * 3
-    piped = bvtest("eval", "--scores", "-", "-q", stdin=scores.stdout.encode())
+    piped = bvtest("eval", "--scores", "-", "--quiet", stdin=scores.stdout.encode())
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == direct.stdout
 
 
 def test_trec_format_lines(bvtest):
-    proc = bvtest("eval", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS, "-q")
+    proc = bvtest("eval", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     lines = proc.stdout.splitlines()
     assert all(len(line.split("\t")) == 3 for line in lines)
     assert "AP.n_topics\tall\t29" in lines
@@ -97,21 +97,21 @@ def test_trec_format_lines(bvtest):
 
 
 def test_digits(bvtest):
-    proc = bvtest("eval", "-m", "AP", "--digits", "6", SAMPLE_QRELS, SAMPLE_RUNS, "-q")
+    proc = bvtest("eval", "-m", "AP", "--digits", "6", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     value = proc.stdout.splitlines()[2].split("\t")[2]
     assert len(value.split(".")[1]) == 6
 
 
 @pytest.mark.parametrize("fmt,delim", [("tsv", "\t"), ("csv", ",")])
 def test_tsv_csv(bvtest, fmt, delim):
-    proc = bvtest("eval", "-m", "AP,nDCG@10", "-f", fmt, SAMPLE_QRELS, SAMPLE_RUNS, "-q")
+    proc = bvtest("eval", "-m", "AP,nDCG@10", "-f", fmt, SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     rows = list(csv.reader(io.StringIO(proc.stdout), delimiter=delim))
     assert rows[0] == ["measure", "name", "system", "value"]
     assert ["nDCG@10", "n_topics", "all", "29"] in rows
 
 
 def test_table_format(bvtest):
-    proc = bvtest("eval", "-f", "table", SAMPLE_QRELS, SAMPLE_RUNS, "-q")
+    proc = bvtest("eval", "-f", "table", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     assert proc.stdout.count("# ") == 3
     assert "georisk@5" in proc.stdout and "tradeoff: pearson=" in proc.stdout
 
@@ -124,17 +124,28 @@ def test_deterministic(bvtest):
 
 def test_rel_level_changes_ap(bvtest):
     one = json.loads(
-        bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout
+        bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet").stdout
     )
     two = json.loads(
-        bvtest("eval", "-m", "AP", "-l", "2", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q").stdout
+        bvtest(
+            "eval", "-m", "AP", "-l", "2", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet"
+        ).stdout
     )
     assert one["measures"]["AP"]["c"] != two["measures"]["AP"]["c"]
 
 
 def test_measure_syntax(bvtest):
     proc = bvtest(
-        "eval", "-m", "AP(rel=2),P@10", "-m", "RR", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+        "eval",
+        "-m",
+        "AP(rel=2),P@10",
+        "-m",
+        "RR",
+        "-f",
+        "json",
+        SAMPLE_QRELS,
+        SAMPLE_RUNS,
+        "--quiet",
     )
     assert proc.returncode == 0, proc.stderr
     assert list(json.loads(proc.stdout)["measures"]) == ["AP(rel=2)", "P@10", "RR"]
@@ -143,12 +154,30 @@ def test_measure_syntax(bvtest):
 def test_target_options(bvtest):
     ideal = json.loads(
         bvtest(
-            "eval", "-m", "AP", "--target", "ideal", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+            "eval",
+            "-m",
+            "AP",
+            "--target",
+            "ideal",
+            "-f",
+            "json",
+            SAMPLE_QRELS,
+            SAMPLE_RUNS,
+            "--quiet",
         ).stdout
     )
     const = json.loads(
         bvtest(
-            "eval", "-m", "AP", "--target", "0.5", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS, "-q"
+            "eval",
+            "-m",
+            "AP",
+            "--target",
+            "0.5",
+            "-f",
+            "json",
+            SAMPLE_QRELS,
+            SAMPLE_RUNS,
+            "--quiet",
         ).stdout
     )
     assert ideal["measures"]["AP"]["c"] == 1.0 and const["measures"]["AP"]["c"] == 0.5
@@ -172,6 +201,6 @@ def test_broken_pipe_is_quiet(tmp_path):
 
     from conftest import bvtest_executable
 
-    cmd = f"'{bvtest_executable()}' eval -q {SAMPLE_QRELS} {SAMPLE_RUNS} | head -1"
+    cmd = f"'{bvtest_executable()}' eval --quiet {SAMPLE_QRELS} {SAMPLE_RUNS} | head -1"
     proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
     assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr

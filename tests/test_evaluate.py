@@ -35,7 +35,7 @@ def test_cast2021_default_measures_string_topic_ids(bvtest, shared_data):
     for measure in ("AP", "nDCG@10", "ERR@20"):
         for run in CAST_TREC_EVAL:
             assert f"{measure}.mean\t{run}\t" in proc.stdout
-    scores = bvtest("scores", "-q", cast / "qrels.txt", cast / "runs").stdout
+    scores = bvtest("scores", "--quiet", cast / "qrels.txt", cast / "runs").stdout
     assert "\t106_1\tERR@20\t" in scores
 
 
@@ -43,9 +43,9 @@ def test_cast2021_default_measures_string_topic_ids(bvtest, shared_data):
 def test_cast2021_err_matches_gdeval_per_topic(bvtest, shared_data):
     """ERR@20 per topic: bvtest's code vs gdeval.pl run through ir_measures."""
     cast = shared_data / "cast2021"
-    fast = bvtest("scores", "-q", "-m", "ERR@20", cast / "qrels.txt", cast / "runs").stdout
+    fast = bvtest("scores", "--quiet", "-m", "ERR@20", cast / "qrels.txt", cast / "runs").stdout
     perl = bvtest(
-        "scores", "-q", "-m", "ERR@20", "--err-impl", "perl", cast / "qrels.txt", cast / "runs"
+        "scores", "--quiet", "-m", "ERR@20", "--err-impl", "perl", cast / "qrels.txt", cast / "runs"
     ).stdout
     fast_rows, perl_rows = fast.splitlines()[1:], perl.splitlines()[1:]
     assert len(fast_rows) == 5 * 158
@@ -80,9 +80,9 @@ def test_sample_track_err_matches_gdeval_per_topic(bvtest):
     code vs gdeval.pl (ir_measures' provider, topic ids mapped to integers)."""
     from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-    fast = bvtest("scores", "-q", "-m", "ERR@20", SAMPLE_QRELS, SAMPLE_RUNS).stdout
+    fast = bvtest("scores", "--quiet", "-m", "ERR@20", SAMPLE_QRELS, SAMPLE_RUNS).stdout
     perl = bvtest(
-        "scores", "-q", "-m", "ERR@20", "--err-impl", "perl", SAMPLE_QRELS, SAMPLE_RUNS
+        "scores", "--quiet", "-m", "ERR@20", "--err-impl", "perl", SAMPLE_QRELS, SAMPLE_RUNS
     ).stdout
     assert len(fast.splitlines()) == 1 + 12 * 29
     assert fast == perl

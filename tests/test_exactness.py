@@ -47,7 +47,7 @@ def copies_scores(copies):
     """Their per-topic AP as a scores file (evaluated once for several tests)."""
     from conftest import run_bvtest
 
-    proc = run_bvtest("scores", "-q", "-m", "AP", SAMPLE_QRELS, copies)
+    proc = run_bvtest("scores", "--quiet", "-m", "AP", SAMPLE_QRELS, copies)
     assert proc.returncode == 0, proc.stderr
     path = copies / "scores.tsv"
     path.write_text(proc.stdout)
@@ -55,7 +55,7 @@ def copies_scores(copies):
 
 
 def eval_json(bvtest, *args):
-    proc = bvtest("eval", "-f", "json", "-q", *args)
+    proc = bvtest("eval", "-f", "json", "--quiet", *args)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -100,7 +100,7 @@ def test_copies_of_one_run_grouped_get_exact_zeros(bvtest, copies_scores, extra)
 def test_no_negative_zero_in_any_format(bvtest, copies_scores):
     """ZRisk of copies printed -0.0000; a zero has no sign in any format."""
     for fmt in ("trec", "tsv", "csv", "table", "json"):
-        proc = bvtest("eval", "-q", "-f", fmt, "--scores", copies_scores)
+        proc = bvtest("eval", "--quiet", "-f", fmt, "--scores", copies_scores)
         assert proc.returncode == 0, proc.stderr
         assert "-0.0000" not in proc.stdout
         assert "-0.0," not in proc.stdout and "-0.0\n" not in proc.stdout
@@ -198,11 +198,11 @@ def test_pertopic_samples_belong_to_the_run_name():
     qrels, runs = _small_track()
     topics = sorted(qrels)
     names = list(runs)
-    full = simulate_ap(qrels, runs, topics, k=25, seed=9)
+    full, _ = simulate_ap(qrels, runs, topics, k=25, seed=9)
     reordered = {n: runs[n] for n in reversed(names)}
-    rev = simulate_ap(qrels, reordered, topics, k=25, seed=9)
+    rev, _ = simulate_ap(qrels, reordered, topics, k=25, seed=9)
     without = {n: runs[n] for n in names if n != "run1"}
-    fewer = simulate_ap(qrels, without, topics, k=25, seed=9)
+    fewer, _ = simulate_ap(qrels, without, topics, k=25, seed=9)
     for i, name in enumerate(names):
         assert np.array_equal(rev[names[::-1].index(name)], full[i])
         if name != "run1":
@@ -281,7 +281,7 @@ def test_streamed_average_equals_all_at_once(monkeypatch, normalize):
     )
     valid = keep.any(axis=1)
     for f in BiasVariance.FIELDS:
-        expected = getattr(bv, f)[valid].mean(axis=0)
+        expected = bv[f][valid].mean(axis=0)
         assert np.array_equal(getattr(streamed.bv, f), expected), f
         assert np.array_equal(getattr(one_block.bv, f), expected), f
     assert streamed.c == pytest.approx(float(c[valid].mean()), rel=1e-15)

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import pytest
+from report_helpers import report_from_dict
 
-from bvtest_cli.gate import (
-    ALPHA_FIELDS,
-    SCALAR_FIELDS,
-    Gate,
-    GateError,
-    Verdict,
-    evaluate_gate,
-    format_verdict,
-    parse_gate,
-)
+from bvtest_cli import registry
+from bvtest_cli.gate import Gate, GateError, Verdict, evaluate_gate, parse_gate, verdict_fields
+from bvtest_cli.report import Report
 
 ALPHAS = ("0", "1", "5", "10")
+SCALAR_FIELDS = [f.name for f in registry.SYSTEM_FIELDS if not f.alpha]
+ALPHA_FIELDS = [f.name for f in registry.SYSTEM_FIELDS if f.alpha]
+
+
+def format_verdict(verdict: Verdict, digits: int = 4) -> str:
+    return "\t".join(verdict_fields(verdict, digits))
+
+
+def as_report(result: dict) -> Report:
+    return report_from_dict(result)
 
 
 def _system(mse: float, georisk: tuple[float, ...], trisk: float | None = 1.0) -> dict:
@@ -89,7 +93,7 @@ POOL = {"bm25.run", "weird.run"}
 
 
 def check(text: str, result: dict, run: str = "new.run") -> Verdict:
-    return evaluate_gate(parse_gate(text), result, run, POOL)
+    return evaluate_gate(parse_gate(text), as_report(result), run, POOL)
 
 
 # --- parsing ------------------------------------------------------------------
@@ -305,7 +309,7 @@ def test_right_neither_number_nor_pool_run_errors(result: dict) -> None:
         check("AP:mse<=bm26.run", result)
     # A run in the result but not in the pool (another new run) is not a bound.
     with pytest.raises(GateError, match="neither a number nor a pool run"):
-        evaluate_gate(parse_gate("AP:mse<=new.run"), result, "bm25.run", {"weird.run"})
+        evaluate_gate(parse_gate("AP:mse<=new.run"), as_report(result), "bm25.run", {"weird.run"})
 
 
 def test_baseline_field_missing_errors(result: dict) -> None:

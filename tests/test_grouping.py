@@ -481,7 +481,7 @@ def test_grouped_fields_with_injected_orders():
     np.testing.assert_allclose(c, [1.9 / 3, 1.9 / 3], atol=1e-15)
     for r in range(2):
         for f in FIELDS:
-            np.testing.assert_allclose(getattr(bv, f)[r], DIFF_EXPECTED[f], atol=1e-12)
+            np.testing.assert_allclose(bv[f][r], DIFF_EXPECTED[f], atol=1e-12)
 
 
 def test_random_same_seed_identical_other_seed_differs():
@@ -578,15 +578,3 @@ def test_parse_group_accepts():
     assert parse_group("none") is None
     assert parse_group("difficulty:5") == ("difficulty", 5)
     assert parse_group("random:10") == ("random", 10)
-
-
-def test_analyse_rejects_bad_options():
-    m = _sm(DIFF_VALUES)
-    with pytest.raises(ValueError, match="normalization"):
-        analyse(m, group=None, normalize="zscore", target="max")
-    with pytest.raises(ValueError, match="target"):
-        analyse(m, group=None, normalize="none", target="best")
-    with pytest.raises(ValueError, match="repeats"):
-        analyse(m, group="random:2", normalize="none", target="max", repeats=0)
-    with pytest.raises(ValueError, match="seed"):
-        analyse(m, group="random:2", normalize="none", target="max", seed=-1)

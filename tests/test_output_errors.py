@@ -22,10 +22,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, bvtest_executable
 
-from bvtest_cli.render import fmt, jsonable, render
+from bvtest_cli import registry
+from bvtest_cli.render import fmt, plain, render
+from bvtest_cli.report import Report, Table, section
 
 FULL = Path("/dev/full")
 
@@ -47,7 +50,7 @@ def sample_scores(tmp_path_factory):
     """The sample track's per-topic AP and nDCG@10, evaluated once."""
     from conftest import run_bvtest
 
-    proc = run_bvtest("scores", "-q", "-m", "AP", "-m", "nDCG@10", SAMPLE_QRELS, SAMPLE_RUNS)
+    proc = run_bvtest("scores", "--quiet", "-m", "AP", "-m", "nDCG@10", SAMPLE_QRELS, SAMPLE_RUNS)
     assert proc.returncode == 0, proc.stderr
     path = tmp_path_factory.mktemp("scores") / "sample.tsv"
     path.write_text(proc.stdout)
@@ -61,7 +64,7 @@ def sample_scores(tmp_path_factory):
 @pytest.mark.parametrize("command", ["eval", "instability", "tradeoff"])
 def test_full_device_is_one_line_and_exit_2(sample_scores, command):
     with FULL.open("w") as full:
-        proc = run_with_stdout([command, "-q", "--scores", sample_scores], full)
+        proc = run_with_stdout([command, "--quiet", "--scores", sample_scores], full)
     stderr = proc.stderr.decode()
     assert proc.returncode == 2, stderr
     assert stderr == "bvtest: cannot write output: No space left on device\n"
@@ -78,7 +81,7 @@ def test_help_to_full_device_is_one_line(sample_scores):
 def test_closed_stdout_is_one_line_and_exit_2(sample_scores):
     # ``>&-``: the process starts with file descriptor 1 closed.
     proc = run_with_stdout(
-        ["eval", "-q", "--scores", sample_scores],
+        ["eval", "--quiet", "--scores", sample_scores],
         None,
         preexec_fn=lambda: os.close(1),
     )
@@ -90,7 +93,7 @@ def test_broken_pipe_stays_silent(sample_scores):
     """``bvtest eval ... | head -1``: the reader leaves; not an error."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     proc = subprocess.Popen(
-        [bvtest_executable(), "eval", "-q", "--scores", str(sample_scores)],
+        [bvtest_executable(), "eval", "--quiet", "--scores", str(sample_scores)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -111,7 +114,7 @@ def test_alpha_out_of_range_is_a_usage_error(bvtest, sample_scores, alpha):
 
 
 def test_largest_alpha_is_accepted(bvtest, sample_scores):
-    proc = bvtest("eval", "-q", "-f", "json", "--scores", sample_scores, "--alpha", "0,1e6")
+    proc = bvtest("eval", "--quiet", "-f", "json", "--scores", sample_scores, "--alpha", "0,1e6")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     systems = json.loads(proc.stdout)["measures"]["AP"]["systems"]
@@ -197,7 +200,7 @@ def test_baseline_given_as_a_path(bvtest, tmp_path):
     gz = tmp_path / "sys003.gz"
     gz.write_bytes(gzip.compress((SAMPLE_RUNS / "sys003").read_bytes()))
     runs = [SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002", gz]
-    common = ("eval", "-q", "-m", "AP", SAMPLE_QRELS, *runs)
+    common = ("eval", "--quiet", "-m", "AP", SAMPLE_QRELS, *runs)
     by_name = bvtest(*common, "--baseline", "sys003")
     assert by_name.returncode == 0, by_name.stderr
     assert "AP.trisk(alpha=0)\tsys003\t0.0000" in by_name.stdout
@@ -212,7 +215,7 @@ def test_baseline_path_in_check(bvtest, tmp_path):
     new = tmp_path / "new.run"
     new.write_bytes((SAMPLE_RUNS / "sys001").read_bytes())
     proc = bvtest(
-        "check", "-q", SAMPLE_QRELS, SAMPLE_RUNS, new, "-m", "AP",
+        "check", "--quiet", SAMPLE_QRELS, SAMPLE_RUNS, new, "-m", "AP",
         "-g", "AP:urisk@0>=-1", "--baseline", SAMPLE_RUNS / "sys003",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -233,11 +236,11 @@ def test_render_never_prints_negative_zero():
     assert fmt(-0.00004, 4) == "0.0000"
     assert fmt(-0.00005, 4) == "-0.0001"  # a value that rounds away from 0 keeps its sign
     assert fmt(-0.0, 0) == "0"
-    assert jsonable({"a": [-0.0, {"b": -0.0}], "c": -1e-300}) == {
-        "a": [0.0, {"b": 0.0}],
-        "c": -1e-300,
-    }
-    report = {"measures": {"AP": {"c": -0.0, "systems": {"s": {"mean": -0.0}}}}}
+    assert [plain(v) for v in (-0.0, np.float64(-0.0), -1e-300)] == [0.0, 0.0, -1e-300]
+    assert str(plain(-0.0)) == "0.0"
+    table = Table(("s",), (registry.MEAN,), {"mean": np.array([-0.0])})
+    body = section(("measures", section(("AP", section((registry.C, -0.0), ("systems", table))))))
+    report = Report(body)
     for fmt_name in ("trec", "tsv", "csv", "table", "json"):
         text = render(report, fmt_name)
         assert "-0" not in text, (fmt_name, text)

@@ -107,7 +107,7 @@ def test_bad_run_among_good_ones_same_error_whatever_jobs(bvtest, small_track, t
     good = sorted(runs.iterdir())[5].read_text().splitlines(keepends=True)
     good[7] = good[7].replace(" Q0 ", " Q0 extra ", 1)  # shifted line: rank is a docno
     (tmp_path / "sys003b").write_text("".join(good))
-    proc = bvtest("eval", "-q", "-j", jobs, qrels, tmp_path)
+    proc = bvtest("eval", "--quiet", "-j", jobs, qrels, tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         f"bvtest: {tmp_path / 'sys003b'}:8: rank "

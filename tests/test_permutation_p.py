@@ -132,7 +132,7 @@ def test_cli_p_values_for_five_runs(bvtest, tmp_path):
         lines += [f"{s}\tt{j}\tAP\t{v}" for j, v in enumerate(row)]
     path = tmp_path / "five.tsv"
     path.write_text("\n".join(lines) + "\n")
-    proc = bvtest("eval", "-q", "-f", "json", "--scores", path)
+    proc = bvtest("eval", "--quiet", "-f", "json", "--scores", path)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)["measures"]["AP"]["tradeoff"]
     x = np.array(list(table.values()))

@@ -10,8 +10,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from report_helpers import report_from_dict
 
-from bvtest_cli.plot import PlotUnavailable, plot_result
+from bvtest_cli.plot import PlotUnavailable, plot_report
+
+
+def plot_result(result: dict, path) -> None:
+    plot_report(report_from_dict(result), str(path))
+
 
 ALPHAS = ("0", "1", "5", "10")
 

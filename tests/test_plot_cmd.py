@@ -20,7 +20,7 @@ needs_mpl = pytest.mark.skipif(
 @needs_mpl
 def test_png_from_sample_track(bvtest, tmp_path):
     out = tmp_path / "bv.png"
-    proc = bvtest("plot", "-q", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
+    proc = bvtest("plot", "--quiet", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == ""
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -31,7 +31,7 @@ def test_png_from_sample_track(bvtest, tmp_path):
 @needs_mpl
 def test_svg(bvtest, tmp_path):
     out = tmp_path / "bv.svg"
-    proc = bvtest("plot", "-q", "-m", "AP", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
+    proc = bvtest("plot", "--quiet", "-m", "AP", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     assert ET.parse(out).getroot().tag == "{http://www.w3.org/2000/svg}svg"
@@ -41,7 +41,7 @@ def test_svg(bvtest, tmp_path):
 def test_pdf_with_analysis_options(bvtest, tmp_path):
     out = tmp_path / "bv.PDF"  # the extension is case-insensitive
     proc = bvtest(
-        "plot", "-q", "-m", "nDCG@10", "--normalize", "minmax", "--group", "difficulty:5",
+        "plot", "--quiet", "-m", "nDCG@10", "--normalize", "minmax", "--group", "difficulty:5",
         "--alpha", "0,2,5", "--target", "ideal", "--baseline", "sys001",
         "-o", out, SAMPLE_QRELS, SAMPLE_RUNS,
     )  # fmt: skip
@@ -53,7 +53,7 @@ def test_pdf_with_analysis_options(bvtest, tmp_path):
 
 @needs_mpl
 def test_from_scores_file(bvtest, tmp_path):
-    scores = bvtest("scores", "-q", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
+    scores = bvtest("scores", "--quiet", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
     assert scores.returncode == 0
     path = tmp_path / "scores.tsv"
     path.write_text(scores.stdout)
@@ -76,7 +76,7 @@ def test_notes_go_to_stderr_unless_quiet(bvtest, tmp_path):
 def test_overwrites_existing_file(bvtest, tmp_path):
     out = tmp_path / "bv.svg"
     out.write_text("old")
-    proc = bvtest("plot", "-q", "-m", "AP", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
+    proc = bvtest("plot", "--quiet", "-m", "AP", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
     assert proc.returncode == 0
     assert ET.parse(out).getroot().tag.endswith("svg")
 
@@ -101,7 +101,7 @@ def test_bad_input(bvtest, tmp_path):
     run = tmp_path / "bad.run"
     run.write_text("401 Q0 DOC 1\n")
     out = tmp_path / "bv.png"
-    proc = bvtest("plot", "-q", "-o", out, SAMPLE_QRELS, run)
+    proc = bvtest("plot", "--quiet", "-o", out, SAMPLE_QRELS, run)
     assert_one_line_error(proc, "bad.run:1")
     assert not out.exists()
 

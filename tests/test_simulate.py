@@ -123,7 +123,7 @@ def test_no_relevant_retrieved_gives_zero_ap_and_zero_var() -> None:
         "none": {"t1": {"n1": 3.0, "x": 2.0, "y": 1.0}},
         "other": {"t1": {"x": 3.0, "r2": 1.0}},
     }
-    cube = simulate_ap(qrels, runs, ["t1"], k=200, seed=3)
+    cube, _ = simulate_ap(qrels, runs, ["t1"], k=200, seed=3)
     assert np.all(cube[1] == 0.0)
     res = pertopic(qrels, runs, k=200, seed=3)
     assert res.var[0, 1] == 0.0
@@ -138,7 +138,7 @@ def test_missing_topic_scores_zero_in_every_sample() -> None:
         "half": {"t1": {"b": 1.0, "x": 2.0}},
         "empty_t2": {"t1": {"a": 1.0}, "t2": {}},
     }
-    cube = simulate_ap(qrels, runs, ["t1", "t2"], k=50, seed=0)
+    cube, _ = simulate_ap(qrels, runs, ["t1", "t2"], k=50, seed=0)
     assert np.all(cube[1, 1] == 0.0) and np.all(cube[2, 1] == 0.0)
     assert cube[0, 1].max() > 0.0 and cube[1, 0].max() > 0.0
     res = pertopic(qrels, runs, k=50, seed=0)
@@ -277,11 +277,11 @@ def small_track(m: int = 5, n: int = 4, depth: int = 30, seed: int = 0):
 def test_same_seed_same_cube_and_jobs_do_not_matter() -> None:
     qrels, runs = small_track()
     topics = list(qrels)
-    a = simulate_ap(qrels, runs, topics, k=30, seed=42)
-    b = simulate_ap(qrels, runs, topics, k=30, seed=42)
-    c = simulate_ap(qrels, runs, topics, k=30, seed=42, jobs=2)
-    assert np.array_equal(c, simulate_ap(qrels, runs, topics, k=30, seed=42, jobs=3))
-    d = simulate_ap(qrels, runs, topics, k=30, seed=43)
+    a, _ = simulate_ap(qrels, runs, topics, k=30, seed=42)
+    b, _ = simulate_ap(qrels, runs, topics, k=30, seed=42)
+    c, _ = simulate_ap(qrels, runs, topics, k=30, seed=42, jobs=2)
+    assert np.array_equal(c, simulate_ap(qrels, runs, topics, k=30, seed=42, jobs=3)[0])
+    d, _ = simulate_ap(qrels, runs, topics, k=30, seed=43)
     assert a.shape == (5, 4, 30)
     assert np.array_equal(a, b)
     assert np.array_equal(a, c)
@@ -291,9 +291,9 @@ def test_same_seed_same_cube_and_jobs_do_not_matter() -> None:
 def test_pair_streams_do_not_depend_on_other_systems() -> None:
     qrels, runs = small_track()
     topics = list(qrels)
-    full = simulate_ap(qrels, runs, topics, k=20, seed=7)
+    full, _ = simulate_ap(qrels, runs, topics, k=20, seed=7)
     first_three = dict(list(runs.items())[:3])
-    assert np.array_equal(simulate_ap(qrels, first_three, topics, k=20, seed=7), full[:3])
+    assert np.array_equal(simulate_ap(qrels, first_three, topics, k=20, seed=7)[0], full[:3])
 
 
 def test_batch_equals_pair_by_pair() -> None:
@@ -309,8 +309,8 @@ def test_batch_equals_pair_by_pair() -> None:
 def test_rel_level_and_negative_grades() -> None:
     run_topic = {"a": 3.0, "b": 2.0, "c": 1.0}
     qrels = {"t": {"a": 2, "b": 1, "c": -1}}
-    cube1 = simulate_ap(qrels, {"r": {"t": run_topic}}, ["t"], k=500, seed=1, rel_level=1)
-    cube2 = simulate_ap(qrels, {"r": {"t": run_topic}}, ["t"], k=500, seed=1, rel_level=2)
+    cube1, _ = simulate_ap(qrels, {"r": {"t": run_topic}}, ["t"], k=500, seed=1, rel_level=1)
+    cube2, _ = simulate_ap(qrels, {"r": {"t": run_topic}}, ["t"], k=500, seed=1, rel_level=2)
     m1, m2 = pair_model(run_topic, {"a", "b"}), pair_model(run_topic, {"a"})
     assert (m1.n_rel_ret, m1.n_rel, m2.n_rel_ret, m2.n_rel) == (2, 2, 1, 1)
     # Relevant documents on top, none missed: AP = r_s / r_s = 1, or 0 when r_s = 0.

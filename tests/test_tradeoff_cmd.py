@@ -18,7 +18,9 @@ from permutation_oracle import correlation_p
 from scipy import stats
 
 from bvtest_cli.matrix import ScoreMatrix
-from bvtest_cli.tradeoff_table import TableSettings, tradeoff_table
+from bvtest_cli.options import Settings
+from bvtest_cli.render import render
+from bvtest_cli.tradeoff_table import tradeoff_report
 
 CELL_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p", "n_topics"}
 
@@ -115,10 +117,9 @@ def test_pure_function_matches_command(bvtest, hand_scores):
     systems = tuple(HAND)
     topics = ("t1", "t2", "t3", "t4")
     m = ScoreMatrix("AP", systems, topics, np.array([[HAND[s][t] for t in topics] for s in HAND]))
-    report, notes = tradeoff_table(
-        [m], TableSettings(random_size=2, difficulty_size=2, repeats=20, seed=3)
-    )
-    assert notes == []
+    settings = Settings(random_size=2, difficulty_size=2, repeats=20, seed=3, normalize="minmax")
+    report = tradeoff_report([m], settings)
+    assert report.notes == ()
     doc = tradeoff_json(
         bvtest,
         "--scores",
@@ -132,7 +133,7 @@ def test_pure_function_matches_command(bvtest, hand_scores):
         "--seed",
         "3",
     )
-    assert doc == json.loads(json.dumps(report))
+    assert doc == json.loads(render(report, "json"))
 
 
 def test_cells_equal_eval_tradeoff(bvtest, tmp_path):
@@ -147,7 +148,7 @@ def test_cells_equal_eval_tradeoff(bvtest, tmp_path):
             args = ["--normalize", "none" if column == "raw" else column]
             if group:
                 args += ["--group", group, "--repeats", "50", "--seed", "7"]
-            proc = bvtest("eval", "--scores", scores, "-f", "json", "-q", *args)
+            proc = bvtest("eval", "--scores", scores, "-f", "json", "--quiet", *args)
             assert proc.returncode == 0, proc.stderr
             expected = json.loads(proc.stdout)["measures"]["AP"]["tradeoff"]
             cell = doc["measures"]["AP"][row][column]
@@ -164,7 +165,16 @@ def test_cells_equal_eval_tradeoff(bvtest, tmp_path):
 def test_seed_determinism(bvtest, command):
     def run(seed):
         proc = bvtest(
-            *command, "-m", "AP", "--repeats", "50", "--seed", seed, "-q", SAMPLE_QRELS, SAMPLE_RUNS
+            *command,
+            "-m",
+            "AP",
+            "--repeats",
+            "50",
+            "--seed",
+            seed,
+            "--quiet",
+            SAMPLE_QRELS,
+            SAMPLE_RUNS,
         )
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
@@ -235,7 +245,7 @@ def test_eval_every_analysis_honours_options(bvtest, tmp_path):
     scores.write_text(bvtest("scores", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS).stdout)
 
     def run(*args):
-        proc = bvtest("eval", "--scores", scores, "-f", "json", "-q", *args)
+        proc = bvtest("eval", "--scores", scores, "-f", "json", "--quiet", *args)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout)["measures"]["AP"]
 

@@ -608,7 +608,7 @@ def test_generator_writes_a_uqv_like_track(uqv, tmp_path):
 def test_generator_command_line_variations_and_map_out(tmp_path):
     map_out = tmp_path / "elsewhere" / "uqv.map"
     args = ["--out", str(tmp_path / "t"), "--runs", "2", "--topics", "2", "--depth", "10"]
-    args += ["--judged", "20", "--variations", "3", "--map-out", str(map_out), "-q"]
+    args += ["--judged", "20", "--variations", "3", "--map-out", str(map_out), "--quiet"]
     assert gen_track.main(args) == 0
     assert map_out.read_text().splitlines() == [
         "401-1 401 u01",

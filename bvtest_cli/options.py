@@ -1,0 +1,393 @@
+"""Every command-line option, declared once and validated once.
+
+Each :class:`Option` is a click declaration plus the :class:`Settings`
+attribute it fills. Commands name the options they take (:data:`INPUTS`,
+:data:`EVALUATION`, :data:`ANALYSIS`, :data:`OUTPUT`, or single names), and
+receive one :class:`Settings`; a flag means the same in every command that
+has it (trec_eval's meaning where trec_eval has the flag: ``-q`` is per-topic
+output, ``-l`` the relevance level, ``-m`` the measure, ``-c`` is implied).
+Values are checked here, at the boundary; the analyses trust them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import click
+
+DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")
+DEFAULT_ALPHAS = ("0", "1", "5", "10")
+DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
+DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
+MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; no paper uses more than 10
+FORMATS = ("trec", "table", "tsv", "csv", "json")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a command was asked to do; defaults are the documented ones."""
+
+    inputs: tuple[str, ...] = ()
+    scores: str | None = None
+    qrels: str | None = None
+    measures: tuple[str, ...] = ()
+    rel_level: int = 1
+    jobs: int | None = None
+    err_impl: str = "fast"
+    quiet: bool = False
+    per_topic: bool = False
+    target: str | float = "max"
+    group: tuple[str, int] | None = None
+    normalize: str = "none"
+    repeats: int = DEFAULT_REPEATS
+    seed: int = DEFAULT_SEED
+    alphas: tuple[str, ...] = DEFAULT_ALPHAS
+    baseline: str | None = None
+    fmt: str = "trec"
+    digits: int = 4
+    samples: int = 100
+    random_size: int = 10
+    difficulty_size: int = 5
+    gates: tuple[str, ...] = ()
+    output: str | None = None
+    pool: str | None = None
+    new_runs: tuple[str, ...] = ()
+
+    @property
+    def group_text(self) -> str | None:
+        return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
+
+    @property
+    def alpha_values(self) -> tuple[float, ...]:
+        return tuple(float(a) for a in self.alphas)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _bad(message: str) -> click.BadParameter:
+    return click.BadParameter(message)
+
+
+def parse_target(value: str) -> str | float:
+    if value in ("max", "ideal"):
+        return value
+    try:
+        c = float(value)
+    except ValueError:
+        raise _bad("expected max, ideal or a number in [0, 1]") from None
+    if not 0.0 <= c <= 1.0:
+        raise _bad("a constant target must lie in [0, 1]")
+    return c
+
+
+def parse_group(value: str | None) -> tuple[str, int] | None:
+    """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
+    if value is None or value.strip().lower() == "none":
+        return None
+    kind, sep, size = value.strip().partition(":")
+    kind, size = kind.strip().lower(), size.strip()
+    if not sep or kind not in ("difficulty", "random"):
+        raise _bad(
+            f"invalid group {value!r}: expected difficulty:K or random:K (K a positive integer)"
+        )
+    if not (size.isascii() and size.isdigit()) or int(size) < 1:
+        raise _bad(f"invalid group {value!r}: K must be a positive integer, got {size!r}")
+    return kind, int(size)
+
+
+def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
+    """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
+    Two alphas that are the same number are an error, however written."""
+    alphas = tuple(a.strip() for a in text.split(",") if a.strip())
+    if not alphas:
+        raise _bad("empty alpha list")
+    seen: dict[float, str] = {}
+    for a in alphas:
+        try:
+            value = float(a)
+        except ValueError:
+            raise _bad(f"alpha {a!r} is not a number") from None
+        if not math.isfinite(value) or (value < 0 and not negative) or abs(value) > MAX_ALPHA:
+            low = "-1e6" if negative else "0"
+            raise _bad(f"alpha {a!r} is out of range: expected a number in [{low}, 1e6]")
+        if value in seen:
+            raise _bad(f"alpha {a!r} is listed twice (as {seen[value]!r})")
+        seen[value] = a
+    return alphas
+
+
+def parse_baseline(value: str | None) -> str | None:
+    """A run name, or the path of a run file as typed (``sample_runs/sys003``,
+    ``runs/x.run.gz``): both name the system by the rule of SPEC §1."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise _bad("expected a run name or the path of a run file")
+    from .trecio import system_name
+
+    return system_name(value)
+
+
+def _callback(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    return lambda ctx, param, value: parse(value)
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Option:
+    """A click parameter declaration and the Settings attribute it fills."""
+
+    attr: str
+    decorator: Callable[[Callable], Callable]
+
+
+def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
+    return Option(attr, click.option(*decls, attr, **kwargs))
+
+
+def _arg(attr: str, **kwargs: Any) -> Option:
+    return Option(attr, click.argument(attr, **kwargs))
+
+
+_MEASURE_HELP = (
+    "ir_measures measure (AP, nDCG@10, ERR@20, AP(rel=2), P@10, ...) or trec_eval name "
+    f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
+    f"{','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file]."
+)
+
+OPTIONS: dict[str, Option] = {
+    o.attr: o
+    for o in (
+        _arg("inputs", nargs=-1, metavar="[QRELS RUNS...]"),
+        _opt(
+            "scores",
+            "--scores",
+            metavar="FILE",
+            help="Analyse a long-format scores file (from `bvtest scores`; - for stdin) "
+            "instead of QRELS and RUNS.",
+        ),
+        _opt("measures", "-m", "--measure", multiple=True, metavar="MEASURE", help=_MEASURE_HELP),
+        _opt(
+            "rel_level",
+            "-l",
+            "--rel-level",
+            type=int,
+            default=1,
+            show_default=True,
+            help="A document is relevant when its grade >= L (trec_eval -l): the topic set "
+            "and the rel parameter of AP, P, R, ...",
+        ),
+        _opt(
+            "jobs",
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Runs evaluated in parallel [default: all cores]. Output does not depend on it.",
+        ),
+        _opt(
+            "err_impl",
+            "--err-impl",
+            type=click.Choice(["fast", "perl"]),
+            default="fast",
+            show_default=True,
+            help="ERR@k by bvtest's gdeval-exact code (fast) or by gdeval.pl through "
+            "ir_measures (perl; one process per run).",
+        ),
+        _opt("quiet", "--quiet", is_flag=True, help="No notes on stderr."),
+        _opt(
+            "per_topic",
+            "-q",
+            "--per-topic",
+            is_flag=True,
+            help="Also print per-topic values (trec_eval -q).",
+        ),
+        _opt(
+            "target",
+            "--target",
+            default="max",
+            show_default=True,
+            callback=_callback(parse_target),
+            help="c for Bias²: max = mean of the virtual target (best score per topic), "
+            "ideal = 1, or a constant in [0, 1]. With normalization max and ideal mean c = 1.",
+        ),
+        _opt(
+            "group",
+            "--group",
+            metavar="difficulty:K|random:K",
+            callback=_callback(parse_group),
+            help="Average topics in groups of K (hardest first, or random with --repeats).",
+        ),
+        _opt(
+            "normalize",
+            "--normalize",
+            type=click.Choice(["none", "minmax", "ratio"]),
+            default="none",
+            show_default=True,
+            help="minmax per topic (target becomes 1), or ratio to the target per sample.",
+        ),
+        _opt(
+            "repeats",
+            "--repeats",
+            type=click.IntRange(min=1),
+            default=DEFAULT_REPEATS,
+            show_default=True,
+            help="Random groupings averaged with --group random:K.",
+        ),
+        _opt(
+            "seed",
+            "--seed",
+            type=click.IntRange(min=0),
+            default=DEFAULT_SEED,
+            show_default=True,
+            help="Seed of every random draw; same seed, same output.",
+        ),
+        _opt(
+            "alphas",
+            "--alpha",
+            default=",".join(DEFAULT_ALPHAS),
+            show_default=True,
+            callback=_callback(parse_alphas),
+            help="Risk-aversion values in [0, 1e6] for URisk, TRisk, ZRisk and GeoRisk.",
+        ),
+        _opt(
+            "baseline",
+            "--baseline",
+            metavar="RUN",
+            callback=_callback(parse_baseline),
+            help="A run among the inputs (its name or path): adds urisk, trisk and zrisk_baseline.",
+        ),
+        _opt(
+            "fmt",
+            "-f",
+            "--format",
+            type=click.Choice(FORMATS),
+            default="trec",
+            show_default=True,
+            help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
+            "tsv/csv: measure,name,system,value with a header; json: the stable schema.",
+        ),
+        _opt(
+            "digits",
+            "--digits",
+            type=click.IntRange(0, 17),
+            default=4,
+            show_default=True,
+            help="Decimals of printed values (not JSON).",
+        ),
+        _opt(
+            "samples",
+            "-k",
+            "--samples",
+            type=click.IntRange(min=2),
+            default=100,
+            show_default=True,
+            help="Simulated collections per run and topic.",
+        ),
+        _opt(
+            "random_size",
+            "--random-size",
+            type=click.IntRange(min=1),
+            default=10,
+            show_default=True,
+            metavar="K1",
+            help="Topics per group of the random:K1 row.",
+        ),
+        _opt(
+            "difficulty_size",
+            "--difficulty-size",
+            type=click.IntRange(min=1),
+            default=5,
+            show_default=True,
+            metavar="K2",
+            help="Topics per group of the difficulty:K2 row (hardest first).",
+        ),
+        _opt(
+            "gates",
+            "-g",
+            "--gate",
+            multiple=True,
+            required=True,
+            metavar="EXPR",
+            help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
+            "a pool run name (that run's value); repeatable, all must pass.",
+        ),
+        _opt(
+            "output",
+            "-o",
+            "--output",
+            required=True,
+            metavar="FILE",
+            help="The figure; format by extension: .png, .svg or .pdf.",
+        ),
+        _arg("qrels", metavar="QRELS"),
+        _arg("pool", metavar="POOL"),
+        _arg("new_runs", nargs=-1, required=True, metavar="NEW_RUN..."),
+    )
+}
+
+INPUTS = ("inputs", "scores")
+#: QRELS RUNS..., required (commands that need runs, not a scores file).
+RUNS = Option("inputs", click.argument("inputs", nargs=-1, required=True, metavar="QRELS RUNS..."))
+EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
+ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline")
+OUTPUT = ("fmt", "digits")
+
+
+def declare(
+    names: Sequence[str], overrides: dict[str, Option] | None = None
+) -> Callable[[Callable[[Settings], Any]], Callable[..., Any]]:
+    """Decorate ``f(settings)`` with the named options (in help order) and turn
+    the parsed values into one :class:`Settings`. ``overrides`` replaces a
+    declaration for one command (e.g. a different default), keeping the attribute."""
+    chosen = [(overrides or {}).get(name, OPTIONS[name]) for name in names]
+    known = {f.name for f in fields(Settings)}
+    assert all(o.attr in known for o in chosen)
+
+    def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
+        def wrapper(**kwargs: Any) -> Any:
+            return f(validate(Settings(**kwargs), names))
+
+        wrapper.__name__ = f.__name__
+        wrapper.__doc__ = f.__doc__
+        for option in reversed(chosen):
+            wrapper = option.decorator(wrapper)
+        return wrapper
+
+    return decorate
+
+
+def validate(s: Settings, names: Sequence[str]) -> Settings:
+    """What no single option can check: QRELS RUNS... or --scores, not both."""
+    if "inputs" in names and s.scores is None and len(s.inputs) < 2:
+        raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
+    if s.scores is not None and s.inputs:
+        raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    return s
+
+
+# Variants for one command each, filling the same attribute.
+TRADEOFF_NORMALIZE = _opt(
+    "normalize",
+    "--normalize",
+    type=click.Choice(["minmax", "ratio"]),
+    default="minmax",
+    show_default=True,
+    help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
+)
+CHECK_FORMAT = _opt(
+    "fmt",
+    "-f",
+    "--format",
+    type=click.Choice(["text", *FORMATS]),
+    default="text",
+    show_default=True,
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
+    '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
+)

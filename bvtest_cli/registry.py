@@ -1,0 +1,220 @@
+"""Every quantity bvtest reports, declared once (like trec_eval's measure table).
+
+A :class:`Field` names a number and says what it means, where it comes from
+(a short citation resolved by the README's bibliography), whether it is
+indexed by alpha, whether it needs ``--baseline``, and whether ``--format
+table`` shows it. Per-system fields also carry the pure function that
+computes them from an :class:`~bvtest_cli.analyses.Inputs` (arrays of shape
+(..., m, n), so the same function serves topics, groups and bootstrap
+resamples).
+
+Renderers, the ``check`` gate, the plots and the tests iterate these tuples
+instead of listing field names. A new per-system field is one entry in
+:data:`SYSTEM_FIELDS` plus its function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Compute = Callable[[Any], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One reported quantity.
+
+    ``basis`` says what a per-system field is computed over: ``"samples"``
+    (topics, or topic groups with ``--group``: SPEC §4–§5, §7) or
+    ``"topics"`` (the per-topic matrix after normalization: the risk
+    measures, SPEC §8, are not defined over groups). ``nonnegative`` fields
+    are undefined (null) when a score is negative (ZRisk's chi-square
+    expectation needs x >= 0).
+    """
+
+    name: str
+    meaning: str
+    cite: str = ""
+    alpha: bool = False
+    baseline: bool = False
+    table: bool = False
+    compute: Compute | None = None
+    basis: str = "samples"
+    nonnegative: bool = False
+    short: str = ""  # a column header when the column's group already names the field
+
+    @property
+    def header(self) -> str:
+        return self.short or self.name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _bv(attr: str) -> Compute:
+    return lambda inputs: getattr(inputs.bv, attr)
+
+
+def _risk(name: str) -> Compute:
+    return lambda inputs: getattr(inputs, name)()
+
+
+# --------------------------------------------------------------------------- per system
+# Order is the order of the JSON keys and of the trec lines.
+
+MEAN = Field(
+    "mean", "mean score over topics (or groups)", "Zhang22 eq. 7", table=True, compute=_bv("mean")
+)
+BIAS2 = Field(
+    "bias2",
+    "(mean − c)², c the target constant (--target)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("bias2"),
+)
+VAR = Field(
+    "var",
+    "variance of the run's scores over topics",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("var"),
+)
+MSE = Field(
+    "mse",
+    "mean squared error against c; equals bias2 + var",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mse"),
+)
+VAR_RHO = Field(
+    "var_rho",
+    "Var(ρ), ρ = x_T − x_i: instability relative to the target",
+    "Zhang22 eq. 16",
+    table=True,
+    compute=_bv("var_rho"),
+)
+VAR_TARGET = Field(
+    "var_target",
+    "Var(x_T), variance of the virtual target",
+    "Zhang22 eq. 16",
+    compute=_bv("var_target"),
+)
+COV_TARGET = Field(
+    "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
+)
+ZRISK = Field(
+    "zrisk",
+    "ZRisk with every run as a baseline",
+    "Dincer16 eq. 6",
+    alpha=True,
+    table=True,
+    compute=_risk("zrisk"),
+    basis="topics",
+    nonnegative=True,
+)
+GEORISK = Field(
+    "georisk",
+    "GeoRisk = √(mean · Φ(ZRisk/n))",
+    "Dincer16 eq. 7",
+    alpha=True,
+    table=True,
+    compute=_risk("georisk"),
+    basis="topics",
+    nonnegative=True,
+)
+ZRISK_TARGET = Field(
+    "zrisk_target",
+    "ZRisk on the two rows [run; virtual target]",
+    "Dincer16 §4.1; Zhang22 Table 8",
+    alpha=True,
+    compute=_risk("zrisk_target"),
+    basis="topics",
+    nonnegative=True,
+)
+TRISK_MEAN = Field(
+    "trisk_mean",
+    "TRisk* against the per-topic mean of all runs",
+    "Dincer16 eq. 3",
+    alpha=True,
+    compute=_risk("trisk_mean"),
+    basis="topics",
+)
+URISK = Field(
+    "urisk",
+    "URisk against --baseline",
+    "Dincer16 eq. 1",
+    alpha=True,
+    baseline=True,
+    table=True,
+    compute=_risk("urisk"),
+    basis="topics",
+)
+TRISK = Field(
+    "trisk",
+    "TRisk = URisk / SE against --baseline",
+    "Dincer16 eq. 2",
+    alpha=True,
+    baseline=True,
+    table=True,
+    compute=_risk("trisk"),
+    basis="topics",
+)
+ZRISK_BASELINE = Field(
+    "zrisk_baseline",
+    "ZRisk on the two rows [run; baseline]",
+    "Dincer16 Table 4",
+    alpha=True,
+    baseline=True,
+    compute=_risk("zrisk_baseline"),
+    basis="topics",
+    nonnegative=True,
+)
+
+SYSTEM_FIELDS: tuple[Field, ...] = (
+    MEAN, BIAS2, VAR, MSE, VAR_RHO, VAR_TARGET, COV_TARGET,
+    ZRISK, GEORISK, ZRISK_TARGET, TRISK_MEAN, URISK, TRISK, ZRISK_BASELINE,
+)  # fmt: skip
+
+# --------------------------------------------------------------------------- per measure
+
+N_TOPICS = Field("n_topics", "topics used, after any drops", "SPEC §3")
+N_GROUPS = Field("n_groups", "topic groups used (--group)", "Zhang22 §3.3")
+C = Field("c", "the constant Bias² is measured against", "Zhang22 eq. 7")
+N_SYSTEMS = Field("n_systems", "runs analysed")
+K = Field("k", "simulated collections per run and topic", "Zhang22 §3.4")
+
+PEARSON = Field("pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3")
+PEARSON_P = Field("pearson_p", "two-sided p-value of pearson", "Zhang22 §5.3", short="p")
+SPEARMAN = Field("spearman", "Spearman ρ of Bias² and Var across runs", "Zhang22 §5.3")
+SPEARMAN_P = Field("spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p")
+TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
+
+# --------------------------------------------------------------------------- views
+
+ABS_ZRISK_TARGET = Field(
+    "abs_zrisk_target", "|ZRisk| against the target at alpha 0", "Zhang22 Table 8", table=True
+)
+TOPIC_PEARSON = Field(
+    "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
+)
+
+ALL_FIELDS: tuple[Field, ...] = (
+    *SYSTEM_FIELDS, N_TOPICS, N_GROUPS, C, N_SYSTEMS, K, *TRADEOFF_FIELDS, ABS_ZRISK_TARGET,
+)  # fmt: skip
+
+
+def system_fields(baseline: bool) -> tuple[Field, ...]:
+    """The per-system fields an analysis computes (the baseline ones only with one)."""
+    return tuple(f for f in SYSTEM_FIELDS if baseline or not f.baseline)
+
+
+def system_field(name: str) -> Field:
+    """The per-system field called ``name`` (KeyError if there is none)."""
+    for f in SYSTEM_FIELDS:
+        if f.name == name:
+            return f
+    raise KeyError(name)
