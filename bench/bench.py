@@ -24,7 +24,11 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 3. The baseline's per-topic values are compared with ``bvtest scores`` on the
    same files (AP and nDCG@10 identical, ERR@20 to gdeval's 5 decimals).
 
-``--extras`` also runs bench/bench_grouping.py and bench/bench_pertopic.py.
+``--extras`` also times ``bvtest eval --ci 0.95 --bootstrap 1000`` against
+``bvtest eval`` on the track's scores (issue 14: the bootstrap adds < 2 s and
+stays < 1 GiB), and runs bench/bench_grouping.py, bench/bench_pertopic.py and
+bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
+B = 1000 and 10000, percentile and BCa).
 """
 
 from __future__ import annotations
@@ -153,6 +157,88 @@ def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
     return f"{len(common)} cells in common; max |bvtest - ir_measures|: {shown}"
 
 
+CI_TARGET_ADDED = 2.0  # issue 14: --ci with B = 1000 adds under 2 s to eval
+
+
+def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
+    """Issue 14: what ``--ci 0.95 --bootstrap 1000`` adds to ``bvtest eval``.
+
+    The track's scores are computed once (``bvtest scores``), then ``bvtest
+    eval --scores`` is timed with and without ``--ci`` (percentile and BCa),
+    so the difference is the bootstrap alone, not the noise of evaluating the
+    runs again; medians of ``repeat`` runs, peak RSS as for eval. The verdict
+    is on CPU seconds (user + system of the child): the bootstrap is
+    single-threaded, so they are its wall time on an idle core, and they stay
+    steady on a shared machine where wall time grows with the load.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = Path(tmp) / "scores.tsv"
+        with scores.open("w") as out:
+            subprocess.run(
+                [bvtest, "scores", "--quiet", str(qrels), str(runs)], stdout=out, check=True
+            )
+        base = [bvtest, "eval", "--quiet", "--scores", str(scores)]
+        settings = {
+            "eval --scores (no --ci)": base,
+            "--ci 0.95 --bootstrap 1000": [*base, "--ci", "0.95", "--bootstrap", "1000"],
+            "  --ci-method bca": [
+                *base,
+                "--ci",
+                "0.95",
+                "--bootstrap",
+                "1000",
+                "--ci-method",
+                "bca",
+            ],
+        }
+        results = {
+            name: [measure_cpu(cmd) for _ in range(repeat)] for name, cmd in settings.items()
+        }
+    print(f"\n== bvtest eval --ci on the same track (scores read from a file), median of {repeat}")
+    plain_wall = statistics.median(r[0] for r in results["eval --scores (no --ci)"])
+    plain_cpu = statistics.median(r[2] for r in results["eval --scores (no --ci)"])
+    ok = True
+    for name, rows in results.items():
+        wall = statistics.median(r[0] for r in rows)
+        cpu = statistics.median(r[2] for r in rows)
+        rss = max(r[1] for r in rows)
+        line = f"{name:<28} : {wall:6.2f} s wall, {cpu:6.2f} s cpu, peak RSS {rss:6.1f} MiB"
+        if name != "eval --scores (no --ci)":
+            added, added_cpu = wall - plain_wall, cpu - plain_cpu
+            good = added_cpu <= CI_TARGET_ADDED and rss <= TARGET_RSS_MIB
+            ok = ok and good
+            line += f"; adds {added_cpu:5.2f} s cpu ({added:5.2f} s wall): {verdict(good)}"
+        print(line)
+    print(
+        f"target: --ci adds <= {CI_TARGET_ADDED:g} s, peak RSS <= 1 GiB (the bootstrap runs on "
+        "one core: cpu = wall on an idle machine; wall grows with the load average)"
+    )
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    return ok
+
+
+CPU_WRAPPER = """
+import resource, subprocess, sys, time
+t = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stdout.write(f"{wall!r} {u.ru_maxrss} {u.ru_utime + u.ru_stime!r} {proc.returncode}\\n")
+"""
+
+
+def measure_cpu(cmd: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, cpu seconds) of one run of ``cmd``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", CPU_WRAPPER, *cmd], capture_output=True, text=True, check=True
+    )
+    wall, rss, cpu, rc = proc.stdout.split()
+    if rc != "0":
+        sys.exit(f"bench: {' '.join(cmd)} failed (exit {rc}):\n{proc.stderr}")
+    scale = 1024 * 1024 if platform.system() == "Darwin" else 1024
+    return float(wall), int(rss) / scale, float(cpu)
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -248,13 +334,20 @@ def main() -> int:
     )
     ok = ok and pt_wall <= TARGET_WALL
 
-    extras = [REPO / "bench" / "bench_grouping.py", REPO / "bench" / "bench_pertopic.py"]
-    present = [e for e in extras if e.is_file()]
+    extras = [
+        (REPO / "bench" / "bench_grouping.py", []),
+        (REPO / "bench" / "bench_pertopic.py", []),
+        (REPO / "bench" / "bench_ci.py", ["--B", "1000", "10000", "--repeat", "1", "--compare"]),
+    ]
+    present = [e for e, _ in extras if e.is_file()]
     if args.extras:
+        ci_ok = bench_ci_cli(bvtest, qrels, runs, args.repeat)
+        ok = ok and ci_ok
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        for script in present:
-            print(f"\n== {script.relative_to(REPO)}", flush=True)
-            subprocess.run([sys.executable, str(script)], env=env, check=False)
+        for script, script_args in extras:
+            if script.is_file():
+                print(f"\n== {script.relative_to(REPO)}", flush=True)
+                subprocess.run([sys.executable, str(script), *script_args], env=env, check=False)
     elif present:
         names = ", ".join(str(e.relative_to(REPO)) for e in present)
         print(f"\n(not run: {names}; add --extras, or run them with PYTHONPATH=.)")

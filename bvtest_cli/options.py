@@ -55,6 +55,12 @@ class Settings:
     output: str | None = None
     pool: str | None = None
     new_runs: tuple[str, ...] = ()
+    # issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
+    ci: float | None = None
+    bootstrap: int = 1000
+    ci_method: str = "percentile"
+    pair: tuple[tuple[str, str], ...] = ()
+    pairs: str | None = None
 
     @property
     def group_text(self) -> str | None:
@@ -369,6 +375,15 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    if s.ci is not None and s.group is not None:
+        # A bootstrap of groups of resampled topics (and, for random:K, of R
+        # groupings per resample) is not defined by any paper; refuse it.
+        raise click.UsageError(
+            "--ci cannot be combined with --group: intervals are for per-topic analyses "
+            "(--normalize is fine)"
+        )
+    if s.pair and s.pairs is not None:
+        raise click.UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
     return s
 
 
@@ -391,3 +406,79 @@ CHECK_FORMAT = _opt(
     help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
     '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
 )
+
+
+# =========================================================================== issue 14: uncertainty
+DEFAULT_BOOTSTRAP = 1000
+
+
+def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
+    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ci",
+                "--ci",
+                type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+                default=None,
+                metavar="LEVEL",
+                help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
+                "per-system field and to the tradeoff correlations. Not with --group.",
+            ),
+            _opt(
+                "bootstrap",
+                "--bootstrap",
+                type=click.IntRange(min=2),
+                default=DEFAULT_BOOTSTRAP,
+                show_default=True,
+                metavar="B",
+                help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
+            ),
+            _opt(
+                "ci_method",
+                "--ci-method",
+                type=click.Choice(["percentile", "bca"]),
+                default="percentile",
+                show_default=True,
+                help="Interval method: percentile, or bias-corrected and accelerated (bca).",
+            ),
+            _opt(
+                "pair",
+                "--pair",
+                nargs=2,
+                multiple=True,
+                metavar="RUN_A RUN_B",
+                callback=_callback(parse_pair),
+                help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
+                "exactly two runs: those two.",
+            ),
+            _opt(
+                "pairs",
+                "--pairs",
+                type=click.Choice(["all"]),
+                default=None,
+                help="all: every pair of runs, with Holm's correction over the pairs.",
+            ),
+        )
+    }
+)
+
+#: --ci LEVEL, --bootstrap B, --ci-method (with --seed, which ANALYSIS has).
+CI = ("ci", "bootstrap", "ci_method")
+
+#: compare's --ci: a level always (the paired intervals are its output).
+COMPARE_CI = _opt(
+    "ci",
+    "--ci",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.95,
+    show_default=True,
+    metavar="LEVEL",
+    help="Confidence level of the paired intervals.",
+)
+# =========================================================================== end of issue 14

@@ -101,11 +101,20 @@ def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]
                     yield measure, f"{prefix}{name}.{end}", t.rows[i], cell[e]
 
 
+def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[Row]:
+    """A leaf's row, then its interval's ``.lo`` / ``.hi`` rows if it has one."""
+    yield measure, name, ALL, node
+    interval = s.intervals.get(str(key))
+    if interval is not None:
+        yield measure, f"{name}.lo", ALL, interval[0]
+        yield measure, f"{name}.hi", ALL, interval[1]
+
+
 def _section_rows(measure: str, prefix: str, s: Section) -> Iterator[Row]:
     """Leaves first, then tables and nested sections in order."""
     for key, node in s.items:
         if is_leaf(node):
-            yield measure, f"{prefix}{key}", ALL, node
+            yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
             yield from _table_rows(measure, prefix, node)
@@ -118,7 +127,7 @@ def _nested(measure: str, name: str, s: Section) -> Iterator[Row]:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
         elif is_leaf(node):
-            yield measure, f"{name}.{key}", ALL, node
+            yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
 
 
 def flatten(report: Report) -> Iterator[Row]:
@@ -133,7 +142,12 @@ def flatten(report: Report) -> Iterator[Row]:
 def to_json(node: Any) -> Any:
     """The JSON value of a report node (NaN → null)."""
     if isinstance(node, Section):
-        return {str(k): to_json(v) for k, v in node.items}
+        out_section: dict[str, Any] = {}
+        for k, v in node.items:
+            out_section[str(k)] = to_json(v)
+            if str(k) in node.intervals:  # a sibling, so the key keeps its meaning
+                out_section[f"{k}_ci"] = _lohi(node.intervals[str(k)])
+        return out_section
     if isinstance(node, Records):
         return [{k: plain(v) for k, v in node.as_json(item).items()} for item in node.items]
     if isinstance(node, Table):
@@ -177,7 +191,11 @@ def _wide(t: Table, shown: Sequence[Field], digits: int) -> tuple[list[str], lis
     for i, row in enumerate(t.rows):
         cells = [row]
         for f, a in columns:
-            v = np.asarray(t.values[f.name])[i]
+            column = np.asarray(t.values[f.name])
+            v = column[i]
+            if column.dtype == bool:  # a flag (pareto): marked, blank when false
+                cells.append("*" if v else "")
+                continue
             cell = fmt(plain(v if a is None else v[t.alphas.index(a)]), digits)
             if f.name in t.intervals:
                 iv = np.asarray(t.intervals[f.name])[i]
@@ -235,7 +253,7 @@ def render_table(report: Report, digits: int) -> str:
     settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
     out: list[str] = []
     for measure, block in report.measure_blocks():
-        title = [f"{k}={fmt(v, digits)}" for k, v in block.items if is_leaf(v)]
+        title = [_leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v)]
         tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
         systems = tables[0][1] if tables else None
         shown: list[Field] = []
@@ -251,13 +269,19 @@ def render_table(report: Report, digits: int) -> str:
             if isinstance(v, Section)
             and v.items
             and all(isinstance(g, Section) for _, g in v.items)
+            and any(k2 in report.table_fields for _, g in v.items for k2, _ in g.items)
         ]
         if grid:
             out.append(_grid(grid, report.table_fields, digits))
+            for key, row in grid:  # what a cell holds beyond its columns (tradeoff's repeats)
+                for gk, cell in row.items:
+                    assert isinstance(cell, Section)
+                    for k, v in cell.items:
+                        if isinstance(v, Section):
+                            out.extend(_section_lines(f"{key}.{gk}.{k}", v, digits))
         for key, node in block.items:
             if isinstance(node, Section) and (str(key), node) not in grid:
-                pairs = [f"{k}={fmt(v, digits)}" for k, v in node.items if is_leaf(v)]
-                out.append(f"{key}: " + "  ".join(pairs))
+                out.extend(_section_lines(str(key), node, digits))
         for _, detail in tables[1:]:  # per-topic rows
             headers = ["topic"] + [f.name for f in detail.fields]
             rows = [
@@ -270,6 +294,26 @@ def render_table(report: Report, digits: int) -> str:
     return "\n".join(out)
 
 
+def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
+    """``key=value``, and `` [lo, hi]`` when the leaf has an interval."""
+    text = f"{key}={fmt(value, digits)}"
+    interval = node.intervals.get(str(key))
+    if interval is not None:
+        text += f" [{fmt(plain(interval[0]), digits)}, {fmt(plain(interval[1]), digits)}]"
+    return text
+
+
+def _section_lines(name: str, node: Section, digits: int) -> list[str]:
+    """``name: k=v  k=v [lo, hi]`` for a section's leaves, then one such line
+    per nested section (``name.sub: ...``)."""
+    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v)]
+    lines = [f"{name}: " + "  ".join(pairs)] if pairs else []
+    for k, v in node.items:
+        if isinstance(v, Section):
+            lines.extend(_section_lines(f"{name}.{k}", v, digits))
+    return lines
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -280,6 +324,9 @@ def render(report: Report, fmt_name: str, digits: int = 4) -> str:
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
         return _render_records(records[0], fmt_name, digits)
+    nested = _measure_records(report)
+    if nested:
+        return _render_measure_records(report, nested, fmt_name, digits)
     if fmt_name == "trec":
         return "".join(
             f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
@@ -312,3 +359,40 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
     writer.writerow(headers)
     writer.writerows(cells)
     return buf.getvalue()
+
+
+def _measure_records(report: Report) -> list[tuple[str, Records]]:
+    """The Records of the measure blocks (``compare``'s pairs), in order."""
+    if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
+        return []
+    return [
+        (measure, node)
+        for measure, block in report.measure_blocks()
+        for _, node in block.items
+        if isinstance(node, Records)
+    ]
+
+
+def _render_measure_records(
+    report: Report, nested: list[tuple[str, Records]], fmt_name: str, digits: int
+) -> str:
+    """Records inside measure blocks: their ``as_text`` lines (which name the
+    measure) under one header line in trec/tsv/csv; a table per measure."""
+    header = list(nested[0][1].header)
+    if fmt_name == "table":
+        settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+        out = []
+        for measure, records in nested:
+            out.append(f"# {measure}  " + "  ".join(settings))
+            rows = [list(records.as_text(item, digits)) for item in records.items]
+            out.append(_tabulate(rows, list(records.header)))
+            out.append("")
+        return "\n".join(out)
+    lines = [records.as_text(item, digits) for _, records in nested for item in records.items]
+    if fmt_name == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(lines)
+        return buf.getvalue()
+    return "".join("\t".join(line) + "\n" for line in [tuple(header), *lines])
