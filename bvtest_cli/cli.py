@@ -26,6 +26,7 @@ from .options import (
     CHECK_FORMAT,
     CI,
     COMPARE_CI,
+    COMPARE_FORMAT,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -345,6 +346,7 @@ def pertopic_cmd(s: Settings) -> Report:
     (*INPUTS, *EVALUATION, "pair", "pairs", "target", "normalize", "alphas", "seed", *CI,
      *OUTPUT),
     ci=COMPARE_CI,
+    fmt=COMPARE_FORMAT,
 )  # fmt: skip
 def compare_cmd(s: Settings) -> Report:
     """Is one run significantly more effective, or more stable, than another?

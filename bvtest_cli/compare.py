@@ -86,8 +86,9 @@ def _check_names(s: Settings) -> None:
     pairs_for(names, s)
 
 
-def measure_pairs(m: ScoreMatrix, s: Settings) -> list[Comparison]:
-    """Every comparison of one measure (pairs in order, fields in COMPARED order)."""
+def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
+    """Every comparison of one measure (pairs in order, fields in COMPARED
+    order), and the notes."""
     from .pipeline import registry_statistic
 
     pairs = pairs_for(m.systems, s)
@@ -99,6 +100,9 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> list[Comparison]:
         x = m.values
         if x.shape[1] == 0:
             raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
+    notes = []
+    if risk.has_negative(x):
+        notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
     if s.ci_method == "bca" and x.shape[1] < 2:
         raise InputError(f"{m.measure}: --ci-method bca needs at least 2 topics")
     statistic = registry_statistic(
@@ -117,7 +121,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> list[Comparison]:
             out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(s.alphas)), np.nan)
         return out
 
-    return compare_runs(
+    rows = compare_runs(
         x,
         m.systems,
         pairs,
@@ -128,6 +132,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> list[Comparison]:
         level=s.ci,
         method=s.ci_method,
     )
+    return rows, notes
 
 
 def _row_json(row: Comparison) -> dict[str, Any]:
@@ -151,9 +156,8 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     blocks = []
     notes: list[str] = []
     for m in matrices:
-        rows = measure_pairs(m, s)
-        if risk.has_negative(m.values):
-            notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
+        rows, measure_notes = measure_pairs(m, s)
+        notes += measure_notes
         records = Records(tuple(rows), _row_json, _row_text(m.measure), header=COLUMNS)
         blocks.append((m.measure, section(("pairs", records))))
     body = section(

@@ -481,4 +481,15 @@ COMPARE_CI = _opt(
     metavar="LEVEL",
     help="Confidence level of the paired intervals.",
 )
+#: compare's --format: its results are records, one line per comparison.
+COMPARE_FORMAT = _opt(
+    "fmt",
+    "-f",
+    "--format",
+    type=click.Choice(FORMATS),
+    default="trec",
+    show_default=True,
+    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
+    "same with commas; table: one table per measure; json: the stable schema.",
+)
 # =========================================================================== end of issue 14
