@@ -53,13 +53,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .decompose import BiasVariance, decompose
+from .defaults import DEFAULT_REPEATS, DEFAULT_SEED
 from .matrix import ScoreMatrix, quiet, target_constant, virtual_target
-
-DEFAULT_SEED = 20220101
-"""Seed used for ``random:K`` when the user gives none (SPEC §7: same seed → same output)."""
-
-DEFAULT_REPEATS = 1000
-"""Number of random partitions R (seed 000 §5.3.2 repeats the random grouping 1000 times)."""
 
 NORMALIZATIONS = ("none", "minmax", "ratio")
 GROUP_KINDS = ("difficulty", "random")
@@ -139,7 +134,7 @@ def parse_group(group: str | None) -> tuple[str, int] | None:
         raise ValueError(
             f"invalid group {group!r}: expected difficulty:K or random:K (K a positive integer)"
         )
-    if not size.isdigit() or int(size) < 1:
+    if not (size.isascii() and size.isdigit()) or int(size) < 1:
         raise ValueError(f"invalid group {group!r}: K must be a positive integer, got {size!r}")
     return kind, int(size)
 

@@ -18,11 +18,14 @@ from typing import Any
 
 import click
 
-DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")
-DEFAULT_ALPHAS = ("0", "1", "5", "10")
-DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
-DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
-MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; no paper uses more than 10
+from .defaults import (
+    DEFAULT_ALPHAS,
+    DEFAULT_MEASURES,
+    DEFAULT_REPEATS,
+    DEFAULT_SEED,
+    MAX_ALPHA,
+)
+
 FORMATS = ("trec", "table", "tsv", "csv", "json")
 
 
@@ -86,17 +89,12 @@ def parse_target(value: str) -> str | float:
 
 def parse_group(value: str | None) -> tuple[str, int] | None:
     """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
-    if value is None or value.strip().lower() == "none":
-        return None
-    kind, sep, size = value.strip().partition(":")
-    kind, size = kind.strip().lower(), size.strip()
-    if not sep or kind not in ("difficulty", "random"):
-        raise _bad(
-            f"invalid group {value!r}: expected difficulty:K or random:K (K a positive integer)"
-        )
-    if not (size.isascii() and size.isdigit()) or int(size) < 1:
-        raise _bad(f"invalid group {value!r}: K must be a positive integer, got {size!r}")
-    return kind, int(size)
+    from .grouping import parse_group as parse
+
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
 
 
 def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:

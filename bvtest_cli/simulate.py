@@ -67,10 +67,16 @@ from .matrix import exact_mean, quiet
 from .options import Settings
 from .parallel import default_jobs, parallel_map, progress
 from .tradeoff import Tradeoff, correlate
-from .trecio import STDIN, Source, expand_sources, read_qrels, read_run, sort_topics
-
-Qrels = Mapping[str, Mapping[str, int]]
-Run = Mapping[str, Mapping[str, float]]
+from .trecio import (
+    STDIN,
+    Qrels,
+    Run,
+    Source,
+    expand_sources,
+    read_qrels,
+    read_run,
+    sort_topics,
+)
 
 DEFAULT_SAMPLES = 100  # seed 000 §5.3.3: k = 100 (stable for k > 100, unstable at 10)
 
