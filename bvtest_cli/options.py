@@ -149,6 +149,14 @@ def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
     return Option(attr, click.option(*decls, attr, **kwargs))
 
 
+def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
+    """An integer option with a lower bound and a shown default."""
+    return _opt(
+        attr, *decls, type=click.IntRange(min=minimum), default=default, show_default=True,
+        help=help, **kwargs,
+    )  # fmt: skip
+
+
 def _arg(attr: str, **kwargs: Any) -> Option:
     return Option(attr, click.argument(attr, **kwargs))
 
@@ -230,20 +238,18 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="minmax per topic (target becomes 1), or ratio to the target per sample.",
         ),
-        _opt(
+        _count(
             "repeats",
             "--repeats",
-            type=click.IntRange(min=1),
             default=DEFAULT_REPEATS,
-            show_default=True,
+            minimum=1,
             help="Random groupings averaged with --group random:K.",
         ),
-        _opt(
+        _count(
             "seed",
             "--seed",
-            type=click.IntRange(min=0),
             default=DEFAULT_SEED,
-            show_default=True,
+            minimum=0,
             help="Seed of every random draw; same seed, same output.",
         ),
         _opt(
@@ -279,30 +285,27 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="Decimals of printed values (not JSON).",
         ),
-        _opt(
+        _count(
             "samples",
             "-k",
             "--samples",
-            type=click.IntRange(min=2),
             default=100,
-            show_default=True,
+            minimum=2,
             help="Simulated collections per run and topic.",
         ),
-        _opt(
+        _count(
             "random_size",
             "--random-size",
-            type=click.IntRange(min=1),
             default=10,
-            show_default=True,
+            minimum=1,
             metavar="K1",
             help="Topics per group of the random:K1 row.",
         ),
-        _opt(
+        _count(
             "difficulty_size",
             "--difficulty-size",
-            type=click.IntRange(min=1),
             default=5,
-            show_default=True,
+            minimum=1,
             metavar="K2",
             help="Topics per group of the difficulty:K2 row (hardest first).",
         ),

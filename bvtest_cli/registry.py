@@ -63,6 +63,12 @@ def _risk(name: str) -> Compute:
     return lambda inputs: getattr(inputs, name)()
 
 
+def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
+    """A risk measure (SPEC §8): alpha-indexed, over the per-topic matrix,
+    computed by the ``Inputs`` method of the same name."""
+    return Field(name, meaning, cite, alpha=True, compute=_risk(name), basis="topics", **kwargs)
+
+
 # --------------------------------------------------------------------------- per system
 # Order is the order of the JSON keys and of the trec lines.
 
@@ -106,71 +112,32 @@ VAR_TARGET = Field(
 COV_TARGET = Field(
     "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
 )
-ZRISK = Field(
-    "zrisk",
-    "ZRisk with every run as a baseline",
-    "Dincer16 eq. 6",
-    alpha=True,
-    table=True,
-    compute=_risk("zrisk"),
-    basis="topics",
-    nonnegative=True,
+ZRISK = _risk_field(
+    "zrisk", "ZRisk with every run as a baseline", "Dincer16 eq. 6", table=True, nonnegative=True
 )
-GEORISK = Field(
-    "georisk",
-    "GeoRisk = √(mean · Φ(ZRisk/n))",
-    "Dincer16 eq. 7",
-    alpha=True,
-    table=True,
-    compute=_risk("georisk"),
-    basis="topics",
-    nonnegative=True,
+GEORISK = _risk_field(
+    "georisk", "GeoRisk = √(mean · Φ(ZRisk/n))", "Dincer16 eq. 7", table=True, nonnegative=True
 )
-ZRISK_TARGET = Field(
+ZRISK_TARGET = _risk_field(
     "zrisk_target",
     "ZRisk on the two rows [run; virtual target]",
     "Dincer16 §4.1; Zhang22 Table 8",
-    alpha=True,
-    compute=_risk("zrisk_target"),
-    basis="topics",
     nonnegative=True,
 )
-TRISK_MEAN = Field(
-    "trisk_mean",
-    "TRisk* against the per-topic mean of all runs",
-    "Dincer16 eq. 3",
-    alpha=True,
-    compute=_risk("trisk_mean"),
-    basis="topics",
+TRISK_MEAN = _risk_field(
+    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3"
 )
-URISK = Field(
-    "urisk",
-    "URisk against --baseline",
-    "Dincer16 eq. 1",
-    alpha=True,
-    baseline=True,
-    table=True,
-    compute=_risk("urisk"),
-    basis="topics",
+URISK = _risk_field(
+    "urisk", "URisk against --baseline", "Dincer16 eq. 1", baseline=True, table=True
 )
-TRISK = Field(
-    "trisk",
-    "TRisk = URisk / SE against --baseline",
-    "Dincer16 eq. 2",
-    alpha=True,
-    baseline=True,
-    table=True,
-    compute=_risk("trisk"),
-    basis="topics",
+TRISK = _risk_field(
+    "trisk", "TRisk = URisk / SE against --baseline", "Dincer16 eq. 2", baseline=True, table=True
 )
-ZRISK_BASELINE = Field(
+ZRISK_BASELINE = _risk_field(
     "zrisk_baseline",
     "ZRisk on the two rows [run; baseline]",
     "Dincer16 Table 4",
-    alpha=True,
     baseline=True,
-    compute=_risk("zrisk_baseline"),
-    basis="topics",
     nonnegative=True,
 )
 
