@@ -159,8 +159,8 @@ def test_stand_in_scores_survive_float32():
     [
         ([3.0, 2.0, 2.0, 1.0], True),  # exact ties: pytrec_eval breaks them as trec_eval
         ([0.812345679, 0.812345671], False),  # one float32 value
-        ([1.0, float(np.nextafter(np.float32(1.0), np.float32(2.0)))], False),  # adjacent
-        ([1.0, 1.0 + 2**-21], True),  # four float32 steps apart
+        ([1.0, 1.0 + 2**-30], False),  # one float32 value
+        ([1.0, float(np.nextafter(np.float32(1.0), np.float32(2.0)))], True),  # adjacent
         ([1e39, 1.0], False),  # beyond float32: inf
         ([-0.0, 0.0], True),  # equal doubles
     ],
@@ -168,6 +168,24 @@ def test_stand_in_scores_survive_float32():
 def test_float32_order_check(scores, keeps):
     docs = {f"d{i}": s for i, s in enumerate(scores)}
     assert float32_keeps_order(docs) is keeps
+
+
+def test_pytrec_eval_rounds_to_nearest():
+    """What float32_keeps_order relies on: pytrec_eval keeps apart two doubles
+    that round to adjacent float32 values, even when one lies just past the
+    midpoint (truncation would merge them and let the docno tie-break swap them)."""
+    import pytrec_eval
+
+    evaluator = pytrec_eval.RelevanceEvaluator({"1": {"a": 1, "b": 0}}, {"recip_rank"})
+    rng = np.random.default_rng(10)
+    for v in rng.uniform(-100, 100, 200).astype(np.float32):
+        w = np.nextafter(v, np.float32(np.inf))
+        low = float(np.nextafter(float(v), np.inf))  # rounds to v
+        high = float(np.nextafter((float(v) + float(w)) / 2, np.inf))  # rounds to w
+        assert np.float32(low) == v and np.float32(high) == w
+        # a scores higher; b would come first on a tie (docno descending)
+        got = evaluator.evaluate({"1": {"a": high, "b": low}})
+        assert got["1"]["recip_rank"] == 1.0
 
 
 # ---------------------------------------------------------------------------
