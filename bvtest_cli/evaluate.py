@@ -145,6 +145,24 @@ def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec
     return specs
 
 
+def check_computable(spec: MeasureSpec) -> None:
+    """Refuse before reading any run what would otherwise fail (or abort
+    pytrec_eval) in the middle of the evaluation: a cutoff below 1, a measure
+    no installed ir_measures provider serves, invalid parameters. (A scores
+    file may hold any measure: names are checked only when evaluating.)"""
+    cutoff = spec.measure.params.get("cutoff")
+    if cutoff is not None and not (isinstance(cutoff, int) and cutoff >= 1):
+        raise InputError(f"{spec.name}: the cutoff must be a positive integer", "-m")
+    if spec.err_cutoff is not None:
+        return
+    computed = spec.measure if spec.rel is None else spec.on_binary_qrels()
+    try:
+        ir_measures.evaluator([computed], {"q": {"d": 1}})
+    except Exception as exc:  # ValueError (no provider), AssertionError (bad parameter), ...
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"{spec.name} cannot be computed: {reason}", "-m") from None
+
+
 def _parse_one(name: str) -> list[ir_measures.Measure]:
     """One -m item: ir_measures syntax first, then a trec_eval name."""
     try:
@@ -333,14 +351,15 @@ class RunEvaluator:
         self._topics = qrels.keys()
         # (ir_measures evaluator, computed measure → printed names), one per qrels variant
         # Threshold measures are computed on 0/1 qrels when pytrec_eval cannot
-        # take the level or the grades (rel <= 0, grades beyond MAX_GAIN_GRADE);
-        # otherwise with the other measures in one pass, as trec_eval would.
+        # take the level or the grades (rel <= 0 or beyond a C int, grades
+        # beyond MAX_GAIN_GRADE); otherwise with the other measures in one
+        # pass, as trec_eval would.
         small = all(g <= MAX_GAIN_GRADE for docs in qrels.values() for g in docs.values())
         groups: dict[int | None, dict[ir_measures.Measure, list[str]]] = {}
         for s in self.specs:
             if s.err_cutoff is not None:
                 continue
-            if s.rel is None or (s.rel >= 1 and small):
+            if s.rel is None or (small and 1 <= s.rel <= MAX_GAIN_GRADE):  # C int in pytrec_eval
                 groups.setdefault(None, {}).setdefault(s.measure, []).append(s.name)
             else:
                 groups.setdefault(s.rel, {}).setdefault(s.on_binary_qrels(), []).append(s.name)
@@ -507,6 +526,8 @@ def evaluate_runs(
     a run without a ranking for such a topic scores 0 there (trec_eval -c);
     run topics absent from the qrels are ignored. Each rule is reported once.
     """
+    for spec in specs:
+        check_computable(spec)
     check_grades(qrels_file, specs)
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
     if not topics:

@@ -441,3 +441,22 @@ def test_long_topic_lists_are_cut(bvtest, files):
         "12 topic(s) in the runs are not in the qrels; "
         "ignored: 100, 101, 102, 103, 104, ... (12 in all)\n"
     ) in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        ("nDCG@0", "nDCG@0: the cutoff must be a positive integer"),  # pytrec_eval aborted
+        ("ERR@0", "ERR@0: the cutoff must be a positive integer"),  # was a traceback
+        ("alpha_nDCG@10", "alpha_nDCG@10 cannot be computed"),  # no provider installed
+    ],
+)
+def test_measures_that_cannot_be_computed(bvtest, files, name, message):
+    proc = bvtest("scores", "-m", name, files("q", QRELS), files("r", RUN))
+    assert_one_line_error(proc, "-m:", message)
+
+
+def test_scores_file_measure_names_need_no_provider(bvtest, files):
+    # analysing a scores file computes nothing: any measure name is fine
+    scores = files("s.tsv", "a\t1\tRBP\t0.5\nb\t1\tRBP\t0.25\n")
+    assert "RBP.mean\ta\t0.5000" in ok(bvtest("eval", "-q", "--scores", scores, "-m", "RBP"))

@@ -222,6 +222,15 @@ def test_rel_param_below_one_by_hand(bvtest, files):
     assert got[("r", "1", "AP")] == pytest.approx(1 / 3, abs=1e-15)
 
 
+@pytest.mark.parametrize("rel", ["99999999999", "99999999999999999999"])
+def test_rel_param_beyond_c_int(bvtest, files, rel):
+    # pytrec_eval takes the level as a C int (TypeError beyond); no grade
+    # reaches it, so by hand AP = 0, next to AP at the default level 1/3.
+    qrels, run = files("q", LEVEL_QRELS), files("r", LEVEL_RUN)
+    got = scores_of(bvtest("scores", "-m", f"AP(rel={rel}),AP", qrels, run))
+    assert got == {("r", "1", f"AP(rel={rel})"): 0.0, ("r", "1", "AP"): pytest.approx(1 / 3)}
+
+
 def test_level_above_every_grade_is_an_error(bvtest, files):
     from conftest import assert_one_line_error
 
