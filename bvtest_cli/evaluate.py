@@ -52,7 +52,7 @@ MAX_GAIN_GRADE = 2**16 - 1
 # "grade < 0": judged-but-unjudged for bpref / infAP, as in trec_eval). They
 # are given qrels reduced to 1 (relevant), 0 (judged non-relevant) and -1,
 # with rel=1, which is exact for any rel level, including levels <= 0 that
-# pytrec_eval cannot take (it crashes or treats every document as relevant).
+# pytrec_eval cannot take (rel=0 crashes it) and levels beyond a C int.
 THRESHOLD_MEASURES = frozenset(
     {
         "AP",
@@ -108,8 +108,8 @@ def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec
 
     ``-l L`` (SPEC §2) sets ``rel=L`` on every measure whose ``rel`` parameter
     is a relevance threshold (default 1: AP, P, R, RR, ...) and was not given
-    explicitly; measures that use graded relevance by default (RBP, NumRet)
-    are left alone.
+    explicitly; measures whose ``rel`` is not a threshold by default are left
+    alone (RBP: graded gains; NumRet: every retrieved document).
     """
     names: list[str] = []
     for text in texts:
