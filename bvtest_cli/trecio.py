@@ -38,6 +38,7 @@ import math
 import os
 import re
 import sys
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -172,6 +173,14 @@ def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
     return f"{len(names)} {entries} that are not regular files: {listed}{more}"
 
 
+def _has_control(text: str) -> bool:
+    """Control characters (C0, DEL, C1) or Unicode line/paragraph separators:
+    what would break a line of output or a message."""
+    return not text.isprintable() and any(
+        unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text
+    )
+
+
 def _check_system_name(source: Source) -> None:
     """A system name must survive every output: trec lines and the scores file
     are tab-separated, one record per line, ``#`` starts a comment line of a
@@ -184,7 +193,7 @@ def _check_system_name(source: Source) -> None:
         problem = "contains a tab, the field separator of trec lines and scores files"
     elif any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
         problem = "contains a line break"
-    elif any(ord(c) < 32 or ord(c) == 127 for c in name):
+    elif _has_control(name):
         problem = "contains a control character"
     elif name != name.strip(" "):
         problem = "begins or ends with a space, which a scores file would strip"
@@ -650,6 +659,12 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
                 raise InputError(
                     f"empty field {i + 1} ({SCORES_HEADER[i]}) in "
                     "'system<TAB>topic<TAB>measure<TAB>value'",
+                    label,
+                    lineno,
+                )
+            if i in (0, 2) and _has_control(field):  # names are printed in notes and tables
+                raise InputError(
+                    f"field {i + 1} ({SCORES_HEADER[i]}) {field!r} contains a control character",
                     label,
                     lineno,
                 )

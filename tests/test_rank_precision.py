@@ -103,7 +103,7 @@ def test_cast_scores_replaced_by_1e8_minus_rank(bvtest, shared_data, tmp_path):
         out.append(b" ".join([*f[:4], b"%.1f" % (1e8 - int(f[3])), f[5]]))
     run_path = tmp_path / "ance_1e8.run"
     run_path.write_bytes(b"\n".join(out) + b"\n")
-    got = scores_of(bvtest("scores", "-q", "-m", "AP,nDCG@10", cast / "qrels.txt", run_path))
+    got = scores_of(bvtest("scores", "--quiet", "-m", "AP,nDCG@10", cast / "qrels.txt", run_path))
 
     qrels: dict[str, dict[bytes, int]] = {}
     for line in (cast / "qrels.txt").read_bytes().splitlines():
@@ -242,7 +242,7 @@ def test_same_measure_under_two_names(bvtest):
     """-l 2 makes AP mean AP(rel=2): both columns carry the values (the second
     name used to take the first's values away, leaving AP all zeros)."""
     got = scores_of(
-        bvtest("scores", "-q", "-l", "2", "-m", "AP,AP(rel=2)", SAMPLE_QRELS, SAMPLE_RUNS)
+        bvtest("scores", "--quiet", "-l", "2", "-m", "AP,AP(rel=2)", SAMPLE_QRELS, SAMPLE_RUNS)
     )
     ap = {k[:2]: v for k, v in got.items() if k[2] == "AP"}
     ap2 = {k[:2]: v for k, v in got.items() if k[2] == "AP(rel=2)"}
@@ -266,7 +266,14 @@ def test_rel_level_matches_trec_eval_on_sample_track(bvtest, trec_eval, level):
     names = {"map": "AP", "P_10": "P@10", "Rprec": "Rprec", "bpref": "Bpref", "recip_rank": "RR"}
     got = scores_of(
         bvtest(
-            "scores", "-q", "-l", level, "-m", ",".join(names.values()), SAMPLE_QRELS, SAMPLE_RUNS
+            "scores",
+            "--quiet",
+            "-l",
+            level,
+            "-m",
+            ",".join(names.values()),
+            SAMPLE_QRELS,
+            SAMPLE_RUNS,
         )
     )
     compared, runs = 0, 0
@@ -389,5 +396,5 @@ def test_json_keeps_rel_level_topic_set(bvtest, files):
     qrels = files("q", "1 0 a 1\n2 0 b 0\n")
     run = files("r", "1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n")
     for level, n in (("0", 2), ("1", 1)):
-        proc = bvtest("eval", "-q", "-l", level, "-m", "AP", "-f", "json", qrels, run)
+        proc = bvtest("eval", "--quiet", "-l", level, "-m", "AP", "-f", "json", qrels, run)
         assert json.loads(proc.stdout)["measures"]["AP"]["n_topics"] == n
