@@ -12,13 +12,33 @@ are made only for the docnos (one ``str.split`` of the gathered docno bytes)
 and for one qid per block of consecutive lines. Anything the fast path does
 not accept is re-read line by line, which either builds the same result (e.g.
 extra columns, non-ASCII docnos, ``1e-3`` scores) or names the bad line.
+
+Text rules (trec_eval's, where it has one):
+
+* Fields are separated by ASCII white space only (space, tab, CR, VT, FF):
+  C's ``isspace``, not Python's ``str.split``, which also splits on
+  U+00A0, U+2028, ``\x1c``... A UTF-8 byte-order mark is dropped, and CR-only
+  (old Mac) line ends are read as line ends, so such files read exactly as
+  the plain file does.
+* Numbers are ASCII: ``[+-]?[0-9]+`` for ranks and grades, decimal or
+  exponent notation for scores. Python's ``int()``/``float()`` also accept
+  ``1_0``, full-width digits, ``inf``, surrounding Unicode spaces; a TREC
+  file does not.
+* Docnos are opaque bytes (trec_eval compares them with ``strcmp``): they are
+  decoded as Latin-1, a bijection between bytes and code points 0-255, so any
+  byte is data, equality and order are byte equality and byte order, and
+  :func:`docno_bytes` gives the original bytes back for output. Topic ids
+  are UTF-8 text (they are printed), numbers ASCII.
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
+import re
 import sys
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,7 +47,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .errors import InputError
+from .errors import InputError, printable
 from .matrix import ScoreMatrix
 
 Run = dict[str, dict[str, float]]  # topic → docno → score (ir_measures' dict format)
@@ -37,13 +57,37 @@ Note = Callable[[str], None]
 STDIN = "-"
 SCORES_HEADER = ("system", "topic", "measure", "value")
 
-# str.split() splits on these ASCII code points; the fast tokenizer must agree.
+# bytes.split() (C's isspace) splits on these; the fast tokenizer must agree.
 _SPLIT_WS = np.zeros(256, dtype=bool)
-_SPLIT_WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_SPLIT_WS[[9, 10, 11, 12, 13, 32]] = True
+
+# What C's atof reads as a decimal number (no hex, no inf/nan), ASCII only.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL_TEXT = re.compile(_DECIMAL.pattern.decode(), re.ASCII)
+_NON_FINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _ignore(_: str) -> None:
     pass
+
+
+def docno_bytes(docno: str) -> bytes:
+    """The bytes a docno had in its file (docnos are decoded as Latin-1); any
+    output that writes docnos writes these bytes."""
+    return docno.encode("latin-1")
+
+
+def shown_docno(docno: str) -> str:
+    """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
+    other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
+    return _shown(docno_bytes(docno))
+
+
+def _shown(field: bytes) -> str:
+    """A raw field quoted for a message (one line, any bytes)."""
+    return "'" + printable(field.decode("utf-8", "backslashreplace")) + "'"
 
 
 # ---------------------------------------------------------------------------
@@ -71,9 +115,10 @@ def system_name(path: str) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def expand_sources(paths: Iterable[str]) -> list[Source]:
+def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
     """Run arguments → sources: a directory means its regular, non-hidden files
-    sorted by name; ``-`` means standard input. Names must be unique."""
+    sorted by name (anything else in it is skipped with a note); ``-`` means
+    standard input. Names must be unique and usable in every output."""
     sources: list[Source] = []
     for path in paths:
         if path == STDIN:
@@ -82,20 +127,25 @@ def expand_sources(paths: Iterable[str]) -> list[Source]:
         p = Path(path)
         if p.is_dir():
             try:
-                entries = sorted(
-                    e for e in os.listdir(p) if not e.startswith(".") and (p / e).is_file()
-                )
+                entries = sorted(e for e in os.listdir(p) if not e.startswith("."))
             except OSError as exc:
                 raise InputError(f"cannot read directory: {exc.strerror}", path) from None
-            if not entries:
+            files = [e for e in entries if (p / e).is_file()]
+            skipped = [e for e in entries if not (p / e).is_file()]
+            if skipped:
+                note(f"{printable(path)}: skipped {_describe_skipped(p, skipped)}")
+            if not files:
                 raise InputError("directory holds no run files", path)
-            sources.extend(Source(str(p / e), system_name(e)) for e in entries)
+            sources.extend(Source(str(p / e), system_name(e)) for e in files)
         elif p.exists():
             sources.append(Source(path, system_name(path)))
+        elif p.is_symlink():
+            raise InputError("dangling symbolic link", path)
         else:
             raise InputError("no such file or directory", path)
     seen: dict[str, str] = {}
     for s in sources:
+        _check_system_name(s)
         if s.name in seen:
             raise InputError(
                 f"system name {s.name!r} also comes from {seen[s.name]}; run names must be unique",
@@ -105,8 +155,58 @@ def expand_sources(paths: Iterable[str]) -> list[Source]:
     return sources
 
 
+def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
+    """``2 entries that are not regular files: sub (directory), x.run (dangling
+    symbolic link)``; only the first few are named."""
+
+    def kind(name: str) -> str:
+        entry = directory / name
+        if entry.is_dir():
+            return "directory"
+        if entry.is_symlink() and not entry.exists():
+            return "dangling symbolic link"
+        return "not a regular file"
+
+    listed = ", ".join(f"{printable(n)} ({kind(n)})" for n in names[:shown])
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    entries = "entry" if len(names) == 1 else "entries"
+    return f"{len(names)} {entries} that are not regular files: {listed}{more}"
+
+
+def _has_control(text: str) -> bool:
+    """Control characters (C0, DEL, C1) or Unicode line/paragraph separators:
+    what would break a line of output or a message."""
+    return not text.isprintable() and any(
+        unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text
+    )
+
+
+def _check_system_name(source: Source) -> None:
+    """A system name must survive every output: trec lines and the scores file
+    are tab-separated, one record per line, ``#`` starts a comment line of a
+    scores file, fields are stripped of white space, and output is UTF-8."""
+    name = source.name
+    problem = None
+    if any("\udc80" <= c <= "\udcff" for c in name):
+        problem = "is not valid UTF-8"
+    elif "\t" in name:
+        problem = "contains a tab, the field separator of trec lines and scores files"
+    elif any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
+        problem = "contains a line break"
+    elif _has_control(name):
+        problem = "contains a control character"
+    elif name != name.strip(" "):
+        problem = "begins or ends with a space, which a scores file would strip"
+    elif name.startswith("#"):
+        problem = "begins with '#', which a scores file reads as a comment"
+    if problem is not None:
+        raise InputError(f"file name {problem}; rename the file to use it as a run", source.label)
+
+
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin."""
+    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin.
+    A UTF-8 byte-order mark is dropped and CR-only line ends become LF, so every
+    reader sees the file as its plain LF version."""
     label = "<stdin>" if path == STDIN else path
     try:
         if path == STDIN:
@@ -123,21 +223,72 @@ def read_bytes(path: str) -> bytes:
         raise InputError(f"cannot read: {msg}", label) from None
     except (EOFError, zlib.error):
         raise InputError("cannot read: truncated or corrupt gzip data", label) from None
+    return _plain_text(data, label)
+
+
+def _plain_text(data: bytes, label: str) -> bytes:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("UTF-16 text (byte-order mark); save the file as UTF-8 or ASCII", label)
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]
+    # CR-only (old Mac) line ends. A CR before LF is white space at the end of
+    # a line and stays; the count avoids copying CRLF files.
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
 
 
-def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of every non-blank line, decoding line by line so
-    that a bad byte is reported with its line."""
+def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every non-blank line, fields split on ASCII
+    white space as trec_eval does; decoding is left to the field's reader."""
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         if b"\x00" in raw:
             raise InputError("binary data (NUL byte); not a text file", label, lineno)
-        try:
-            fields = raw.decode("utf-8").split()
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", label, lineno) from None
+        fields = raw.split()
         if fields:
             yield lineno, fields
+
+
+def _topic(field: bytes, label: str, lineno: int) -> str:
+    """A topic id: UTF-8 text, as it is printed."""
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"topic id {_shown(field)} is not UTF-8 text", label, lineno) from None
+
+
+def _docno(field: bytes) -> str:
+    return field.decode("latin-1")
+
+
+def _integer(field: bytes) -> int | None:
+    """An ASCII ``[+-]?[0-9]+`` field as int, else None."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    return int(field) if digits.isdigit() else None  # bytes.isdigit: ASCII digits only
+
+
+def _parse_score(field: bytes) -> float | None:
+    """An ASCII decimal or exponent number as float (None if it is not one);
+    may be inf for a number beyond the double range."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    if digits.replace(b".", b"", 1).isdigit() or _DECIMAL.fullmatch(field):  # plain decimals first
+        return float(field)
+    return None
+
+
+def _score(field: bytes, what: str, label: str, lineno: int) -> float:
+    value = _parse_score(field)
+    if value is None:
+        if _NON_FINITE.fullmatch(field):
+            raise InputError(f"{what} {_shown(field)} is not a finite number", label, lineno)
+        raise InputError(f"{what} {_shown(field)} is not a number", label, lineno)
+    if not math.isfinite(value):
+        raise InputError(
+            f"{what} {_shown(field)} is not a finite number (beyond the double range)",
+            label,
+            lineno,
+        )
+    return value
 
 
 # Byte classes for the vectorized checks.
@@ -277,7 +428,8 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     number. Plain decimals ``[+-]?digits[.digits]`` with at most 15 digits are
     converted vectorized and exactly (an integer mantissa below 2**53 divided
     by an exact power of ten is correctly rounded, as float() is); any other
-    spelling (exponents, long mantissas, ``inf``) goes through float()."""
+    spelling goes through float() if it is a decimal or exponent number
+    (float() alone would also take ``1_0`` or ``inf``)."""
     rows = matrix.shape[0]
     mantissa = np.zeros(rows)  # integers below 10**15 are exact in a float64
     n_digits = np.zeros(rows, dtype=np.int64)
@@ -300,10 +452,10 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     np.negative(values, out=values, where=lead == _MINUS)
     others = np.flatnonzero(~plain)
     if others.size:
-        try:
-            values[others] = list(map(float, _matrix_strings(matrix[others])))
-        except ValueError:
+        tokens = _matrix_strings(matrix[others])
+        if not all(map(_DECIMAL_TEXT.fullmatch, tokens)):
             return None
+        values[others] = list(map(float, tokens))
     return values
 
 
@@ -372,22 +524,19 @@ def _parse_run_slow(data: bytes, label: str) -> Run:
                 label,
                 lineno,
             )
-        qid, _, docno, rank, score = fields[:5]
-        try:
-            int(rank)
-        except ValueError:
+        if _integer(fields[3]) is None:  # the value is ignored; a non-integer means a shifted line
             raise InputError(
-                f"rank {rank!r} is not an integer (shifted or broken line?)", label, lineno
-            ) from None
-        try:
-            value = float(score)
-        except ValueError:
-            raise InputError(f"score {score!r} is not a number", label, lineno) from None
-        if not np.isfinite(value):
-            raise InputError(f"score {score!r} is not a finite number", label, lineno)
+                f"rank {_shown(fields[3])} is not an integer (shifted or broken line?)",
+                label,
+                lineno,
+            )
+        value = _score(fields[4], "score", label, lineno)
+        qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
         ranking = run.setdefault(qid, {})
         if docno in ranking:
-            raise InputError(f"duplicate docno {docno!r} for topic {qid!r}", label, lineno)
+            raise InputError(
+                f"duplicate docno {shown_docno(docno)} for topic {qid!r}", label, lineno
+            )
         ranking[docno] = value
     return run
 
@@ -449,22 +598,26 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
 
 
 def _add_qrel(
-    qrels: Qrels, first_line: dict[int, int], fields: list[str], label: str, lineno: int
+    qrels: Qrels, first_line: dict[int, int], fields: list[bytes], label: str, lineno: int
 ) -> None:
-    if len(fields) < 4:
+    if len(fields) != 4:
+        # trec_eval rejects a qrels line with more fields too (a run is not qrels)
+        hint = "; is this a run file?" if len(fields) == 6 else ""
         raise InputError(
-            f"expected 4 fields 'qid iter docno rel', found {len(fields)}", label, lineno
+            f"expected 4 fields 'qid iter docno rel', found {len(fields)}{hint}", label, lineno
         )
-    qid, _, docno, rel = fields[:4]
-    try:
-        grade = int(rel)
-    except ValueError:
-        raise InputError(f"relevance {rel!r} is not an integer", label, lineno) from None
+    grade = _integer(fields[3])
+    if grade is None:
+        raise InputError(f"relevance {_shown(fields[3])} is not an integer", label, lineno)
+    if not INT64_MIN <= grade <= INT64_MAX:
+        raise InputError(f"relevance {_shown(fields[3])} is beyond 64-bit integers", label, lineno)
+    qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
     docs = qrels.setdefault(qid, {})
     old = docs.get(docno)
     if old is not None and old != grade:
         raise InputError(
-            f"topic {qid!r} docno {docno!r} judged twice with different grades ({old}, {grade})",
+            f"topic {qid!r} docno {shown_docno(docno)} judged twice with different grades "
+            f"({old}, {grade})",
             label,
             lineno,
         )
@@ -485,29 +638,38 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
     _check_nonempty(data, label)
     cells: dict[str, dict[tuple[str, str], float]] = {}
     for lineno, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.lstrip()  # ASCII white space, as the fields below
+        if not line.strip() or line.startswith(b"#"):
+            continue
+        parts = raw.split(b"\t") if b"\t" in raw else raw.split()
         try:
-            line = raw.decode("utf-8").rstrip("\r")
+            fields = tuple(part.strip().decode("utf-8") for part in parts)
         except UnicodeDecodeError:
             raise InputError("not UTF-8 text", label, lineno) from None
-        if not line.strip() or line.lstrip().startswith("#"):
+        if fields == SCORES_HEADER:
             continue
-        fields = line.split("\t") if "\t" in line else line.split()
-        fields = [f.strip() for f in fields]
-        if tuple(fields) == SCORES_HEADER:
-            continue
-        if len(fields) != 4 or not all(fields):
+        if len(fields) != 4:
             raise InputError(
                 f"expected 4 fields 'system topic measure value', found {len(fields)}",
                 label,
                 lineno,
             )
-        system, topic, measure, value = fields
-        try:
-            score = float(value)
-        except ValueError:
-            raise InputError(f"value {value!r} is not a number", label, lineno) from None
-        if not np.isfinite(score):
-            raise InputError(f"value {value!r} is not a finite number", label, lineno)
+        for i, field in enumerate(fields):
+            if not field:
+                raise InputError(
+                    f"empty field {i + 1} ({SCORES_HEADER[i]}) in "
+                    "'system<TAB>topic<TAB>measure<TAB>value'",
+                    label,
+                    lineno,
+                )
+            if i in (0, 2) and _has_control(field):  # names are printed in notes and tables
+                raise InputError(
+                    f"field {i + 1} ({SCORES_HEADER[i]}) {field!r} contains a control character",
+                    label,
+                    lineno,
+                )
+        system, topic, measure, _ = fields
+        score = _score(parts[3].strip(), "value", label, lineno)
         table = cells.setdefault(measure, {})
         if (system, topic) in table:
             raise InputError(
