@@ -322,7 +322,8 @@ def pertopic_cmd(s: Settings) -> Report:
     from .simulate import simulate_files
 
     measure = "AP" if s.rel_level == 1 else f"AP(rel={s.rel_level})"
-    return pertopic_report(simulate_files(s), measure, s)
+    result, notes = simulate_files(s)
+    return pertopic_report(result, measure, s).prefixed(notes)
 
 
 def main() -> None:

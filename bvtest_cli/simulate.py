@@ -529,17 +529,21 @@ def pertopic(
     return analyse_samples(ap, list(runs), topics, missing)
 
 
-def simulate_files(s: Settings) -> PerTopicResult:
+def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
     """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
-    and simulated in its own worker; AP at relevance level ``-l``."""
+    and simulated in its own worker; AP at relevance level ``-l``. Returns the
+    result and the notes about the inputs."""
+    from .evaluate import check_shared_topics
+
+    notes: list[str] = []
     qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
+    sources = expand_sources(s.inputs[1:], notes.append)
     topics = sort_topics(qrels_file.relevant_topics(s.rel_level))
     if not topics:
         raise InputError(
             f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
         )
-    return pertopic(
+    result = pertopic(
         qrels_file.qrels,
         {src.name: src for src in sources},
         topics,
@@ -549,3 +553,6 @@ def simulate_files(s: Settings) -> PerTopicResult:
         jobs=s.jobs or default_jobs(),
         tick=progress(len(sources), s.quiet),
     )
+    if all(missing == len(topics) for missing in result.missing):
+        check_shared_topics(qrels_file.label, topics, result.systems, [()] * len(sources))
+    return result, notes

@@ -144,11 +144,6 @@ def test_one_run_without_shared_topics_is_a_note(bvtest, files):
     assert "AP.mean\tstray\t0.0000" in proc.stdout and "AP.mean\tgood\t1.0000" in proc.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pertopic reads its inputs in simulate.simulate_files, outside this change: "
-    "it needs evaluate.check_shared_topics after the simulation (and expand_sources' note)",
-)
 def test_pertopic_wrong_qrels_is_an_error(bvtest, files):
     qrels = files("other-qrels", "7 0 a 1\n8 0 b 1\n")
     proc = bvtest("pertopic", "-k", "2", qrels, files("r1", RUN))
