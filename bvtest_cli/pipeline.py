@@ -215,13 +215,13 @@ def instability_view(full: Report) -> Report:
             (
                 measure,
                 section(
-                    block.items[0],
+                    (registry.N_TOPICS, block.get(registry.N_TOPICS)),
                     (registry.VAR_TARGET, var_target),
                     ("systems", t.select(INSTABILITY_FIELDS, order)),
                 ),
             )
         )
-    body = section(*full.body.items[:-1], ("measures", Section(tuple(blocks))))
+    body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
     return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
 
 
