@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 import click
-import numpy as np
 
 from . import __version__
 from .errors import InputError
@@ -326,6 +325,18 @@ def pertopic_cmd(s: Settings) -> Report:
     return pertopic_report(result, measure, s).prefixed(notes)
 
 
+def _numpy_quiet() -> Any:
+    """np.errstate(all="ignore"), without importing numpy for --help and
+    --version (start-up, issue 16); RuntimeWarnings are filtered anyway."""
+    import contextlib
+
+    if any(a in ("--help", "-h", "--version") for a in sys.argv[1:]) or len(sys.argv) < 2:
+        return contextlib.nullcontext()
+    import numpy as np
+
+    return np.errstate(all="ignore")
+
+
 def main() -> None:
     """Entry point: click's usage errors become one line too (exit 2).
 
@@ -335,7 +346,7 @@ def main() -> None:
     would only be noise around the one-line diagnostics.
     """
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
+        with _numpy_quiet(), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             code = cli.main(prog_name="bvtest", standalone_mode=False)
     except BrokenPipeError:  # e.g. `bvtest --help | head -1`

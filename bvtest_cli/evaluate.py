@@ -23,6 +23,7 @@ import ir_measures
 import numpy as np
 
 from .errors import InputError, printable
+from .gdeval import MAX_JUDGMENT
 from .matrix import ScoreMatrix
 from .options import DEFAULT_MEASURES, Settings
 from .parallel import default_jobs, parallel_map, progress
@@ -31,16 +32,18 @@ from .trecio import (
     Note,
     Qrels,
     QrelsFile,
+    QrelsTable,
     Run,
+    RunColumns,
     Source,
     expand_sources,
     read_qrels,
     read_run,
+    read_run_columns,
     read_scores,
     sort_topics,
 )
 
-GDEVAL_MAX_GRADE = 4
 # trec_eval (inside pytrec_eval) allocates a counter for every grade from 0 to
 # the largest one, per topic: a grade of 2**31 takes 16 GB and 40 s, one of
 # 2**32 makes the allocation fail and every score silently 0. Measures that
@@ -241,11 +244,10 @@ def check_grades(qrels_file: QrelsFile, specs: Sequence[MeasureSpec]) -> None:
         return min(above) if above else None
 
     if any(s.err_cutoff for s in specs):
-        grade = first_above(GDEVAL_MAX_GRADE)
+        grade = first_above(MAX_JUDGMENT)
         if grade is not None:
             raise InputError(
-                f"grade {grade} is above {GDEVAL_MAX_GRADE}, "
-                "the highest grade ERR (gdeval) accepts",
+                f"grade {grade} is above {MAX_JUDGMENT}, the highest grade ERR (gdeval) accepts",
                 qrels_file.label,
                 grades[grade],
             )
@@ -340,23 +342,63 @@ def pytrec_run(run: Run, topics: Container[str]) -> Run:
 class RunEvaluator:
     """Evaluates one run under every measure: topic → value per measure name.
 
-    ir_measures (pytrec_eval) sees each run ranked by bvtest (ranking_scores)
-    and, for threshold measures, 0/1 qrels per relevance level
-    (binary_qrels); measures on graded relevance see the grades. ERR@k is
-    computed on the run and qrels as read (gdeval's own ranking rule).
+    AP, nDCG, P, R and RR (with the parameters trec_eval has) are computed
+    from the run's columns by :mod:`bvtest_cli.fastmeasures`, ERR@k by
+    :func:`bvtest_cli.gdeval.err_ranked` on the same ranking, unless
+    ``impl="ir_measures"``. Every other measure goes through ir_measures
+    (pytrec_eval), which sees each run ranked by bvtest (ranking_scores) and,
+    for threshold measures, 0/1 qrels per relevance level (binary_qrels);
+    measures on graded relevance see the grades.
+
+    ``qrels`` is a dict or a :class:`~bvtest_cli.trecio.QrelsTable` (arrays,
+    shared by forked workers); a run is a dict or
+    :class:`~bvtest_cli.trecio.RunColumns`; each is converted only when a
+    path needs the other form.
     """
 
-    def __init__(self, qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str = "fast"):
+    def __init__(
+        self,
+        qrels: Qrels | QrelsTable,
+        specs: Sequence[MeasureSpec],
+        err_impl: str = "fast",
+        impl: str = "fast",
+    ):
+        from . import fastmeasures
+
         self.specs = list(specs)
-        self._topics = qrels.keys()
+        self._table = qrels if isinstance(qrels, QrelsTable) else None
+        self._dict = None if isinstance(qrels, QrelsTable) else qrels
+        self._fast: list[tuple[str, tuple[str, int | None, int]]] = []
+        self._fast_err: list[tuple[str, int]] = []
+        slow: list[MeasureSpec] = []
+        for s in self.specs:
+            form = fastmeasures.fast_form(s.measure) if impl == "fast" else None
+            if s.err_cutoff is not None and err_impl == "fast":
+                self._fast_err.append((s.name, s.err_cutoff))
+            elif form is not None:
+                self._fast.append((s.name, form))
+            else:
+                slow.append(s)
+        self._ideal = None
+        if self._fast or self._fast_err:
+            table = self.table
+            if any(form[0] == "nDCG" for _, form in self._fast):
+                self._ideal = fastmeasures.IdealDCG(table)
+            self._positive = table.num_rel(1) > 0
+        self._ir: list[tuple[Any, dict[ir_measures.Measure, list[str]]]] = []
+        self._err: list[tuple[str, Callable[[Run], dict[str, float]]]] = []
+        if not slow:
+            return
+        qrels_dict = self.qrels_dict
+        self._topics = qrels_dict.keys()
         # (ir_measures evaluator, computed measure → printed names), one per qrels variant
         # Threshold measures are computed on 0/1 qrels when pytrec_eval cannot
         # take the level or the grades (rel <= 0 or beyond a C int, grades
         # beyond MAX_GAIN_GRADE); otherwise with the other measures in one
         # pass, as trec_eval would.
-        small = all(g <= MAX_GAIN_GRADE for docs in qrels.values() for g in docs.values())
+        small = all(g <= MAX_GAIN_GRADE for docs in qrels_dict.values() for g in docs.values())
         groups: dict[int | None, dict[ir_measures.Measure, list[str]]] = {}
-        for s in self.specs:
+        for s in slow:
             if s.err_cutoff is not None:
                 continue
             if s.rel is None or (small and 1 <= s.rel <= MAX_GAIN_GRADE):  # C int in pytrec_eval
@@ -366,39 +408,55 @@ class RunEvaluator:
         self._ir = [
             (
                 ir_measures.evaluator(
-                    list(names), qrels if rel is None else binary_qrels(qrels, rel)
+                    list(names), qrels_dict if rel is None else binary_qrels(qrels_dict, rel)
                 ),
                 names,
             )
             for rel, names in groups.items()
         ]
-        self._err: list[tuple[str, Callable[[Run], dict[str, float]]]] = []
-        for s in self.specs:
-            if s.err_cutoff is not None:
-                calc = (
-                    _gdeval_perl(qrels, s.err_cutoff)
-                    if err_impl == "perl"
-                    else _gdeval_fast(qrels, s.err_cutoff)
-                )
-                self._err.append((s.name, calc))
+        for s in slow:
+            if s.err_cutoff is not None:  # err_impl == "perl"
+                self._err.append((s.name, _gdeval_perl(qrels_dict, s.err_cutoff)))
 
-    def calc(self, run: Run) -> dict[str, dict[str, float]]:
+    @property
+    def table(self) -> QrelsTable:
+        if self._table is None:
+            assert self._dict is not None
+            self._table = QrelsTable.from_dict(self._dict)
+        return self._table
+
+    @property
+    def qrels_dict(self) -> Qrels:
+        if self._dict is None:
+            assert self._table is not None
+            self._dict = self._table.as_dict()
+        return self._dict
+
+    def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
+        from . import fastmeasures
+        from .gdeval import err_ranked
+
         scores: dict[str, dict[str, float]] = {s.name: {} for s in self.specs}
-        if self._ir:
-            ranked = pytrec_run(run, self._topics)
-            for evaluator, names in self._ir:
-                for metric in evaluator.iter_calc(ranked):
-                    for name in names[metric.measure]:
-                        scores[name][metric.query_id] = float(metric.value)
-        for name, calc in self._err:
-            scores[name] = calc(run)
+        if self._fast or self._fast_err:
+            columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
+            ranked = fastmeasures.rank_run(columns, self.table)
+            forms = [form for _, form in self._fast]
+            values = fastmeasures.compute(ranked, self.table, forms, self._ideal)
+            for (name, _), column in zip(self._fast, values, strict=True):
+                scores[name] = dict(zip(ranked.topics, column.tolist(), strict=True))
+            for name, k in self._fast_err:
+                scores[name] = err_ranked(ranked, self._positive, k)
+        if self._ir or self._err:
+            as_dict = run.as_dict() if isinstance(run, RunColumns) else run
+            if self._ir:
+                ranked_dict = pytrec_run(as_dict, self._topics)
+                for evaluator, names in self._ir:
+                    for metric in evaluator.iter_calc(ranked_dict):
+                        for name in names[metric.measure]:
+                            scores[name][metric.query_id] = float(metric.value)
+            for name, calc in self._err:
+                scores[name] = calc(as_dict)
         return scores
-
-
-def _gdeval_fast(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]:
-    from .gdeval import GdevalERR
-
-    return GdevalERR(qrels, cutoff).calc
 
 
 def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]:
@@ -428,13 +486,15 @@ def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]
 RunWork = Callable[[int, Run], Any]  # (index of the run among the inputs, run) → result
 
 
-def _read_then(make_work: Callable[[], RunWork]) -> Callable[[tuple[int, Source]], Any]:
+def _read_then(
+    make_work: Callable[[], RunWork], reader: Callable[[Source], Any] = read_run
+) -> Callable[[tuple[int, Source]], Any]:
     work = make_work()
 
     def task(item: tuple[int, Source]) -> Any:
         index, source = item
         try:
-            run = read_run(source)
+            run = reader(source)
         except InputError as exc:  # returned, not raised: keeps file:line across processes
             return exc
         return work(index, run)
@@ -448,8 +508,10 @@ def map_runs(
     *,
     jobs: int = 1,
     tick: Callable[[], None] = lambda: None,
+    reader: Callable[[Source], Any] = read_run,
 ) -> list[Any]:
-    """Read every run once and apply ``make_work()`` to it, in input order.
+    """Read every run once (as a dict, or with ``reader``) and apply
+    ``make_work()`` to it, in input order.
 
     With ``jobs > 1`` each worker process reads its own files and sends back
     only the (small) results, so the parent never holds the runs. The first
@@ -459,7 +521,7 @@ def map_runs(
     if any(s.path == STDIN for s in sources):
         jobs = 1
     items = list(enumerate(sources))
-    return parallel_map(items, partial(_read_then, make_work), jobs=jobs, tick=tick)
+    return parallel_map(items, partial(_read_then, make_work, reader), jobs=jobs, tick=tick)
 
 
 @dataclass(frozen=True)
@@ -470,9 +532,16 @@ class RunScores:
     topics: frozenset[str]
 
 
-def _scorer(qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str) -> RunWork:
-    evaluator = RunEvaluator(qrels, specs, err_impl)
-    return lambda _, run: RunScores(evaluator.calc(run), frozenset(run))
+def _scorer(
+    qrels: Qrels | QrelsTable, specs: Sequence[MeasureSpec], err_impl: str, impl: str = "fast"
+) -> RunWork:
+    evaluator = RunEvaluator(qrels, specs, err_impl, impl)
+
+    def work(_: int, run: Run | RunColumns) -> RunScores:
+        topics = run.topics if isinstance(run, RunColumns) else run
+        return RunScores(evaluator.calc(run), frozenset(topics))
+
+    return work
 
 
 def list_topics(topics: Sequence[str], shown: int = 5) -> str:
@@ -517,6 +586,7 @@ def evaluate_runs(
     rel_level: int = 1,
     jobs: int = 1,
     err_impl: str = "fast",
+    impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
 ) -> list[ScoreMatrix]:
@@ -532,15 +602,19 @@ def evaluate_runs(
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
-    dropped = sort_topics(qrels_file.qrels.keys() - set(topics))
+    dropped = sort_topics(set(qrels_file.topics()) - set(topics))
     if dropped:
         note(
             f"{len(dropped)} qrels topic(s) have no relevant document (rel >= {rel_level}); "
             f"dropped: {list_topics(dropped)}"
         )
 
-    make_work = partial(_scorer, qrels_file.qrels, list(specs), err_impl)
-    results: list[RunScores] = map_runs(sources, make_work, jobs=jobs, tick=tick)
+    # The qrels table is built here, before the workers fork: they share its
+    # arrays instead of each building its own evaluator over a dict.
+    make_work = partial(_scorer, qrels_file.table, list(specs), err_impl, impl)
+    results: list[RunScores] = map_runs(
+        sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns
+    )
 
     topic_set = set(topics)
     check_shared_topics(
@@ -548,7 +622,7 @@ def evaluate_runs(
     )
     unknown: set[str] = set()
     for source, r in zip(sources, results, strict=True):
-        unknown |= r.topics - qrels_file.qrels.keys()
+        unknown |= r.topics - qrels_file.table.topic_index.keys()
         missing = len(topic_set - r.topics)
         if missing == len(topics):
             note(
@@ -592,6 +666,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
             rel_level=s.rel_level,
             jobs=s.jobs or default_jobs(),
             err_impl=s.err_impl,
+            impl=s.impl,
             note=notes.append,
             tick=progress(len(sources), s.quiet),
         )

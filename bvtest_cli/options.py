@@ -58,6 +58,8 @@ class Settings:
     output: str | None = None
     pool: str | None = None
     new_runs: tuple[str, ...] = ()
+    # --- issue 16 (fast-eval) ---
+    impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
 
     @property
     def group_text(self) -> str | None:
@@ -392,3 +394,16 @@ CHECK_FORMAT = _opt(
     help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
     '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
 )
+
+
+# --------------------------------------------------------------------------- issue 16 (fast-eval)
+OPTIONS["impl"] = _opt(
+    "impl",
+    "--impl",
+    type=click.Choice(["fast", "ir_measures"]),
+    default="fast",
+    show_default=True,
+    help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
+    "every measure through ir_measures' providers (ir_measures). Same values.",
+)
+EVALUATION = (*EVALUATION, "impl")

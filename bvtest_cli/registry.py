@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported when a command needs it (start-up, issue 16)
+    import numpy as np
 
-Compute = Callable[[Any], np.ndarray]
+Compute = Callable[[Any], "np.ndarray"]
 
 
 @dataclass(frozen=True)

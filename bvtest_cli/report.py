@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: `bvtest --help` needs no numpy (issue 16)
+    import numpy as np
 
 from .registry import Field
 
@@ -60,6 +61,8 @@ class Table:
     intervals: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def column(self, f: Field) -> np.ndarray:
+        import numpy as np
+
         return np.asarray(self.values[f.name], dtype=float)
 
     def value(self, row: str, f: Field, alpha: str | None = None) -> float:
@@ -69,6 +72,8 @@ class Table:
 
     def select(self, fields: tuple[Field, ...], order: np.ndarray | None = None) -> Table:
         """A view: some of the fields, rows in ``order`` (indices) or as they are."""
+        import numpy as np
+
         idx = np.arange(len(self.rows)) if order is None else np.asarray(order)
         return Table(
             rows=tuple(self.rows[i] for i in idx),

@@ -545,17 +545,56 @@ def _parse_run_slow(data: bytes, label: str) -> Run:
 # Qrels
 
 
-@dataclass(frozen=True)
 class QrelsFile:
-    """Parsed qrels and the line of each grade's first use (for error messages)."""
+    """Parsed qrels and the line of each grade's first use (for error messages).
 
-    label: str
-    qrels: Qrels
-    first_line_of_grade: dict[int, int]
+    Held as a :class:`QrelsTable` (arrays) or as a dict, whichever it was
+    built from; the other view is made on first use, so evaluating large
+    qrels never builds the dict of dicts."""
+
+    def __init__(
+        self,
+        label: str,
+        qrels: Qrels | None = None,
+        first_line_of_grade: dict[int, int] | None = None,
+        *,
+        table: QrelsTable | None = None,
+    ) -> None:
+        if qrels is None and table is None:
+            raise ValueError("QrelsFile needs qrels or a table")
+        self.label = label
+        self._qrels = qrels
+        self._table = table
+        self.first_line_of_grade = first_line_of_grade or {}
+
+    @property
+    def qrels(self) -> Qrels:
+        """topic → docno → grade, in file order."""
+        if self._qrels is None:
+            assert self._table is not None
+            self._qrels = self._table.as_dict()
+        return self._qrels
+
+    @property
+    def table(self) -> QrelsTable:
+        if self._table is None:
+            assert self._qrels is not None
+            self._table = QrelsTable.from_dict(self._qrels)
+        return self._table
+
+    def topics(self) -> list[str]:
+        """Every qrels topic, in file order."""
+        return list(self._qrels) if self._qrels is not None else list(self.table.topics)
 
     def relevant_topics(self, rel_level: int) -> list[str]:
         """Topics with at least one document of grade >= rel_level (SPEC §3)."""
-        return [t for t, docs in self.qrels.items() if any(g >= rel_level for g in docs.values())]
+        if self._qrels is not None:
+            return [
+                t for t, docs in self._qrels.items() if any(g >= rel_level for g in docs.values())
+            ]
+        table = self.table
+        has = table.num_rel(rel_level) > 0
+        return [t for t, keep in zip(table.topics, has.tolist(), strict=True) if keep]
 
 
 def read_qrels(path: str) -> QrelsFile:
@@ -563,38 +602,15 @@ def read_qrels(path: str) -> QrelsFile:
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     _check_nonempty(data, label)
-    fast = _parse_qrels_fast(data)
+    fast = _parse_qrels_table(data)
     if fast is not None:
-        return QrelsFile(label, *fast)
+        table, first_line = fast
+        return QrelsFile(label, None, first_line, table=table)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
     for lineno, fields in _lines(data, label):
         _add_qrel(qrels, first_line, fields, label, lineno)
     return QrelsFile(label, qrels, first_line)
-
-
-def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
-    """Qrels and first line of each grade for a well-formed file with exactly
-    four fields on every line and no (qid, docno) judged twice; None otherwise
-    (the line-by-line path then accepts repeated judgments or names the line)."""
-    fields = _fields(data, 4)
-    if fields is None:
-        return None
-    grades_matrix = fields.column(3)
-    if grades_matrix is None or grades_matrix.shape[1] > 18 or not _integers_ok(grades_matrix):
-        return None  # wider than 18 characters might not fit an int64
-    grades_arr = _integer_values(grades_matrix)
-    segments = fields.segments(0)
-    if segments is None:
-        return None
-    qrels = _nest(segments, fields.strings(2), grades_arr.tolist())
-    if qrels is None:
-        return None
-    values, first_rows = np.unique(grades_arr, return_index=True)
-    order = np.argsort(first_rows, kind="stable")
-    linenos = (fields.lines[first_rows[order]] + 1).tolist()
-    first_line = dict(zip(values[order].tolist(), linenos, strict=True))
-    return qrels, first_line
 
 
 def _add_qrel(
@@ -701,20 +717,6 @@ def _matrix_from_cells(
     return ScoreMatrix(measure, tuple(systems), tuple(topics), values)
 
 
-def write_scores(matrices: Iterable[ScoreMatrix]) -> str:
-    """The long-format scores file for these matrices, header first; values are
-    written with repr so that reading them back gives the same floats."""
-    out = ["\t".join(SCORES_HEADER)]
-    for m in matrices:
-        for i, system in enumerate(m.systems):
-            row = m.values[i].tolist()
-            out.extend(
-                f"{system}\t{topic}\t{m.measure}\t{value!r}"
-                for topic, value in zip(m.topics, row, strict=True)
-            )
-    return "\n".join(out) + "\n"
-
-
 def sort_topics(topics: Iterable[str]) -> list[str]:
     """Topics in the order a TREC user expects: numeric ids numerically, and
     ids such as ``106_1`` by their numeric parts, others as strings."""
@@ -726,3 +728,276 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
         return (1, (), topic)
 
     return sorted(topics, key=key)
+
+
+# ---------------------------------------------------------------------------
+# Columnar runs and qrels (issue 16): arrays straight from the parsed columns,
+# no dict of dicts. Docnos stay bytes (a numpy ``S`` array, byte order is
+# trec_eval's strcmp order); a 64-bit hash of (topic, docno) gives numeric
+# sorts and lookups, and every hash match is checked against the bytes, so a
+# collision can never change a result.
+
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+_HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _docno_words(docnos: np.ndarray) -> np.ndarray:
+    """(rows, words) big-endian uint64 view of an ``S`` array, NUL-padded to a
+    multiple of 8 bytes: lexicographic order of the rows is byte order of the
+    docnos (a shorter docno is a prefix padded with NULs, which sort first)."""
+    width = docnos.dtype.itemsize
+    words = -(-width // 8)
+    if width != 8 * words:
+        docnos = docnos.astype(f"S{8 * words}")
+    return np.ascontiguousarray(docnos).view(">u8").reshape(docnos.size, words)
+
+
+def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of (topic index, docno) per row. Zero words are padding
+    (a docno holds no NUL), so the hash does not depend on the array's width."""
+    h = topic.astype(np.uint64) * _HASH_MUL + np.uint64(seed)
+    with np.errstate(over="ignore"):
+        for word in _docno_words(docnos).T:
+            mixed = (h ^ word.astype(np.uint64)) * _HASH_MIX
+            mixed ^= mixed >> np.uint64(31)
+            h = np.where(word != 0, mixed, h)
+    return h
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as columns: one row per line, ``topic[i]`` indexes ``topics``."""
+
+    topics: list[str]  # distinct topic ids, in order of first appearance
+    topic: np.ndarray  # (rows,) int32
+    docno: np.ndarray  # (rows,) bytes_ (``S`` width), the docnos' bytes
+    score: np.ndarray  # (rows,) float64
+
+    @classmethod
+    def from_dict(cls, run: Run) -> RunColumns:
+        topics = list(run)
+        sizes = [len(d) for d in run.values()]
+        docnos = [docno_bytes(d) for docs in run.values() for d in docs]
+        return cls(
+            topics,
+            np.repeat(np.arange(len(topics), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(
+                (v for docs in run.values() for v in docs.values()), float, count=sum(sizes)
+            ),
+        )
+
+    def as_dict(self) -> Run:
+        """topic → docno → score, topics and docnos in file order."""
+        run: Run = {t: {} for t in self.topics}
+        names = self.topics
+        docnos = np.char.decode(self.docno, "latin-1").tolist() if self.docno.size else []
+        for t, d, v in zip(self.topic.tolist(), docnos, self.score.tolist(), strict=True):
+            run[names[t]][d] = v
+        return run
+
+
+def read_run_columns(source: Source) -> RunColumns:
+    """Parse a TREC run (SPEC §1) into columns; the same checks and errors as
+    :func:`read_run`."""
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    columns = _parse_run_columns(data)
+    if columns is None:
+        columns = RunColumns.from_dict(_parse_run_slow(data, source.label))
+    return columns
+
+
+def _parse_run_columns(data: bytes) -> RunColumns | None:
+    fields = _fields(data, 6)
+    if fields is None:
+        return None
+    ranks, scores_matrix = fields.column(3), fields.column(4)
+    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
+        return None
+    scores = _parse_floats(scores_matrix)
+    if scores is None or not np.isfinite(scores).all():
+        return None
+    segments = fields.segments(0)
+    if segments is None:
+        return None
+    topics: dict[str, int] = {}
+    topic = np.empty(scores.size, dtype=np.int32)
+    for name, lo, hi in segments:
+        topic[lo:hi] = topics.setdefault(name, len(topics))
+    docno = _docno_column(fields)
+    if _has_duplicates(topic, docno):
+        return None  # the line-by-line path names the line
+    return RunColumns(list(topics), topic, docno, scores)
+
+
+def _docno_column(fields: _Fields) -> np.ndarray:
+    """The docno column (the third field) as an ``S`` array."""
+    matrix = fields.column(2)
+    if matrix is None:  # wide docnos: through Python strings (ASCII here)
+        return np.array(fields.strings(2), dtype=bytes)
+    return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
+
+
+def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
+    """The qrels dict and first line of each grade by the columnar path, or None
+    (kept for the tests that compare it with the line-by-line path)."""
+    parsed = _parse_qrels_table(data)
+    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
+
+
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
+    """Whether a (topic, docno) pair occurs twice."""
+    keys = docno_hash(topic, docno)
+    order = np.argsort(keys)
+    keys = keys[order]
+    same = np.flatnonzero(keys[1:] == keys[:-1])
+    if same.size == 0:
+        return False
+    a, b = order[same], order[same + 1]  # equal hashes: equal pairs, or a collision
+    return bool(((topic[a] == topic[b]) & (docno[a] == docno[b])).any())
+
+
+class QrelsTable:
+    """Qrels as arrays sorted by the (topic, docno) hash, for vectorized
+    lookups; ``row`` keeps the file order for the dict view."""
+
+    def __init__(
+        self, topics: list[str], topic: np.ndarray, docno: np.ndarray, grade: np.ndarray
+    ) -> None:
+        self.topics = topics
+        self.topic_index = {t: i for i, t in enumerate(topics)}
+        n = topic.size
+        self.has_duplicates = False
+        for seed in range(8):  # a new seed if two different pairs share a hash
+            key = docno_hash(topic, docno, seed)
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            same = np.flatnonzero(key[1:] == key[:-1])
+            if same.size == 0:
+                break
+            a, b = order[same], order[same + 1]
+            if ((topic[a] == topic[b]) & (docno[a] == docno[b])).any():
+                self.has_duplicates = True  # a pair judged twice: the caller decides
+                break
+        else:  # pragma: no cover - eight collisions in a row
+            raise InputError("cannot index the qrels (hash collisions)")
+        self.seed = seed
+        self.key = key
+        self.row = order.astype(np.int32 if n < 2**31 else np.int64)
+        self.topic = topic[order]
+        self.docno = docno[order]
+        small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
+        self.grade = grade[order].astype(np.int32 if small else np.int64)
+        self._num_rel: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def from_dict(cls, qrels: Qrels) -> QrelsTable:
+        sizes = [len(d) for d in qrels.values()]
+        docnos = [docno_bytes(d) for docs in qrels.values() for d in docs]
+        grades = (g for docs in qrels.values() for g in docs.values())
+        return cls(
+            list(qrels),
+            np.repeat(np.arange(len(qrels), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(grades, np.int64, count=sum(sizes)),
+        )
+
+    def __len__(self) -> int:
+        return self.key.size
+
+    def grades_of(self, topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(judged, grade) of each (qrels topic index, docno) row; grade 0
+        where unjudged."""
+        key = docno_hash(topic, docno, self.seed)
+        pos = np.searchsorted(self.key, key)
+        np.minimum(pos, max(self.key.size - 1, 0), out=pos)
+        if self.key.size == 0:
+            return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
+        judged = self.key[pos] == key
+        hit = np.flatnonzero(judged)
+        hp = pos[hit]
+        judged[hit] = (self.topic[hp] == topic[hit]) & (self.docno[hp] == docno[hit])
+        grade = np.where(judged, self.grade[pos], 0)
+        return judged, grade
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Per qrels topic, the documents with grade >= rel."""
+        if rel not in self._num_rel:
+            self._num_rel[rel] = np.bincount(
+                self.topic[self.grade >= rel], minlength=len(self.topics)
+            )
+        return self._num_rel[rel]
+
+    def max_grade_per_topic(self) -> np.ndarray:
+        out = np.full(len(self.topics), np.iinfo(np.int64).min)
+        np.maximum.at(out, self.topic, self.grade)
+        return out
+
+    def as_dict(self) -> Qrels:
+        """topic → docno → grade in file order."""
+        order = np.argsort(self.row)
+        qrels: Qrels = {t: {} for t in self.topics}
+        names = self.topics
+        docnos = np.char.decode(self.docno[order], "latin-1").tolist() if len(self) else []
+        for t, d, g in zip(
+            self.topic[order].tolist(), docnos, self.grade[order].tolist(), strict=True
+        ):
+            qrels[names[t]][d] = g
+        return qrels
+
+
+_QRELS_CHUNK = 1 << 25  # bytes parsed at a time: bounds the parser's temporary arrays
+
+
+def _parse_qrels_table(data: bytes) -> tuple[QrelsTable, dict[int, int]] | None:
+    """Qrels table and first line of each grade for a well-formed file with
+    four fields on every line and no (qid, docno) judged twice; None otherwise
+    (the line-by-line path then accepts repeated equal judgments or names the
+    line). The file is parsed in chunks of whole lines, so the temporary
+    arrays stay small whatever the size of the file."""
+    topics: dict[str, int] = {}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    first: dict[int, int] = {}
+    start, line_offset = 0, 0
+    while start < len(data):
+        end = data.find(b"\n", min(start + _QRELS_CHUNK, len(data)) - 1)
+        end = len(data) if end < 0 else end + 1
+        chunk = data[start:end]
+        start = end
+        if not chunk.strip():
+            line_offset += chunk.count(b"\n")
+            continue
+        fields = _fields(chunk, 4)
+        if fields is None:
+            return None
+        grades_matrix = fields.column(3)
+        if grades_matrix is None or grades_matrix.shape[1] > 18:
+            return None  # wider than 18 characters might not fit an int64
+        if not _integers_ok(grades_matrix):
+            return None
+        grades = _integer_values(grades_matrix)
+        segments = fields.segments(0)
+        if segments is None:
+            return None
+        topic = np.empty(grades.size, dtype=np.int32)
+        for name, lo, hi in segments:
+            topic[lo:hi] = topics.setdefault(name, len(topics))
+        values, first_rows = np.unique(grades, return_index=True)
+        for value, row in zip(values.tolist(), first_rows.tolist(), strict=True):
+            if value not in first:
+                first[value] = int(fields.lines[row]) + 1 + line_offset
+        line_offset += chunk.count(b"\n")
+        parts.append((topic, _docno_column(fields), grades))
+        del fields, grades_matrix
+    if not parts:
+        return None
+    topic = np.concatenate([p[0] for p in parts])
+    docno = np.concatenate([p[1] for p in parts])
+    grade = np.concatenate([p[2] for p in parts])
+    del parts
+    table = QrelsTable(list(topics), topic, docno, grade)
+    if table.has_duplicates:
+        return None
+    first_line = dict(sorted(first.items(), key=lambda item: item[1]))
+    return table, first_line
