@@ -147,7 +147,7 @@ def eval_cmd(s: Settings) -> Report:
     return eval_report(matrices, s).prefixed(notes)
 
 
-@command("scores", ("inputs", *EVALUATION), inputs=RUNS)
+@command("scores", ("inputs", "name", *EVALUATION), inputs=RUNS)
 def scores_cmd(s: Settings) -> Report:
     """Per-topic scores as a long TSV: system, topic, measure, value.
 
@@ -168,7 +168,7 @@ def scores_cmd(s: Settings) -> Report:
     return scores_report(matrices, notes)
 
 
-@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", *OUTPUT))
+@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", "ddof", *OUTPUT))
 def instability_cmd(s: Settings) -> Report:
     """Where instability comes from (Zhang22 Table 8), runs sorted by mean.
 
@@ -195,7 +195,7 @@ def instability_cmd(s: Settings) -> Report:
 @command(
     "tradeoff",
     (*INPUTS, *EVALUATION, "target", "random_size", "difficulty_size", "normalize", "repeats",
-     "seed", *OUTPUT),
+     "seed", "ddof", *OUTPUT),
     normalize=TRADEOFF_NORMALIZE,
 )  # fmt: skip
 def tradeoff_cmd(s: Settings) -> Report:

@@ -38,6 +38,7 @@ from .trecio import (
     read_run,
     read_scores,
     sort_topics,
+    tagged_sources,
 )
 
 GDEVAL_MAX_GRADE = 4
@@ -584,6 +585,8 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
         sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
         matrices = evaluate_runs(
             qrels_file,

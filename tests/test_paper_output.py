@@ -1,0 +1,200 @@
+"""Issue 15: sample moments (--ddof), run names from the tag column (--name tag),
+LaTeX and Markdown output, check --scores, per-condition analysis.
+
+Expected values are hand computations written in the tests, identities, or
+other bvtest commands run on the same data (never the code under test).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_one_line_error
+
+from bvtest_cli.decompose import decompose
+
+# --------------------------------------------------------------------------- --ddof
+
+# Two runs on four topics. Zhang22 Table 8 prints uogTrA44xu's Var(x_i) as
+# 0.1065, the sample variance of its 50 ERR@20 scores, whose population
+# variance is 0.1044: the two differ by the factor n / (n − 1) = 50/49. This
+# fixture shows the same relation on numbers small enough to do by hand.
+SCORES_A = (0.1, 0.3, 0.5, 0.7)
+SCORES_B = (0.2, 0.2, 0.4, 0.6)
+# By hand. Target x_T = max per topic = (0.2, 0.3, 0.5, 0.7), mean 0.425 = c.
+# A: mean 0.4, squared deviations 0.09 + 0.01 + 0.01 + 0.09 = 0.2
+#    population Var 0.2/4 = 0.05, sample Var 0.2/3 = 0.0666...
+# x_T: deviations -0.225 -0.125 0.075 0.275, squares sum 0.1475
+#    population 0.036875, sample 0.1475/3
+# Cov(x_T, A): products 0.0675 + 0.0125 + 0.0075 + 0.0825 = 0.17
+#    population 0.0425, sample 0.17/3
+# ρ_A = x_T − A = (0.1, 0, 0, 0): mean 0.025, squared deviations sum 0.0075
+#    population 0.001875, sample 0.0025
+# B: mean 0.35, squared deviations 0.0225 + 0.0225 + 0.0025 + 0.0625 = 0.11
+# Bias²_A = (0.4 − 0.425)² = 0.000625; MSE_A = (0.105625 + 0.015625 +
+#    0.005625 + 0.075625) / 4 = 0.050625 (whatever ddof).
+HAND = {
+    0: {"var": 0.05, "var_b": 0.11 / 4, "var_target": 0.036875, "cov": 0.0425, "var_rho": 0.001875},
+    1: {"var": 0.2 / 3, "var_b": 0.11 / 3, "var_target": 0.1475 / 3, "cov": 0.17 / 3,
+        "var_rho": 0.0075 / 3},
+}  # fmt: skip
+
+
+def test_table8_relation_is_the_n_over_n_minus_1_factor():
+    # The published pair itself: 0.1044 · 50/49 rounds to 0.1065.
+    assert round(0.1044 * 50 / 49, 4) == 0.1065
+
+
+def _scores_file(tmp_path: Path) -> Path:
+    lines = ["system\ttopic\tmeasure\tvalue"]
+    for name, scores in (("runA", SCORES_A), ("runB", SCORES_B)):
+        lines += [f"{name}\t{j + 1}\tAP\t{v!r}" for j, v in enumerate(scores)]
+    path = tmp_path / "scores.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_decompose_ddof_hand(ddof):
+    x = np.array([SCORES_A, SCORES_B])
+    target = x.max(axis=0)
+    bv = decompose(x, target, target.mean(), ddof=ddof)
+    hand = HAND[ddof]
+    assert bv.var[0] == pytest.approx(hand["var"], abs=1e-15)
+    assert bv.var[1] == pytest.approx(hand["var_b"], abs=1e-15)
+    assert bv.var_target[0] == pytest.approx(hand["var_target"], abs=1e-15)
+    assert bv.cov_target[0] == pytest.approx(hand["cov"], abs=1e-15)
+    assert bv.var_rho[0] == pytest.approx(hand["var_rho"], abs=1e-15)
+    assert bv.bias2[0] == pytest.approx(0.000625, abs=1e-15)
+    assert bv.mse[0] == pytest.approx(0.050625, abs=1e-15)
+    # Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i) holds with either divisor
+    np.testing.assert_allclose(bv.var_rho, bv.var_target + bv.var - 2 * bv.cov_target, atol=1e-15)
+    # MSE = Bias² + (n − ddof)/n · Var: exact for ddof 0, scaled for ddof 1
+    np.testing.assert_allclose(bv.mse, bv.bias2 + bv.var * (4 - ddof) / 4, atol=1e-15)
+    # numpy's own estimator agrees
+    np.testing.assert_allclose(bv.var, np.var(x, axis=1, ddof=ddof), atol=1e-15)
+
+
+def test_decompose_ddof_vectorised_with_mask():
+    rng = np.random.default_rng(3)
+    x = rng.random((5, 3, 7))  # 5 stacked samples of 3 runs × 7 topics
+    target = x.max(axis=-2)
+    keep = rng.random((5, 7)) > 0.3
+    keep[:, 0] = keep[:, 1] = True
+    bv = decompose(x, target, 0.5, keep, ddof=1)
+    for r in range(5):
+        k = keep[r]
+        np.testing.assert_allclose(bv.var[r], np.var(x[r][:, k], axis=1, ddof=1), atol=1e-14)
+        np.testing.assert_allclose(
+            bv.cov_target[r],
+            [np.cov(x[r][i, k], target[r, k], ddof=1)[0, 1] for i in range(3)],
+            atol=1e-14,
+        )
+
+
+def test_decompose_ddof_one_topic_is_nan():
+    bv = decompose(np.array([[0.3], [0.5]]), np.array([0.5]), 0.5, ddof=1)
+    assert np.isnan(bv.var).all() and np.isnan(bv.var_rho).all()
+    assert bv.mse[0] == pytest.approx(0.04)
+
+
+def test_cli_ddof_gives_the_sample_variance(bvtest, tmp_path):
+    scores = _scores_file(tmp_path)
+    out = {}
+    for ddof in (0, 1):
+        proc = bvtest("eval", "--quiet", "--ddof", ddof, "-f", "json", "--scores", scores)
+        assert proc.returncode == 0, proc.stderr
+        out[ddof] = json.loads(proc.stdout)["measures"]["AP"]["systems"]["runA"]
+    assert out[0]["var"] == pytest.approx(HAND[0]["var"], abs=1e-15)
+    assert out[1]["var"] == pytest.approx(HAND[1]["var"], abs=1e-15)
+    assert out[1]["var_rho"] == pytest.approx(HAND[1]["var_rho"], abs=1e-15)
+    assert out[1]["cov_target"] == pytest.approx(HAND[1]["cov"], abs=1e-15)
+    assert out[1]["var_target"] == pytest.approx(HAND[1]["var_target"], abs=1e-15)
+    assert out[0]["mse"] == out[1]["mse"] == pytest.approx(0.050625, abs=1e-15)
+
+
+def test_cli_ddof_reaches_instability_and_tradeoff(bvtest, tmp_path):
+    scores = _scores_file(tmp_path)
+    proc = bvtest("instability", "--quiet", "--ddof", "1", "-f", "json", "--scores", scores)
+    assert proc.returncode == 0, proc.stderr
+    block = json.loads(proc.stdout)["measures"]["AP"]
+    assert block["systems"]["runA"]["var"] == pytest.approx(HAND[1]["var"], abs=1e-15)
+    assert block["var_target"] == pytest.approx(HAND[1]["var_target"], abs=1e-15)
+
+
+def test_cli_ddof_rejects_two(bvtest, tmp_path):
+    proc = bvtest("eval", "--ddof", "2", "--scores", _scores_file(tmp_path))
+    assert_one_line_error(proc, "--ddof")
+
+
+# --------------------------------------------------------------------------- --name tag
+
+
+def test_name_tag_on_robust2003(bvtest, shared_data):
+    data = shared_data / "robust2003"
+    if not (data / "runs").is_dir():
+        pytest.skip("robust2003 runs are not present")
+    files = sorted(p.name for p in (data / "runs").iterdir() if not p.name.startswith("."))
+    # the tag of each file, read here independently (first line's sixth field)
+    expected = []
+    for name in files:
+        with gzip.open(data / "runs" / name, "rt") as fh:
+            expected.append(fh.readline().split()[5])
+    assert all(n.startswith("input.") for n in files)
+    assert expected == [n[len("input.") : -len(".gz")] for n in files]
+    proc = bvtest(
+        "scores", "--quiet", "--name", "tag", "-m", "P@10", data / "qrels.txt", data / "runs"
+    )
+    assert proc.returncode == 0, proc.stderr
+    systems = list(dict.fromkeys(line.split("\t")[0] for line in proc.stdout.splitlines()[1:]))
+    assert systems == expected
+    assert not any(s.startswith("input.") for s in systems)
+
+
+def _run_lines(tags):
+    return "".join(
+        f"{q} Q0 d{q}{r} {r} {10 - r} {tag}\n" for q in (1, 2) for r, tag in enumerate(tags)
+    )
+
+
+def test_name_tag_two_tags_is_an_error(bvtest, tmp_path):
+    (tmp_path / "qrels").write_text("1 0 d10 1\n2 0 d20 1\n")
+    run = tmp_path / "two.run"
+    run.write_text(_run_lines(["alpha", "alpha", "beta"]))
+    proc = bvtest("eval", "--name", "tag", tmp_path / "qrels", run)
+    assert_one_line_error(proc, f"{run}:3:", "'beta'", "'alpha'")
+    # the slow path (a line with a seventh field) names the same line
+    run.write_text(
+        _run_lines(["alpha", "alpha", "beta"]).replace("d11 1 9 alpha", "d11 1 9 alpha x")
+    )
+    proc = bvtest("eval", "--name", "tag", tmp_path / "qrels", run)
+    assert_one_line_error(proc, f"{run}:3:", "'beta'")
+
+
+def test_name_tag_names_and_duplicates(bvtest, tmp_path):
+    (tmp_path / "qrels").write_text("1 0 d10 1\n2 0 d20 1\n")
+    (tmp_path / "input.a.gz").write_bytes(gzip.compress(_run_lines(["tagA"] * 3).encode()))
+    (tmp_path / "b.run").write_text(_run_lines(["tagB"] * 3))
+    proc = bvtest(
+        "scores",
+        "--name",
+        "tag",
+        "-m",
+        "P@1",
+        tmp_path / "qrels",
+        tmp_path / "input.a.gz",
+        tmp_path / "b.run",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert {line.split("\t")[0] for line in proc.stdout.splitlines()[1:]} == {"tagA", "tagB"}
+    (tmp_path / "c.run").write_text(_run_lines(["tagB"] * 3))
+    proc = bvtest(
+        "eval", "--name", "tag", tmp_path / "qrels", tmp_path / "b.run", tmp_path / "c.run"
+    )
+    assert_one_line_error(proc, "c.run", "'tagB'", "unique")
+    proc = bvtest("eval", "--name", "tag", "--scores", tmp_path / "qrels")
+    assert_one_line_error(proc, "--name tag")
