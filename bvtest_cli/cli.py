@@ -24,6 +24,9 @@ from .errors import InputError
 from .options import (
     ANALYSIS,
     CHECK_FORMAT,
+    CHECK_NEW_RUNS,
+    CHECK_POOL,
+    CHECK_QRELS,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -231,17 +234,23 @@ def tradeoff_cmd(s: Settings) -> Report:
 
 @command(
     "check",
-    ("qrels", "pool", "new_runs", "gates", *EVALUATION, *ANALYSIS, *OUTPUT),
+    ("qrels", "pool", "new_runs", "scores", "new_names", "name", "gates", *EVALUATION,
+     *ANALYSIS, *OUTPUT),
     fmt=CHECK_FORMAT,
-)
+    qrels=CHECK_QRELS,
+    pool=CHECK_POOL,
+    new_runs=CHECK_NEW_RUNS,
+)  # fmt: skip
 def check_cmd(s: Settings) -> Report:
     """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
 
     The new runs are evaluated together with the POOL (a directory of runs or
     one run file), so the virtual target and the multiple-baseline risk
     measures include them. Every gate is checked for every new run; one line
-    per gate and new run: PASS|FAIL, the gate, the run, value OP bound.
-    A null value (undefined, e.g. TRisk with a zero standard error) fails.
+    per gate and new run: PASS|FAIL, the gate, the run, value OP bound (a
+    FAIL line ends with "is false"). With --scores FILE --new NAME... the
+    runs are systems of a scores file: the --new ones are gated, every other
+    one is the pool. A null value (undefined, e.g. TRisk with a zero standard error) fails.
 
     FIELD: any per-system field of `bvtest eval` (mean, bias2, var, mse,
     var_rho, var_target, cov_target; with @ALPHA zrisk, georisk,
@@ -258,6 +267,7 @@ def check_cmd(s: Settings) -> Report:
       bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
           --gate 'nDCG@10:georisk@5>=bm25.run'
       bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
+      bvtest check --scores s.tsv --new mine -g 'AP:mse<=bm25'
     """
     from .gate import check
 

@@ -198,3 +198,52 @@ def test_name_tag_names_and_duplicates(bvtest, tmp_path):
     assert_one_line_error(proc, "c.run", "'tagB'", "unique")
     proc = bvtest("eval", "--name", "tag", "--scores", tmp_path / "qrels")
     assert_one_line_error(proc, "--name tag")
+
+
+# --------------------------------------------------------------------------- check --scores
+
+
+def test_check_scores_equals_check_runs(bvtest, tmp_path):
+    from conftest import SAMPLE_QRELS, SAMPLE_RUNS
+
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    for p in sorted(SAMPLE_RUNS.iterdir()):
+        if p.name != "sys003":
+            (pool / p.name).write_bytes(p.read_bytes())
+    new = tmp_path / "new" / "sys003"
+    new.parent.mkdir()
+    new.write_bytes((SAMPLE_RUNS / "sys003").read_bytes())
+    gates = ("-g", "AP:mean>=0.9", "-g", "AP:mse<=sys002", "-g", "nDCG@10:georisk@5>=sys001")
+    on_runs = bvtest("check", "--quiet", *gates, SAMPLE_QRELS, pool, new)
+    scores = bvtest("scores", "--quiet", SAMPLE_QRELS, pool, new)
+    assert scores.returncode == 0
+    (tmp_path / "s.tsv").write_text(scores.stdout)
+    on_scores = bvtest(
+        "check", "--quiet", *gates, "--scores", tmp_path / "s.tsv", "--new", "sys003"
+    )
+    assert on_runs.returncode == on_scores.returncode == 1
+    assert on_scores.stdout == on_runs.stdout
+    lines = on_scores.stdout.splitlines()
+    assert lines[0].startswith("FAIL\tAP:mean>=0.9\tsys003\t") and lines[0].endswith(
+        " >= 0.9 is false"
+    )
+    # a PASS line stays the plain comparison
+    assert all(line.endswith(" is false") == line.startswith("FAIL") for line in lines)
+
+
+def test_check_scores_usage_errors(bvtest, tmp_path):
+    scores = _scores_file(tmp_path)
+    assert_one_line_error(bvtest("check", "--scores", scores, "-g", "AP:mean>=0"), "--new")
+    assert_one_line_error(
+        bvtest("check", "--scores", scores, "--new", "nope", "-g", "AP:mean>=0"), "'nope'"
+    )
+    assert_one_line_error(
+        bvtest("check", "--scores", scores, "--new", "runA", "--new", "runB", "-g", "AP:mean>=0"),
+        "pool is empty",
+    )
+    assert_one_line_error(bvtest("check", "--new", "runA", "-g", "AP:mean>=0"), "--new")
+    proc = bvtest("check", "--quiet", "--scores", scores, "--new", "runA", "-g", "AP:var<=runB")
+    # by hand: Var(runA) = 0.05 > Var(runB) = 0.0275
+    assert proc.returncode == 1
+    assert proc.stdout == "FAIL\tAP:var<=runB\trunA\t0.0500 <= 0.0275 (runB) is false\n"
