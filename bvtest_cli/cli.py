@@ -71,7 +71,7 @@ def command(name: str, options: tuple[str, ...], **overrides: Any) -> Callable:
 def render_report(report: Report, s: Settings) -> str:
     from .render import render
 
-    return render(report, s.fmt, s.digits)
+    return render(report, s.fmt, s.digits, s.caption)
 
 
 def emit(text: str, notes: tuple[str, ...]) -> None:
@@ -334,6 +334,46 @@ def pertopic_cmd(s: Settings) -> Report:
     measure = "AP" if s.rel_level == 1 else f"AP(rel={s.rel_level})"
     result, notes = simulate_files(s)
     return pertopic_report(result, measure, s).prefixed(notes)
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output)
+
+
+@command(
+    "conditions",
+    (*INPUTS, "condition_map", "condition_pattern", *EVALUATION, "target", "group", "normalize",
+     "repeats", "seed", "ddof", *OUTPUT),
+)  # fmt: skip
+def conditions_cmd(s: Settings) -> Report:
+    """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
+
+    Runs are one system under one condition (e.g. the Session track's
+    RL1–RL4): --map FILE with lines 'run system condition', or --pattern
+    REGEX with named groups system and condition matched against whole run
+    names (with --scores: the scores file's systems). Each condition's runs
+    get their own virtual target, c, Bias², Var, MSE and tradeoff
+    correlation; per system Bias², Var and MSE = Bias² + Var under every
+    condition and the best (lowest MSE) one; per condition how many systems
+    are best under it.
+
+    \b
+    JSON: {"measures": {M: {"n_topics", "systems": {SYSTEM: {"best": COND,
+             "conditions": {COND: {"bias2", "var", "mse"}}}},
+           "conditions": {COND: {"n_systems", "tradeoff": {...}}},
+           "best_counts": {COND: k}}}}
+
+    \b
+    Examples:
+      bvtest conditions --map conditions.txt qrels.txt runs/
+      bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
+      bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+    """
+    from .conditions import conditions_report
+    from .evaluate import load
+
+    matrices, notes = load(s)
+    return conditions_report(matrices, s).prefixed(notes)
 
 
 def main() -> None:

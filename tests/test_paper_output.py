@@ -247,3 +247,216 @@ def test_check_scores_usage_errors(bvtest, tmp_path):
     # by hand: Var(runA) = 0.05 > Var(runB) = 0.0275
     assert proc.returncode == 1
     assert proc.stdout == "FAIL\tAP:var<=runB\trunA\t0.0500 <= 0.0275 (runB) is false\n"
+
+
+# --------------------------------------------------------------------------- conditions
+
+# A Session-like track: 3 systems × 3 conditions (one run each), 4 topics.
+SESSION = {
+    ("s1", "RL1"): (0.2, 0.4, 0.6, 0.8),
+    ("s1", "RL2"): (0.5, 0.5, 0.5, 0.5),
+    ("s1", "RL3"): (0.1, 0.1, 0.3, 0.3),
+    ("s2", "RL1"): (0.4, 0.4, 0.4, 0.4),
+    ("s2", "RL2"): (0.6, 0.2, 0.6, 0.2),
+    ("s2", "RL3"): (0.3, 0.1, 0.1, 0.3),
+    ("s3", "RL1"): (0.1, 0.2, 0.3, 0.4),
+    ("s3", "RL2"): (0.2, 0.2, 0.2, 0.6),
+    ("s3", "RL3"): (0.0, 0.5, 0.0, 0.5),
+}
+# By hand, condition RL2: target (0.6, 0.5, 0.6, 0.6), c = 0.575.
+#   s1: mean 0.5, Bias² 0.005625, Var 0   → MSE 0.005625
+#   s2: mean 0.4, Bias² 0.030625, Var 0.04 → MSE 0.070625
+#   s3: mean 0.3, Bias² 0.075625, Var 0.03 → MSE 0.105625
+RL2_HAND = {"s1": (0.005625, 0.0), "s2": (0.030625, 0.04), "s3": (0.075625, 0.03)}
+
+
+def _session_scores(tmp_path: Path) -> tuple[Path, Path]:
+    lines = ["system\ttopic\tmeasure\tvalue"]
+    for (system, cond), scores in SESSION.items():
+        lines += [f"{system}-{cond}\tq{j}\tAP\t{v!r}" for j, v in enumerate(scores)]
+    scores_path = tmp_path / "session.tsv"
+    scores_path.write_text("\n".join(lines) + "\n")
+    map_path = tmp_path / "map.txt"
+    map_path.write_text(
+        "# run system condition\n" + "".join(f"{s}-{c} {s} {c}\n" for s, c in SESSION)
+    )
+    return scores_path, map_path
+
+
+def _reference(cond):
+    """An independent small implementation: the condition's runs alone."""
+    names = [s for s, c in SESSION if c == cond]
+    x = np.array([SESSION[s, cond] for s in names])
+    target = x.max(axis=0)
+    c = target.mean()
+    bias2 = (x.mean(axis=1) - c) ** 2
+    var = x.var(axis=1)
+    return dict(zip(names, zip(bias2, var, bias2 + var, strict=True), strict=True))
+
+
+def test_conditions_against_hand_computation(bvtest, tmp_path):
+    scores, mapping = _session_scores(tmp_path)
+    proc = bvtest("conditions", "--quiet", "-f", "json", "--scores", scores, "--map", mapping)
+    assert proc.returncode == 0, proc.stderr
+    block = json.loads(proc.stdout)["measures"]["AP"]
+    for system, (bias2, var) in RL2_HAND.items():
+        cell = block["systems"][system]["conditions"]["RL2"]
+        assert cell["bias2"] == pytest.approx(bias2, abs=1e-15)
+        assert cell["var"] == pytest.approx(var, abs=1e-15)
+        assert cell["mse"] == pytest.approx(bias2 + var, abs=1e-15)
+    ref = {cond: _reference(cond) for cond in ("RL1", "RL2", "RL3")}
+    for system in ("s1", "s2", "s3"):
+        got = block["systems"][system]
+        for cond in ("RL1", "RL2", "RL3"):
+            np.testing.assert_allclose(
+                [got["conditions"][cond][k] for k in ("bias2", "var", "mse")],
+                ref[cond][system],
+                atol=1e-15,
+            )
+        best = min(("RL1", "RL2", "RL3"), key=lambda c: ref[c][system][2])
+        assert got["best"] == best
+    expected_counts = {c: 0 for c in ("RL1", "RL2", "RL3")}
+    for system in ("s1", "s2", "s3"):
+        expected_counts[block["systems"][system]["best"]] += 1
+    assert block["best_counts"] == expected_counts
+    assert sum(block["best_counts"].values()) == 3
+    assert {c: v["n_systems"] for c, v in block["conditions"].items()} == {
+        "RL1": 3, "RL2": 3, "RL3": 3
+    }  # fmt: skip
+
+
+def test_conditions_tradeoff_equals_tradeoff_on_each_condition(bvtest, tmp_path):
+    scores, mapping = _session_scores(tmp_path)
+    proc = bvtest("conditions", "--quiet", "-f", "json", "--scores", scores, "--map", mapping)
+    block = json.loads(proc.stdout)["measures"]["AP"]
+    header, *rows = scores.read_text().splitlines()
+    for cond in ("RL1", "RL2", "RL3"):
+        alone = tmp_path / f"{cond}.tsv"
+        alone.write_text("\n".join([header, *(r for r in rows if f"-{cond}\t" in r)]) + "\n")
+        ref = bvtest("tradeoff", "--quiet", "-f", "json", "--scores", alone)
+        assert ref.returncode == 0, ref.stderr
+        expected = json.loads(ref.stdout)["measures"]["AP"]["all"]["raw"]
+        got = block["conditions"][cond]["tradeoff"]
+        for key in ("pearson", "pearson_p", "spearman", "spearman_p"):
+            assert got[key] == expected[key], (cond, key)
+
+
+def test_conditions_pattern_equals_map_and_formats(bvtest, tmp_path):
+    scores, mapping = _session_scores(tmp_path)
+    by_map = bvtest("conditions", "--quiet", "--scores", scores, "--map", mapping)
+    by_pattern = bvtest(
+        "conditions", "--quiet", "--scores", scores, "--pattern",
+        r"(?P<system>s\d)-(?P<condition>RL\d)",
+    )  # fmt: skip
+    assert by_map.returncode == 0 and by_map.stdout == by_pattern.stdout
+    assert "AP.best\ts1\t" in by_map.stdout
+    for fmt_name in ("table", "tsv", "csv", "latex", "markdown"):
+        proc = bvtest("conditions", "--quiet", "-f", fmt_name, "--scores", scores, "--map", mapping)
+        assert proc.returncode == 0, (fmt_name, proc.stderr)
+        assert "RL2" in proc.stdout
+
+
+def test_conditions_errors(bvtest, tmp_path):
+    scores, _ = _session_scores(tmp_path)
+    assert_one_line_error(bvtest("conditions", "--scores", scores), "--map")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("s1-RL1 s1 RL1\ns1-RL2 s1\n")
+    assert_one_line_error(bvtest("conditions", "--scores", scores, "--map", bad), f"{bad}:2:")
+    bad.write_text("s1-RL1 s1 RL1\n")
+    assert_one_line_error(
+        bvtest("conditions", "--scores", scores, "--map", bad), "'s1-RL2' is not in the map"
+    )
+    assert_one_line_error(
+        bvtest("conditions", "--scores", scores, "--pattern", r"(?P<system>s\d)-RL\d"),
+        "condition",
+    )
+    assert_one_line_error(
+        bvtest(
+            "conditions", "--scores", scores, "--pattern", r"(?P<system>s)\d-(?P<condition>RL\d)"
+        ),
+        "both system",
+    )
+
+
+# --------------------------------------------------------------------------- latex, markdown
+
+
+def _markdown_tables(text: str) -> list[list[list[str]]]:
+    """Every pipe table of a Markdown text as rows of cells (header first,
+    the alignment row dropped): a small independent parser."""
+    tables, current = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not all(set(c) <= set(":-") and c for c in cells):
+                current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def test_markdown_parses_back_to_the_json_numbers(bvtest):
+    from conftest import SAMPLE_QRELS, SAMPLE_RUNS
+
+    args = ("--quiet", "-m", "AP", "--digits", "6", SAMPLE_QRELS, SAMPLE_RUNS)
+    md = bvtest("eval", "-f", "markdown", *args)
+    js = bvtest("eval", "-f", "json", *args)
+    assert md.returncode == js.returncode == 0
+    assert md.stdout.startswith("### AP")
+    systems = json.loads(js.stdout)["measures"]["AP"]["systems"]
+    (table,) = _markdown_tables(md.stdout)
+    header, *rows = table
+    assert [r[0] for r in rows] == list(systems)
+    for row in rows:
+        for name, cell in zip(header[1:], row[1:], strict=True):
+            field, _, alpha = name.partition("@")
+            expected = systems[row[0]][field]
+            expected = expected[alpha] if alpha else expected
+            assert float(cell) == pytest.approx(expected, abs=5e-7), (row[0], name)
+
+
+def test_latex_bold_best_and_compiles(bvtest, tmp_path):
+    import shutil
+    import subprocess
+
+    scores, mapping = _session_scores(tmp_path)
+    proc = bvtest(
+        "eval", "--quiet", "-f", "latex", "--caption", "Bias & variance", "--scores", scores
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "\\toprule" in text and "\\caption{Bias \\& variance (AP)}" in text
+    js = json.loads(bvtest("eval", "--quiet", "-f", "json", "--scores", scores).stdout)
+    systems = js["measures"]["AP"]["systems"]
+    best_mse = min(systems, key=lambda s: systems[s]["mse"])
+    best_mean = max(systems, key=lambda s: systems[s]["mean"])
+    row = {line.split(" & ")[0]: line for line in text.splitlines() if " & " in line}
+    mse = f"{systems[best_mse]['mse']:.4f}"
+    assert f"\\textbf{{{mse}}}" in row[best_mse]
+    assert f"\\textbf{{{systems[best_mean]['mean']:.4f}}}" in row[best_mean]
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    doc = tmp_path / "t.tex"
+    cond = bvtest("conditions", "--quiet", "-f", "latex", "--scores", scores, "--map", mapping)
+    doc.write_text(
+        "\\documentclass{article}\\usepackage{booktabs}\\usepackage[T1]{fontenc}"
+        "\\usepackage[margin=1cm,landscape]{geometry}\\begin{document}\\tiny\n"
+        + text + cond.stdout + "\\end{document}\n"
+    )  # fmt: skip
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout.decode()[-2000:]
+    assert (tmp_path / "t.pdf").exists()
+
+
+def test_latex_and_markdown_for_check(bvtest, tmp_path):
+    scores = _scores_file(tmp_path)
+    for fmt_name, marker in (("latex", "\\toprule"), ("markdown", "| gate")):
+        proc = bvtest(
+            "check", "--quiet", "-f", fmt_name, "--scores", scores, "--new", "runA",
+            "-g", "AP:var<=runB",
+        )  # fmt: skip
+        assert proc.returncode == 1 and marker in proc.stdout, proc.stdout
