@@ -285,7 +285,7 @@ def test_null_value_fails(result: dict) -> None:
 def test_null_bound_fails(result: dict) -> None:
     verdict = check("AP:mse<=weird.run", result)
     assert not verdict.passed and verdict.bound is None
-    assert format_verdict(verdict).endswith("\t0.0512 <= null (weird.run)")
+    assert format_verdict(verdict).endswith("\t0.0512 <= null (weird.run) is false")
 
 
 def test_nan_in_memory_is_null(result: dict) -> None:
