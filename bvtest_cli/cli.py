@@ -23,6 +23,9 @@ from .errors import InputError
 from .options import (
     ANALYSIS,
     CHECK_FORMAT,
+    CHECK_NEW_RUNS,
+    CHECK_POOL,
+    CHECK_QRELS,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -67,7 +70,7 @@ def command(name: str, options: tuple[str, ...], **overrides: Any) -> Callable:
 def render_report(report: Report, s: Settings) -> str:
     from .render import render
 
-    return render(report, s.fmt, s.digits)
+    return render(report, s.fmt, s.digits, s.caption)
 
 
 def emit(text: str, notes: tuple[str, ...]) -> None:
@@ -146,7 +149,7 @@ def eval_cmd(s: Settings) -> Report:
     return eval_report(matrices, s).prefixed(notes)
 
 
-@command("scores", ("inputs", *EVALUATION), inputs=RUNS)
+@command("scores", ("inputs", "name", *EVALUATION), inputs=RUNS)
 def scores_cmd(s: Settings) -> Report:
     """Per-topic scores as a long TSV: system, topic, measure, value.
 
@@ -167,7 +170,7 @@ def scores_cmd(s: Settings) -> Report:
     return scores_report(matrices, notes)
 
 
-@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", *OUTPUT))
+@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", "ddof", *OUTPUT))
 def instability_cmd(s: Settings) -> Report:
     """Where instability comes from (Zhang22 Table 8), runs sorted by mean.
 
@@ -194,7 +197,7 @@ def instability_cmd(s: Settings) -> Report:
 @command(
     "tradeoff",
     (*INPUTS, *EVALUATION, "target", "random_size", "difficulty_size", "normalize", "repeats",
-     "seed", *OUTPUT),
+     "seed", "ddof", *OUTPUT),
     normalize=TRADEOFF_NORMALIZE,
 )  # fmt: skip
 def tradeoff_cmd(s: Settings) -> Report:
@@ -230,17 +233,23 @@ def tradeoff_cmd(s: Settings) -> Report:
 
 @command(
     "check",
-    ("qrels", "pool", "new_runs", "gates", *EVALUATION, *ANALYSIS, *OUTPUT),
+    ("qrels", "pool", "new_runs", "scores", "new_names", "name", "gates", *EVALUATION,
+     *ANALYSIS, *OUTPUT),
     fmt=CHECK_FORMAT,
-)
+    qrels=CHECK_QRELS,
+    pool=CHECK_POOL,
+    new_runs=CHECK_NEW_RUNS,
+)  # fmt: skip
 def check_cmd(s: Settings) -> Report:
     """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
 
     The new runs are evaluated together with the POOL (a directory of runs or
     one run file), so the virtual target and the multiple-baseline risk
     measures include them. Every gate is checked for every new run; one line
-    per gate and new run: PASS|FAIL, the gate, the run, value OP bound.
-    A null value (undefined, e.g. TRisk with a zero standard error) fails.
+    per gate and new run: PASS|FAIL, the gate, the run, value OP bound (a
+    FAIL line ends with "is false"). With --scores FILE --new NAME... the
+    runs are systems of a scores file: the --new ones are gated, every other
+    one is the pool. A null value (undefined, e.g. TRisk with a zero standard error) fails.
 
     FIELD: any per-system field of `bvtest eval` (mean, bias2, var, mse,
     var_rho, var_target, cov_target; with @ALPHA zrisk, georisk,
@@ -257,6 +266,7 @@ def check_cmd(s: Settings) -> Report:
       bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
           --gate 'nDCG@10:georisk@5>=bm25.run'
       bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
+      bvtest check --scores s.tsv --new mine -g 'AP:mse<=bm25'
     """
     from .gate import check
 
@@ -335,6 +345,46 @@ def _numpy_quiet() -> Any:
     import numpy as np
 
     return np.errstate(all="ignore")
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output)
+
+
+@command(
+    "conditions",
+    (*INPUTS, "condition_map", "condition_pattern", *EVALUATION, "target", "group", "normalize",
+     "repeats", "seed", "ddof", *OUTPUT),
+)  # fmt: skip
+def conditions_cmd(s: Settings) -> Report:
+    """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
+
+    Runs are one system under one condition (e.g. the Session track's
+    RL1–RL4): --map FILE with lines 'run system condition', or --pattern
+    REGEX with named groups system and condition matched against whole run
+    names (with --scores: the scores file's systems). Each condition's runs
+    get their own virtual target, c, Bias², Var, MSE and tradeoff
+    correlation; per system Bias², Var and MSE = Bias² + Var under every
+    condition and the best (lowest MSE) one; per condition how many systems
+    are best under it.
+
+    \b
+    JSON: {"measures": {M: {"n_topics", "systems": {SYSTEM: {"best": COND,
+             "conditions": {COND: {"bias2", "var", "mse"}}}},
+           "conditions": {COND: {"n_systems", "tradeoff": {...}}},
+           "best_counts": {COND: k}}}}
+
+    \b
+    Examples:
+      bvtest conditions --map conditions.txt qrels.txt runs/
+      bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
+      bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+    """
+    from .conditions import conditions_report
+    from .evaluate import load
+
+    matrices, notes = load(s)
+    return conditions_report(matrices, s).prefixed(notes)
 
 
 def main() -> None:

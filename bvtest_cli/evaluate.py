@@ -42,6 +42,7 @@ from .trecio import (
     read_run_columns,
     read_scores,
     sort_topics,
+    tagged_sources,
 )
 
 # trec_eval (inside pytrec_eval) allocates a counter for every grade from 0 to
@@ -658,6 +659,8 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
         sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
         matrices = evaluate_runs(
             qrels_file,

@@ -107,10 +107,15 @@ target (..., G), c (...,) and an optional keep mask (..., G) → name → (..., 
 
 
 def bias_variance(
-    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray | None = None
+    x: np.ndarray,
+    target: np.ndarray,
+    c: np.ndarray | float,
+    keep: np.ndarray | None = None,
+    ddof: int = 0,
 ) -> dict[str, np.ndarray]:
-    """The default statistic: every SPEC §4–§5 field of :func:`decompose`."""
-    bv = decompose(x, target, c, keep)
+    """The default statistic: every SPEC §4–§5 field of :func:`decompose`
+    (``ddof`` 1: sample variances, bind it with functools.partial)."""
+    bv = decompose(x, target, c, keep, ddof=ddof)
     return {f: getattr(bv, f) for f in BiasVariance.FIELDS}
 
 

@@ -26,7 +26,7 @@ from .defaults import (
     MAX_ALPHA,
 )
 
-FORMATS = ("trec", "table", "tsv", "csv", "json")
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,16 @@ class Settings:
     new_runs: tuple[str, ...] = ()
     # --- issue 16 (fast-eval) ---
     impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
+
+    # ---- issue 15 (paper-output): sample moments, tag names, captions,
+    # check --scores, conditions
+    ddof: int = 0
+    name: str = "file"
+    caption: str | None = None
+    new_names: tuple[str, ...] = ()
+    condition_map: str | None = None
+    condition_pattern: str | None = None
+    # ---- end issue 15
 
     @property
     def group_text(self) -> str | None:
@@ -277,7 +287,8 @@ OPTIONS: dict[str, Option] = {
             default="trec",
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
-            "tsv/csv: measure,name,system,value with a header; json: the stable schema.",
+            "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
+            "latex: booktabs tables, best value per column in bold; markdown: GitHub tables.",
         ),
         _opt(
             "digits",
@@ -335,12 +346,12 @@ OPTIONS: dict[str, Option] = {
     )
 }
 
-INPUTS = ("inputs", "scores")
+INPUTS = ("inputs", "scores", "name")
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
 RUNS = Option("inputs", click.argument("inputs", nargs=-1, required=True, metavar="QRELS RUNS..."))
 EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
-ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline")
-OUTPUT = ("fmt", "digits")
+ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
+OUTPUT = ("fmt", "digits", "caption")
 
 
 def declare(
@@ -372,6 +383,8 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    if s.scores is not None and s.name == "tag":
+        raise click.UsageError("--name tag names runs read from files; a scores file names them")
     return s
 
 
@@ -391,8 +404,9 @@ CHECK_FORMAT = _opt(
     type=click.Choice(["text", *FORMATS]),
     default="text",
     show_default=True,
-    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
-    '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
+    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
+    "verdicts as a table.",
 )
 
 
@@ -407,3 +421,85 @@ OPTIONS["impl"] = _opt(
     "every measure through ir_measures' providers (ir_measures). Same values.",
 )
 EVALUATION = (*EVALUATION, "impl")
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): sample moments, run names from the tag column, captions,
+# check --scores, conditions. Appended here to keep merges trivial.
+
+
+def parse_pattern(value: str | None) -> str | None:
+    """A regular expression with named groups ``system`` and ``condition``."""
+    if value is None:
+        return None
+    import re
+
+    try:
+        compiled = re.compile(value)
+    except re.error as exc:
+        raise _bad(f"not a regular expression: {exc}") from None
+    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
+    if missing:
+        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
+    return value
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ddof",
+                "--ddof",
+                type=click.IntRange(0, 1),
+                default=0,
+                show_default=True,
+                help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
+                "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
+            ),
+            _opt(
+                "name",
+                "--name",
+                type=click.Choice(["file", "tag"]),
+                default="file",
+                show_default=True,
+                help="Run names: the file name (without .gz) or the run tag (column 6); "
+                "a run with more than one tag is an error with tag.",
+            ),
+            _opt(
+                "caption",
+                "--caption",
+                metavar="TEXT",
+                help="Caption of -f latex tables (\\caption) and -f markdown tables.",
+            ),
+            _opt(
+                "new_names",
+                "--new",
+                multiple=True,
+                metavar="NAME",
+                help="With --scores: a system of the scores file to gate (repeatable); "
+                "every other system is the pool.",
+            ),
+            _opt(
+                "condition_map",
+                "--map",
+                metavar="FILE",
+                help="Lines 'run system condition' (# comments allowed): which system and "
+                "condition each run (or scores-file system) stands for.",
+            ),
+            _opt(
+                "condition_pattern",
+                "--pattern",
+                metavar="REGEX",
+                callback=_callback(parse_pattern),
+                help="Instead of --map: a regular expression with named groups system and "
+                "condition matched against the whole run name.",
+            ),
+        )
+    }
+)
+
+# check: QRELS POOL NEW_RUN... or --scores FILE --new NAME...
+CHECK_QRELS = _arg("qrels", metavar="[QRELS", required=False)
+CHECK_POOL = _arg("pool", metavar="POOL", required=False)
+CHECK_NEW_RUNS = _arg("new_runs", nargs=-1, required=False, metavar="NEW_RUN...]")
+# ---- end issue 15

@@ -43,11 +43,12 @@ class Inputs:
     topics: np.ndarray | None = None
     alphas: np.ndarray | None = None
     baseline: int | None = None
+    ddof: int = 0  # --ddof: 1 for sample variances and covariance
 
     @cached_property
     def bv(self) -> BiasVariance:
         assert self.samples is not None and self.target is not None
-        return decompose(self.samples, self.target, self.c, self.keep)
+        return decompose(self.samples, self.target, self.c, self.keep, ddof=self.ddof)
 
     def _base(self) -> np.ndarray:
         assert self.topics is not None and self.baseline is not None
@@ -75,12 +76,12 @@ class Inputs:
         return risk.zrisk_pair(self.topics, self._base(), self.alphas)
 
 
-def sample_statistic(fields: Sequence[Field]) -> grouping.Statistic:
+def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
     """The samples-basis fields as one function of (x, target, c, keep)."""
     chosen = [f for f in fields if f.basis == "samples"]
 
     def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
-        inputs = Inputs(samples=x, target=target, c=c, keep=keep)
+        inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
         return {f.name: f.compute(inputs) for f in chosen}
 
     return statistic
@@ -131,7 +132,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             target=s.target,
             repeats=s.repeats,
             seed=s.seed,
-            statistic=sample_statistic(fields),
+            statistic=sample_statistic(fields, s.ddof),
         )
     except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
         raise InputError(str(exc)) from None

@@ -47,6 +47,7 @@ class Field:
     basis: str = "samples"
     nonnegative: bool = False
     short: str = ""  # a column header when the column's group already names the field
+    better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
 
     @property
     def header(self) -> str:
@@ -74,7 +75,12 @@ def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
 # Order is the order of the JSON keys and of the trec lines.
 
 MEAN = Field(
-    "mean", "mean score over topics (or groups)", "Zhang22 eq. 7", table=True, compute=_bv("mean")
+    "mean",
+    "mean score over topics (or groups)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mean"),
+    better="higher",
 )
 BIAS2 = Field(
     "bias2",
@@ -82,6 +88,7 @@ BIAS2 = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("bias2"),
+    better="lower",
 )
 VAR = Field(
     "var",
@@ -89,6 +96,7 @@ VAR = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("var"),
+    better="lower",
 )
 MSE = Field(
     "mse",
@@ -96,6 +104,7 @@ MSE = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("mse"),
+    better="lower",
 )
 VAR_RHO = Field(
     "var_rho",
@@ -103,6 +112,7 @@ VAR_RHO = Field(
     "Zhang22 eq. 16",
     table=True,
     compute=_bv("var_rho"),
+    better="lower",
 )
 VAR_TARGET = Field(
     "var_target",
@@ -114,10 +124,20 @@ COV_TARGET = Field(
     "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
 )
 ZRISK = _risk_field(
-    "zrisk", "ZRisk with every run as a baseline", "Dincer16 eq. 6", table=True, nonnegative=True
+    "zrisk",
+    "ZRisk with every run as a baseline",
+    "Dincer16 eq. 6",
+    table=True,
+    nonnegative=True,
+    better="higher",
 )
 GEORISK = _risk_field(
-    "georisk", "GeoRisk = √(mean · Φ(ZRisk/n))", "Dincer16 eq. 7", table=True, nonnegative=True
+    "georisk",
+    "GeoRisk = √(mean · Φ(ZRisk/n))",
+    "Dincer16 eq. 7",
+    table=True,
+    nonnegative=True,
+    better="higher",
 )
 ZRISK_TARGET = _risk_field(
     "zrisk_target",
@@ -126,13 +146,23 @@ ZRISK_TARGET = _risk_field(
     nonnegative=True,
 )
 TRISK_MEAN = _risk_field(
-    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3"
+    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3", better="higher"
 )
 URISK = _risk_field(
-    "urisk", "URisk against --baseline", "Dincer16 eq. 1", baseline=True, table=True
+    "urisk",
+    "URisk against --baseline",
+    "Dincer16 eq. 1",
+    baseline=True,
+    table=True,
+    better="higher",
 )
 TRISK = _risk_field(
-    "trisk", "TRisk = URisk / SE against --baseline", "Dincer16 eq. 2", baseline=True, table=True
+    "trisk",
+    "TRisk = URisk / SE against --baseline",
+    "Dincer16 eq. 2",
+    baseline=True,
+    table=True,
+    better="higher",
 )
 ZRISK_BASELINE = _risk_field(
     "zrisk_baseline",
@@ -164,7 +194,11 @@ TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
 # --------------------------------------------------------------------------- views
 
 ABS_ZRISK_TARGET = Field(
-    "abs_zrisk_target", "|ZRisk| against the target at alpha 0", "Zhang22 Table 8", table=True
+    "abs_zrisk_target",
+    "|ZRisk| against the target at alpha 0",
+    "Zhang22 Table 8",
+    table=True,
+    better="lower",
 )
 TOPIC_PEARSON = Field(
     "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
@@ -186,3 +220,15 @@ def system_field(name: str) -> Field:
         if f.name == name:
             return f
     raise KeyError(name)
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+
+BEST_CONDITION = Field(
+    "best",
+    "the condition under which the system's MSE = Bias² + Var is lowest",
+    "Zhang22 §5.4",
+    table=True,
+)
+# ---- end issue 15
