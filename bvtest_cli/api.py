@@ -481,9 +481,9 @@ class Scores:
 
     def to_frame(self) -> Any:
         """A pandas DataFrame with columns system, topic, measure, value."""
-        import pandas as pd
+        from .longform import import_pandas
 
-        return pd.DataFrame(list(self.rows), columns=list(SCORES_HEADER))
+        return import_pandas().DataFrame(list(self.rows), columns=list(SCORES_HEADER))
 
 
 def from_ir_measures(

@@ -87,14 +87,18 @@ def _number(value: Any) -> Any:
     return v
 
 
+def import_pandas() -> Any:
+    """pandas, or an ImportError that says how to install it."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_frame needs pandas: pip install 'bvtest[pandas]'") from None
+    return pandas
+
+
 def to_frame(report: Report) -> Any:
     """The report as a long pandas DataFrame (see :meth:`Report.to_frame`)."""
-    try:
-        import pandas as pd
-    except ImportError:
-        from .errors import InputError
-
-        raise InputError("to_frame needs pandas: pip install 'bvtest[pandas]'") from None
+    pd = import_pandas()
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
         r = records[0]

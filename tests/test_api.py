@@ -478,3 +478,11 @@ def _run_with_env(env):
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST")}
     proc = subprocess.run([bvtest_executable()], env=env, capture_output=True, text=True)
     return proc
+
+
+def test_to_frame_without_pandas_says_how_to_install(monkeypatch):
+    report = bvtest.analyse([("a", "1", "AP", 0.5), ("b", "1", "AP", 0.25)], alphas="0")
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)  # import pandas fails
+    with pytest.raises(ImportError, match=r"bvtest\[pandas\]"):
+        report.to_frame()
+    assert report.to_dict()["measures"]["AP"]["systems"]["b"]["mean"] == 0.25  # no pandas needed
