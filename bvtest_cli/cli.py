@@ -49,10 +49,19 @@ def cli() -> None:
     """
 
 
+# --- python-api (issue 17) -----------------------------------------------------
+#: Each command's function Settings → Report, by command name: the Python API
+#: (bvtest_cli.api) calls the very function the command runs.
+REPORTS: dict[str, Callable[[Settings], Report]] = {}
+# --- end python-api --------------------------------------------------------------
+
+
 def command(name: str, options: tuple[str, ...], **overrides: Any) -> Callable:
     """Declare command ``name`` taking ``options``; the function returns a Report."""
 
     def decorate(f: Callable[[Settings], Report]) -> Callable:
+        REPORTS[name] = f  # python-api (issue 17): the same function, for bvtest_cli.api
+
         @cli.command(name, help=f.__doc__)
         @declare(options, overrides)
         def run(s: Settings) -> None:

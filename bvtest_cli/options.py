@@ -157,8 +157,28 @@ class Option:
     decorator: Callable[[Callable], Callable]
 
 
+# --- python-api (issue 17): shell completion ----------------------------------
+#: Settings attributes whose values are paths: the shell completes file names
+#: there (click completes commands, options and choices by itself).
+PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
+
+
+def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Let the shell complete file and directory names (bash, zsh, fish)."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
+
+
+# --- end python-api --------------------------------------------------------------
+
+
 def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
-    return Option(attr, click.option(*decls, attr, **kwargs))
+    return Option(attr, click.option(*decls, attr, **_completion(attr, kwargs)))
 
 
 def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
@@ -170,7 +190,7 @@ def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwar
 
 
 def _arg(attr: str, **kwargs: Any) -> Option:
-    return Option(attr, click.argument(attr, **kwargs))
+    return Option(attr, click.argument(attr, **_completion(attr, kwargs)))
 
 
 _MEASURE_HELP = (
@@ -348,7 +368,7 @@ OPTIONS: dict[str, Option] = {
 
 INPUTS = ("inputs", "scores", "name")
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
-RUNS = Option("inputs", click.argument("inputs", nargs=-1, required=True, metavar="QRELS RUNS..."))
+RUNS = _arg("inputs", nargs=-1, required=True, metavar="QRELS RUNS...")
 EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 OUTPUT = ("fmt", "digits", "caption")

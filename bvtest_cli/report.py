@@ -129,6 +129,49 @@ class Report:
         """Top-level scalar keys (the analysis settings), in order."""
         return {str(k): v for k, v in self.body.items if is_leaf(v)}
 
+    # --- python-api (issue 17): the report from Python -----------------------
+
+    def render(self, fmt: str = "trec", digits: int = 4) -> str:
+        """The text the command prints with ``--format fmt --digits digits``
+        (trec, table, tsv, csv, json; ``text`` for check)."""
+        from .render import render
+
+        return render(self, fmt, digits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``--format json`` as Python objects (NaN and
+        infinities are None, as null in JSON)."""
+        from .render import to_json
+
+        return to_json(self.body)
+
+    def to_frame(self) -> Any:
+        """A long pandas DataFrame: one row per number, columns measure, field,
+        system, alpha, value (the numbers of the trec format, full precision).
+
+        ``field`` is the trec name without the measure (``bias2``,
+        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha key of an
+        alpha-indexed field (None otherwise), ``system`` the row (``all`` for
+        a measure's own values), ``value`` a float (NaN where undefined). A
+        report of records (``scores``, ``check``) gives one row per record
+        with the JSON keys as columns. The report's settings are in
+        ``frame.attrs["settings"]``. Needs pandas (``pip install
+        'bvtest[pandas]'``).
+
+        >>> import bvtest
+        >>> frame = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP").to_frame()
+        >>> list(frame.columns)
+        ['measure', 'field', 'system', 'alpha', 'value']
+        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == '5'")
+        >>> round(float(row.value.iloc[0]), 4)
+        -20.6516
+        """
+        from .longform import to_frame
+
+        return to_frame(self)
+
+    # --- end python-api ---------------------------------------------------------
+
 
 def is_leaf(node: Any) -> bool:
     return not isinstance(node, (Section, Table, Records))
