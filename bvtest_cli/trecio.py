@@ -759,6 +759,15 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
         table[(system, topic)] = score
     if not cells:
         raise InputError("no scores found", label)
+    n_cells = sum(len(table) for table in cells.values())
+    if len(cells) > 10 and len(cells) * 2 > n_cells:
+        # A real scores file repeats each measure over systems × topics; a qrels
+        # or run file read as one has a "measure" (its docno column) per line.
+        raise InputError(
+            f"{len(cells)} different measures in {n_cells} lines: not a scores file "
+            "'system topic measure value' (a qrels or run file?)",
+            label,
+        )
     return [_matrix_from_cells(measure, table, note) for measure, table in cells.items()]
 
 
