@@ -29,6 +29,9 @@ from .options import (
     EVALUATION,
     INPUTS,
     OUTPUT,
+    PERMUTE_OUT,
+    RANKINGS_MEASURE,
+    RANKINGS_SAMPLES,
     RUNS,
     TRADEOFF_NORMALIZE,
     Settings,
@@ -394,6 +397,106 @@ def conditions_cmd(s: Settings) -> Report:
 
     matrices, notes = load(s)
     return conditions_report(matrices, s).prefixed(notes)
+
+
+# ======================================================================================
+# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+
+
+@command(
+    "rankings",
+    ("reference", "collections", "runs", "measures", "samples", "topics", "seed", "rel_level",
+     "jobs", "err_impl", "quiet", *OUTPUT),
+    measures=RANKINGS_MEASURE,
+    samples=RANKINGS_SAMPLES,
+)  # fmt: skip
+def rankings_cmd(s: Settings) -> Report:
+    """Bias and variance of the system ranking of test collections (Cormack & Grossman 2019).
+
+    How accurately does a test collection X (qrels) rank the runs, compared
+    with a reference collection G? The distance between two rankings is
+    delta = 1 - tau_b on the runs' mean scores (-m). B bootstrap samples of
+    topics (--samples, --topics, --seed), independent for each collection
+    and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
+    Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
+    sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
+    the estimate is negative), sigma, rmse, b2, delta and batch-means
+    standard errors (se_*); sigma_reference. With two or more collections,
+    matrix (the paper's Table 3): every collection measured against every
+    other one as the reference, RMSE with sigma on the diagonal.
+
+    Topics: the reference's topics with a relevant document; a topic a test
+    collection does not judge scores 0 there (a note). NAME=F1,F2,... gives a
+    collection as several qrels samples (a statistical method): each drawn
+    topic takes one of them at random.
+
+    \b
+    JSON: {"reference", "samples", "topics", "seed", "measure", "n_topics",
+           "n_systems", "batches", "sigma_reference", "se_sigma_reference",
+           "collections": {NAME: {"bias", "sigma", "rmse", "b2", "delta",
+                                  "se_bias", "se_sigma", "se_rmse", "se_b2"}},
+           "matrix": {"bias" | "rmse" | "b2" | "se_bias" | "se_rmse":
+                      {G: {X: value}}}}       (two or more collections)
+    trec: AP.bias<TAB>depth5<TAB>0.0812, AP.matrix.bias.G.X<TAB>all<TAB>...
+
+    \b
+    Examples:
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/
+      bvtest rankings --reference G=qrels.txt --collection d5=depth5.qrels \\
+          --collection d20=depth20.qrels -f table runs/
+      bvtest rankings -m infAP --reference qrels.txt \\
+          --collection sampled=s1.qrels,s2.qrels,s3.qrels --topics 200 runs/
+    """
+    from .rankings_report import rankings_report
+
+    return rankings_report(s)
+
+
+@command("pool", ("depth", "inputs", "jobs", "quiet"), inputs=RUNS)
+def pool_cmd(s: Settings) -> Report:
+    """Depth-K pooled qrels: the judgments of QRELS on the top K of any run.
+
+    A document is pooled for a topic when some run ranks it in its top K
+    (score descending, ties by docno descending, as trec_eval). The output is
+    TREC qrels (qid 0 docno rel) on stdout, topics in bvtest's order, docnos
+    sorted; pooled documents that QRELS does not judge are left out (they
+    are counted in a note), and so is a topic whose pool holds no judged
+    document. Compare the pool with the full qrels by `bvtest rankings`.
+
+    \b
+    Examples:
+      bvtest pool --depth 10 qrels.txt runs/ > depth10.qrels
+      bvtest rankings --reference qrels.txt --collection depth10.qrels runs/
+    """
+    from .rankings_report import pool_report
+
+    return pool_report(s)
+
+
+@command("permute", ("output", "inputs", "seed", "jobs", "quiet"), inputs=RUNS, output=PERMUTE_OUT)
+def permute_cmd(s: Settings) -> Report:
+    """Engineered runs (Cormack & Grossman 2019 §4.2) written to --out DIR.
+
+    For every run and topic, the relevant documents (under QRELS) are
+    shuffled among the positions they occupy, within each grade (seeded by
+    --seed, the run's name and the topic). Each engineered run DIR/NAME.perm
+    (run tag NAME.perm) has exactly its source's per-topic AP, nDCG, P@k...
+    under QRELS, but other documents at the top: ranked with the real runs,
+    they expose the bias of a shallow pool. Nothing is printed on stdout.
+
+    \b
+    Examples:
+      bvtest permute --out eng/ qrels.txt runs/
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels   # the real runs' pool
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/ eng/
+    """
+    from .rankings_report import permute_files
+
+    return permute_files(s)
+
+
+# ======================================================================================
 
 
 def main() -> None:

@@ -60,6 +60,13 @@ class Settings:
     new_runs: tuple[str, ...] = ()
     # --- issue 16 (fast-eval) ---
     impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
+    # ---- rankings, pool, permute (issue #12) ----
+    reference: tuple[str, tuple[str, ...]] | None = None  # (name, (qrels file,))
+    collections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, qrels files)
+    runs: tuple[str, ...] = ()
+    topics: int | None = None  # n′ of `rankings` (None: the reference's n)
+    depth: int = 0  # `pool --depth`
+    # ---- end issue #12 ----
 
     # ---- issue 15 (paper-output): sample moments, tag names, captions,
     # check --scores, conditions
@@ -523,3 +530,120 @@ CHECK_QRELS = _arg("qrels", metavar="[QRELS", required=False)
 CHECK_POOL = _arg("pool", metavar="POOL", required=False)
 CHECK_NEW_RUNS = _arg("new_runs", nargs=-1, required=False, metavar="NEW_RUN...]")
 # ---- end issue 15
+
+
+# ======================================================================================
+# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+
+
+def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
+    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
+    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
+    from .trecio import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
+        return system_name(value), (value,)
+    name = name.strip()
+    if not name:
+        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
+    files = tuple(f.strip() for f in rest.split(","))
+    if not rest.strip() or not all(files):
+        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
+    return name, files
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    parsed = tuple(parse_collection(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
+    name, files = parse_collection(value)
+    if len(files) != 1:
+        raise _bad(f"{value!r}: the reference is one qrels file")
+    return name, files
+
+
+OPTIONS.update(
+    (o.attr, o)
+    for o in (
+        _opt(
+            "reference",
+            "--reference",
+            required=True,
+            metavar="[NAME=]FILE",
+            callback=_callback(parse_reference),
+            help="The reference qrels G (gold standard); named after its file name unless "
+            "NAME= is given.",
+        ),
+        _opt(
+            "collections",
+            "--collection",
+            multiple=True,
+            required=True,
+            metavar="[NAME=]FILE[,FILE...]",
+            callback=_callback(parse_collections),
+            help="A test collection X over the same runs (repeatable): its qrels, or several "
+            "qrels samples of one statistical method, comma-separated.",
+        ),
+        _arg("runs", nargs=-1, required=True, metavar="RUNS..."),
+        _opt(
+            "topics",
+            "--topics",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
+            "[default: the reference's n].",
+        ),
+        _opt(
+            "depth",
+            "--depth",
+            type=click.IntRange(min=1),
+            required=True,
+            metavar="K",
+            help="Pool depth: the top K documents of every run (by score, ties by docno "
+            "descending).",
+        ),
+    )
+)
+
+RANKINGS_MEASURE = _opt(
+    "measures",
+    "-m",
+    "--measure",
+    multiple=True,
+    default=("AP",),
+    show_default=True,
+    metavar="MEASURE",
+    help="The one measure whose mean scores rank the systems: any ir_measures measure "
+    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
+)
+RANKINGS_SAMPLES = _opt(
+    "samples",
+    "--samples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    metavar="B",
+    help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
+)
+PERMUTE_OUT = _opt(
+    "output",
+    "-o",
+    "--out",
+    required=True,
+    metavar="DIR",
+    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
+    "the same name are replaced).",
+)
+# ======================================================================================

@@ -232,3 +232,75 @@ BEST_CONDITION = Field(
     table=True,
 )
 # ---- end issue 15
+
+
+# ======================================================================================
+# Ranking bias and variance: `bvtest rankings` (issue #12; SPEC §10; Cormack19).
+# Per test collection X against the reference G, and the pairwise Table 3.
+
+RANK_BIAS = Field(
+    "bias",
+    "|b| = √b², or −√(−b²) when the bootstrap estimate b² is negative (chance error)",
+    "Cormack19 §2, Table 2",
+    table=True,
+    better="lower",
+)
+RANK_SIGMA = Field(
+    "sigma",
+    "σ(X) = √(½ Δ(X, X′)): spread of X's ranking under topic sampling",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_RMSE = Field(
+    "rmse",
+    "√(b² + σ²(X)): X's expected distance δ = 1 − τ_b from the true ranking",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_B2 = Field("b2", "b² = Δ(X, G) − σ²(X) − σ²(G)", "Cormack19 §2")
+RANK_DELTA = Field(
+    "delta", "Δ(X, G) = E δ²(X_b, G_b) over all B × B bootstrap pairs", "Cormack19 §2–3"
+)
+RANK_SE_BIAS = Field(
+    "se_bias",
+    "batch-means standard error of bias (Monte Carlo error of the bootstrap)",
+    "bvtest: batch means",
+    table=True,
+)
+RANK_SE_SIGMA = Field(
+    "se_sigma", "batch-means standard error of sigma", "bvtest: batch means", table=True
+)
+RANK_SE_RMSE = Field(
+    "se_rmse", "batch-means standard error of rmse", "bvtest: batch means", table=True
+)
+RANK_SE_B2 = Field("se_b2", "batch-means standard error of b2", "bvtest: batch means")
+SIGMA_REFERENCE = Field("sigma_reference", "σ(G) of the reference", "Cormack19 §2")
+SE_SIGMA_REFERENCE = Field(
+    "se_sigma_reference", "batch-means standard error of sigma_reference", "bvtest: batch means"
+)
+RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
+RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
+RANK_BATCHES = Field(
+    "batches", "K, batches of the batch-means standard errors", "bvtest: batch means"
+)
+# Table 3's panels, matrix.FIELD[G][X]: collection X measured with collection G as the
+# reference; the table format shows G as rows and X as columns.
+PAIR_BIAS = Field("bias", "|b| of X (column) with G (row) as the reference", "Cormack19 Table 3")
+PAIR_RMSE = Field(
+    "rmse", "RMSE of X (column) against G (row); σ(X) on the diagonal", "Cormack19 Table 3"
+)
+PAIR_B2 = Field("b2", "b² of X (column) against G (row), signed", "Cormack19 Table 3")
+PAIR_SE_BIAS = Field("se_bias", "batch-means standard error of matrix.bias", "bvtest: batch means")
+PAIR_SE_RMSE = Field("se_rmse", "batch-means standard error of matrix.rmse", "bvtest: batch means")
+
+RANKING_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
+    RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, RANK_SE_B2,
+)  # fmt: skip
+RANKING_TABLE_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
+)  # fmt: skip
+PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+# ======================================================================================

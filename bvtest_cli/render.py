@@ -6,7 +6,9 @@ line per (field, row), alpha-indexed fields as ``field(alpha=A)``, intervals
 as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name;
 :class:`Records` print one line each. All text formats come from one
 flattening into (measure, name, system, value) rows, so they carry the same
-numbers in the same stable order.
+numbers in the same stable order. In the table format a Section of Sections
+of numbers is a grid (a row per child), and a Section of such grids is a set
+of named matrices, one table each (``rankings``' Table 3 panels).
 """
 
 from __future__ import annotations
@@ -322,6 +324,44 @@ def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) ->
     return "\n".join(lines)
 
 
+def _is_grid(node: Any) -> bool:
+    """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix)."""
+    return (
+        isinstance(node, Section)
+        and bool(node.items)
+        and all(
+            isinstance(g, Section) and all(is_leaf(v) for _, v in g.items) for _, g in node.items
+        )
+    )
+
+
+def _is_matrices(node: Any) -> bool:
+    """A Section of grids: named matrices (Cormack19 Table 3's panels)."""
+    return (
+        isinstance(node, Section) and bool(node.items) and all(_is_grid(g) for _, g in node.items)
+    )
+
+
+def _matrices(key: str, node: Section, digits: int) -> list[str]:
+    """Each matrix M of ``node`` as a table, M[row][column], under a caption
+    with the field's meaning when its key is a registry field."""
+    out = []
+    for mk, m in node.items:
+        assert isinstance(m, Section)
+        caption = f"{key}.{mk}" + (f": {mk.meaning}" if isinstance(mk, Field) else "")
+        columns: list[str] = []
+        for _, row in m.items:
+            assert isinstance(row, Section)
+            columns += [str(k) for k, _ in row.items if str(k) not in columns]
+        body = []
+        for rk, row in m.items:
+            assert isinstance(row, Section)
+            cells = dict((str(k), v) for k, v in row.items)
+            body.append([str(rk)] + [fmt(plain(cells.get(c)), digits) for c in columns])
+        out += ["", _text(caption), _tabulate(body, ["", *columns])]
+    return out
+
+
 def _tabulate(rows: list[list[str]], headers: list[str], first_left: bool = True) -> str:
     from tabulate import tabulate
 
@@ -341,6 +381,11 @@ def _tabulate(rows: list[list[str]], headers: list[str], first_left: bool = True
     return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
 
 
+def _row_header(key: str) -> str:
+    """The header of a table's row column: its key in the singular (systems → system)."""
+    return key[:-1] if key.endswith("s") else key
+
+
 def render_table(report: Report, digits: int) -> str:
     """One table per measure: a row per system, scalars and settings in the title."""
     settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
@@ -355,23 +400,20 @@ def render_table(report: Report, digits: int) -> str:
             title += [f"{k}={fmt(v, digits)}" for k, v in _shared(systems, shown).items()]
         out.append(_title(f"# {measure}  " + "  ".join(title + settings), measure))
         if systems is not None and systems.rows:
-            out.append(_tabulate(*reversed(_wide(systems, shown, digits))))
-        grid = [
-            (str(k), v)
-            for k, v in block.items
-            if isinstance(v, Section)
-            and v.items
-            and all(isinstance(g, Section) for _, g in v.items)
-        ]
+            first = _row_header(tables[0][0])
+            out.append(_tabulate(*reversed(_wide(systems, shown, digits, first))))
+        grid = [(str(k), v) for k, v in block.items if _is_grid(v)]
         if grid:
             out.append(_grid(grid, report.table_fields, digits))
         for key, node in block.items:
-            if isinstance(node, Section) and (str(key), node) not in grid:
+            if _is_matrices(node):
+                out += _matrices(str(key), node, digits)
+            elif isinstance(node, Section) and (str(key), node) not in grid:
                 pairs = [f"{k}={fmt(v, digits)}" for k, v in node.items if is_leaf(v)]
                 out.append(_text(f"{key}: " + "  ".join(pairs)))
         for key, detail in tables[1:]:  # per-topic rows, per-condition rows, ...
             if detail.children is not None:
-                first = key[:-1] if key.endswith("s") else key
+                first = _row_header(key)
                 out.append(_tabulate(*reversed(_wide(detail, detail.fields, digits, first))))
                 continue
             headers = ["topic"] + [f.name for f in detail.fields]

@@ -109,6 +109,10 @@ class Report:
     table_fields: tuple[Field, ...] = ()
     notes: tuple[str, ...] = ()
     status: int = 0  # the exit status (1: a `check` gate failed)
+    # A report on one measure whose body is that measure's block, without a
+    # "measures" level (`rankings`): the measure's name, which prefixes the
+    # names of the text formats.
+    measure: str | None = None
 
     @property
     def measures(self) -> Section:
@@ -117,6 +121,9 @@ class Report:
         return node
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
+        if self.measure is not None:
+            yield self.measure, self.body
+            return
         for name, block in self.measures.items:
             assert isinstance(block, Section)
             yield str(name), block
@@ -126,7 +133,10 @@ class Report:
         return replace(self, notes=tuple(notes) + self.notes)
 
     def settings(self) -> dict[str, Any]:
-        """Top-level scalar keys (the analysis settings), in order."""
+        """Top-level scalar keys (the analysis settings), in order; none for a
+        one-measure report, whose scalars are its block's."""
+        if self.measure is not None:
+            return {}
         return {str(k): v for k, v in self.body.items if is_leaf(v)}
 
     # --- python-api (issue 17): the report from Python -----------------------
