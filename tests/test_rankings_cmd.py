@@ -439,3 +439,21 @@ def test_permute_bad_input_is_one_line(bvtest, tmp_path):
     proc = bvtest("permute", "--out", runs, SAMPLE_QRELS, runs)
     assert_one_line_error(proc, "r.perm", "would overwrite an input run")
     assert (runs / "r.perm").read_text() == "401 Q0 d 1 1.0 r\n"
+
+
+def test_cast2021_depth10_pool_by_the_trec_eval_ranking_rule(bvtest, shared_data):
+    """Real runs with tied scores (CAsT 2021): the pool holds the judgments of
+    the documents ranked in the top 10 by score descending, ties by docno
+    descending (trec_eval's rule, written here on the raw lines)."""
+    root = shared_data / "cast2021"
+    proc = ok(bvtest("pool", "--depth", "10", root / "qrels.txt", root / "runs"))
+    top: set[tuple[str, str]] = set()
+    for path in (root / "runs").iterdir():
+        by_topic: dict[str, list[tuple[float, str]]] = {}
+        for line in path.read_text().splitlines():
+            topic, _, docno, _, score = line.split()[:5]
+            by_topic.setdefault(topic, []).append((float(score), docno))
+        for topic, docs in by_topic.items():
+            top |= {(topic, d) for _, d in sorted(docs, reverse=True)[:10]}
+    qrels = parse_qrels((root / "qrels.txt").read_text())
+    assert parse_qrels(proc.stdout) == {k: v for k, v in qrels.items() if k in top}
