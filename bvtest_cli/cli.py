@@ -406,7 +406,7 @@ def conditions_cmd(s: Settings) -> Report:
 @command(
     "rankings",
     ("reference", "collections", "runs", "measures", "samples", "topics", "seed", "rel_level",
-     "jobs", "err_impl", "quiet", *OUTPUT),
+     "jobs", "err_impl", "impl", "quiet", *OUTPUT),
     measures=RANKINGS_MEASURE,
     samples=RANKINGS_SAMPLES,
 )  # fmt: skip

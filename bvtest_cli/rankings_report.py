@@ -79,6 +79,7 @@ def rankings_report(s: Settings) -> Report:
         rel_level=s.rel_level,
         jobs=s.jobs or default_jobs(),
         err_impl=s.err_impl,
+        impl=s.impl,
         note=notes.append,
         tick=progress(len(sources), s.quiet),
     )
