@@ -298,7 +298,8 @@ def _number(cell: str) -> float | None:
 def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) -> str:
     """A booktabs tabular; the best value of each column whose field has a
     direction (registry ``better``) in bold, ties all bold."""
-    better = _BETTER.get(id(headers), [None] * len(headers))
+    # pop: once the list is freed its id may be reused by another table's headers
+    better = _BETTER.pop(id(headers), None) or [None] * len(headers)
     bold = [[False] * len(headers) for _ in rows]
     for j, direction in enumerate(better):
         if direction is None:
@@ -358,7 +359,8 @@ def _matrices(key: str, node: Section, digits: int) -> list[str]:
             assert isinstance(row, Section)
             cells = dict((str(k), v) for k, v in row.items)
             body.append([str(rk)] + [fmt(plain(cells.get(c)), digits) for c in columns])
-        out += ["", _text(caption), _tabulate(body, ["", *columns])]
+        gap = [] if _STYLE["style"] == "markdown" else [""]  # markdown brings its own
+        out += [*gap, _text(caption), _tabulate(body, ["", *columns])]
     return out
 
 

@@ -108,7 +108,7 @@ def _cases() -> dict[str, tuple[str, ...]]:
         "rankings", "--reference", "qrels/qrels.txt", "--collection", "depth5=POOLS/d5.qrels",
         "--collection", "POOLS/d20.qrels", "--samples", "200",
     )  # fmt: skip
-    for fmt in FORMATS:
+    for fmt in (*FORMATS, "latex", "markdown"):
         cases[f"rankings-{fmt}"] = (*rankings, "-f", fmt, "sample_runs/")
     cases["rankings-one"] = (
         "rankings", "--reference", "G=qrels/qrels.txt", "--collection", "qrels/qrels.txt",

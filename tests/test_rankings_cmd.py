@@ -259,6 +259,27 @@ def test_every_format_carries_the_json_numbers(bvtest, pools):
     assert table[at + 4].split() == ["d5"] + [f4(row[x]) for x in ("qrels.txt", "d5", "X")]
 
 
+def test_markdown_and_latex_carry_the_matrix(bvtest, pools):
+    args = (
+        *REF, "--collection", f"d5={pools / 'd5.qrels'}", "--collection", f"X={SAMPLE_QRELS}",
+        "--samples", "100", SAMPLE_RUNS,
+    )  # fmt: skip
+    doc, _ = rankings_json(bvtest, *args)
+    names = ["qrels.txt", "d5", "X"]
+    md = ok(bvtest("rankings", "-f", "markdown", *args)).stdout.splitlines()
+    at = md.index("matrix.rmse: RMSE of X (column) against G (row); σ(X) on the diagonal")
+    table = [line for line in md[at + 1 :] if line.startswith("|")][:5]
+    assert [c.strip() for c in table[0].strip("|").split("|")] == ["", *names]
+    for line, g in zip(table[2:], names, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells == [g] + [f4(doc["matrix"]["rmse"][g][x]) for x in names]
+    tex = ok(bvtest("rankings", "-f", "latex", *args)).stdout
+    assert tex.count("\\begin{tabular}") == 6  # the collections and five matrices
+    assert "% matrix.bias: |b| of X (column) with G (row) as the reference" in tex
+    row = doc["matrix"]["bias"]["d5"]
+    assert "d5 & " + " & ".join(f4(row[x]) for x in names) + " \\\\" in tex
+
+
 def test_same_seed_same_bytes_whatever_jobs_other_seed_differs(bvtest, pools):
     args = (*REF, "--collection", f"d5={pools / 'd5.qrels'}", "--samples", "300", SAMPLE_RUNS)
     one = ok(bvtest("rankings", "-j", "1", *args))
