@@ -198,6 +198,9 @@ def _input_argv(
     if "qrels" in params and given["qrels"] is not None:
         positional.append(inputs.qrels(given["qrels"]))
         used.add("qrels")
+    if "runs" in params and given["runs"] is not None:  # RUNS... alone (rankings, issue #12)
+        positional += inputs.runs(given["runs"])
+        used.add("runs")
     if "pool" in params and given["pool"] is not None:
         positional.append(inputs.pool(given["pool"]))
         used.add("pool")

@@ -12,6 +12,7 @@ import doctest
 import json
 import math
 import os
+import shutil
 
 import ir_measures
 import numpy as np
@@ -58,6 +59,24 @@ CASES = {
     ),
 }  # fmt: skip
 
+# Issue #12: rankings (RUNS... with --reference and --collection), pool (no
+# --format: TREC qrels), permute (files in --out, nothing on stdout).
+PERM_CLI, PERM_API = "tests/api-perm-cli", "tests/api-perm"
+CASES.update(
+    {
+        "rankings": (
+            ("rankings", "--reference", Q, "--collection", f"X={Q}", "--collection", f"Y={Q}",
+             "--samples", "50", R),
+            lambda: bvtest.rankings(runs=R, reference=Q, collections=[f"X={Q}", f"Y={Q}"],
+                                    samples=50),
+        ),
+        "pool": (("pool", "--depth", "5", Q, R), lambda: bvtest.pool(Q, R, depth=5)),
+        "permute": (("permute", "--out", PERM_CLI, Q, R),
+                    lambda: bvtest.permute(Q, R, output=PERM_API)),
+    }
+)  # fmt: skip
+WITHOUT_FORMAT = {"scores", "pool", "permute"}
+
 NEW_RUN = REPO / "tests" / "api-new.run"
 
 
@@ -70,6 +89,8 @@ def in_repo():
     NEW_RUN.write_text("\n".join(lines[::2]) + "\n")  # every other document: a worse run
     yield
     NEW_RUN.unlink()
+    for directory in (PERM_CLI, PERM_API):
+        shutil.rmtree(REPO / directory, ignore_errors=True)
     os.chdir(old)
 
 
@@ -110,6 +131,22 @@ def test_scores_report_is_the_cli_scores_file():
     assert report.to_dict() == {"scores": parsed}
 
 
+def test_pool_report_is_the_cli_qrels():
+    stdout, _ = cli_stdout("pool", None)
+    assert api_report("pool").render("trec") == stdout
+    assert stdout.startswith("401 0 ")
+
+
+def test_permute_writes_the_cli_files():
+    cli_stdout("permute", None)
+    assert api_report("permute").notes == (f"wrote 12 engineered run(s) (sys001.perm, ...) to "
+                                           f"{PERM_API}",)  # fmt: skip
+    cli_files = sorted((REPO / PERM_CLI).iterdir())
+    api_files = sorted((REPO / PERM_API).iterdir())
+    assert [p.name for p in api_files] == [p.name for p in cli_files]
+    assert all(a.read_bytes() == c.read_bytes() for a, c in zip(api_files, cli_files, strict=True))
+
+
 def test_plot_returns_eval_report(tmp_path):
     pytest.importorskip("matplotlib")
     report = bvtest.plot(Q, R, measures="AP", output=tmp_path / "api.png")
@@ -118,7 +155,7 @@ def test_plot_returns_eval_report(tmp_path):
     assert report.to_dict() == json.loads(eval_json)
 
 
-@pytest.mark.parametrize("case", sorted(set(CASES) - {"scores"}))
+@pytest.mark.parametrize("case", sorted(set(CASES) - WITHOUT_FORMAT))
 def test_to_dict_is_the_cli_json(case):
     stdout, status = cli_stdout(case, "json")
     report = api_report(case)
@@ -131,6 +168,7 @@ FORMAT_CASES += [("check", f) for f in ("text", "table", "csv")]
 FORMAT_CASES += [
     (c, "trec") for c in ("eval", "eval-scores", "instability", "tradeoff", "pertopic")
 ]
+FORMAT_CASES += [("rankings", f) for f in ("trec", "table", "markdown")]
 
 
 @pytest.mark.parametrize(("case", "fmt"), FORMAT_CASES)
