@@ -75,6 +75,12 @@ CASES.update(
                     lambda: bvtest.permute(Q, R, output=PERM_API)),
     }
 )  # fmt: skip
+# Issue #15: conditions, runs split into (system, condition) by a pattern.
+PATTERN = r"(?P<system>sys0\d)(?P<condition>\d)"
+CASES["conditions"] = (
+    ("conditions", "--pattern", PATTERN, "-m", "AP", Q, R),
+    lambda: bvtest.conditions(Q, R, condition_pattern=PATTERN, measures=["AP"]),
+)
 WITHOUT_FORMAT = {"scores", "pool", "permute"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
