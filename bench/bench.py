@@ -24,11 +24,19 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 3. The baseline's per-topic values are compared with ``bvtest scores`` on the
    same files (AP and nDCG@10 identical, ERR@20 to gdeval's 5 decimals).
 
-``--extras`` also times ``bvtest eval --ci 0.95 --bootstrap 1000`` against
-``bvtest eval`` on the track's scores (issue 14: the bootstrap adds < 2 s and
-stays < 1 GiB), and runs bench/bench_grouping.py, bench/bench_pertopic.py and
-bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
+``--extras`` also times ``bvtest rankings`` on the same track (issue 12, below)
+and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
+track's scores (issue 14: the bootstrap adds < 2 s and stays < 1 GiB), and
+runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
+and bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
 B = 1000 and 10000, percentile and BCa).
+
+Issue 12: depth-10 and depth-20 pools of the track (``bvtest pool``, cached
+with it) as two test collections against the full qrels, B = 1000, the
+pairwise Table 3 included. The time "beyond evaluation" is the median wall
+time with ``--samples 1000`` minus the median with ``--samples 1``: the same
+reading and evaluation (every run under three qrels), without the bootstrap.
+Goal: under 5 s, and under 1 GiB peak RSS.
 """
 
 from __future__ import annotations
@@ -48,16 +56,17 @@ REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".bench-cache"
 TARGET_SPEEDUP, TARGET_WALL, TARGET_RSS_MIB = 10.0, 5.0, 1024.0
 
-# Runs a command with stdout to /dev/null and reports its wall time, exit status
-# and the largest RSS over it and its descendants (RUSAGE_CHILDREN of this
-# wrapper, whose only child is the command).
+# Runs a command with stdout to /dev/null and reports its wall time, exit status,
+# the largest RSS over it and its descendants and their CPU time (RUSAGE_CHILDREN
+# of this wrapper, whose only child is the command).
 WRAPPER = """
 import resource, subprocess, sys, time
 t = time.perf_counter()
 proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 wall = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-sys.stdout.write(f"{wall!r} {rss} {proc.returncode}\\n")
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = usage.ru_utime + usage.ru_stime
+sys.stdout.write(f"{wall!r} {usage.ru_maxrss} {proc.returncode} {cpu!r}\\n")
 sys.stderr.write(proc.stderr.decode(errors="replace")[-2000:])
 """
 
@@ -100,14 +109,21 @@ def bvtest_executable() -> str:
 
 def measure(cmd: list[str]) -> tuple[float, float]:
     """(wall seconds, peak RSS in MiB) of one run of ``cmd``."""
+    wall, rss, _ = measure_cpu(cmd)
+    return wall, rss
+
+
+def measure_cpu(cmd: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, CPU seconds of all its processes) of one
+    run of ``cmd``."""
     proc = subprocess.run(
         [sys.executable, "-c", WRAPPER, *cmd], capture_output=True, text=True, check=True
     )
-    wall, rss, rc = proc.stdout.split()
+    wall, rss, rc, cpu = proc.stdout.split()
     if rc != "0":
         sys.exit(f"bench: {' '.join(cmd)} failed (exit {rc}):\n{proc.stderr}")
     scale = 1024 * 1024 if platform.system() == "Darwin" else 1024  # bytes vs KiB
-    return float(wall), int(rss) / scale
+    return float(wall), int(rss) / scale, float(cpu)
 
 
 def loop_child(qrels_path: str, runs_dir: str, out_path: str) -> None:
@@ -217,30 +233,54 @@ def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
     return ok
 
 
-CPU_WRAPPER = """
-import resource, subprocess, sys, time
-t = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-wall = time.perf_counter() - t
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-sys.stdout.write(f"{wall!r} {u.ru_maxrss} {u.ru_utime + u.ru_stime!r} {proc.returncode}\\n")
-"""
-
-
-def measure_cpu(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in MiB, cpu seconds) of one run of ``cmd``."""
-    proc = subprocess.run(
-        [sys.executable, "-c", CPU_WRAPPER, *cmd], capture_output=True, text=True, check=True
-    )
-    wall, rss, cpu, rc = proc.stdout.split()
-    if rc != "0":
-        sys.exit(f"bench: {' '.join(cmd)} failed (exit {rc}):\n{proc.stderr}")
-    scale = 1024 * 1024 if platform.system() == "Darwin" else 1024
-    return float(wall), int(rss) / scale, float(cpu)
-
-
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
+
+
+def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
+    """Issue 12: `bvtest rankings` with two pooled collections, B = 1000, on
+    the track; the time beyond evaluation is B = 1000 minus B = 1."""
+    qrels, runs = track_dir / "qrels.txt", track_dir / "runs"
+    pools = track_dir / "pools"
+    if not pools.is_dir():  # cached with the track (its directory is per parameters)
+        tmp = Path(tempfile.mkdtemp(prefix="pools.", dir=track_dir))
+        for depth in (10, 20):
+            with open(tmp / f"depth{depth}.qrels", "w") as fh:
+                subprocess.run(
+                    [bvtest, "pool", "--quiet", "--depth", str(depth), str(qrels), str(runs)],
+                    stdout=fh,
+                    check=True,
+                )
+        tmp.rename(pools)
+
+    def cmd(samples: int) -> list[str]:
+        return [
+            bvtest, "rankings", "--quiet", "--reference", str(qrels),
+            "--collection", f"depth10={pools / 'depth10.qrels'}",
+            "--collection", f"depth20={pools / 'depth20.qrels'}",
+            "--samples", str(samples), str(runs),
+        ]  # fmt: skip
+
+    full, base = [], []
+    for _ in range(repeat):  # interleaved, to share the noise of the machine
+        full.append(measure_cpu(cmd(1000)))
+        base.append(measure_cpu(cmd(1)))
+    wall, cpu = (statistics.median(x[k] for x in full) for k in (0, 2))
+    wall1, cpu1 = (statistics.median(x[k] for x in base) for k in (0, 2))
+    beyond = wall - wall1
+    rss = max(x[1] for x in full)
+    ok = beyond < TARGET_WALL and rss <= TARGET_RSS_MIB
+    print(
+        f"bvtest rankings (B=1000)     : {wall:7.2f} s median of {repeat} ({cpu:.2f} s CPU), "
+        f"2 pooled collections + Table 3; evaluation alone (B=1) {wall1:.2f} s "
+        f"({cpu1:.2f} s CPU)"
+    )
+    print(
+        f"  beyond evaluation          : {beyond:7.2f} s ({cpu - cpu1:.2f} s CPU), peak RSS "
+        f"{rss:.1f} MiB, load average {os.getloadavg()[0]:.2f}; target < {TARGET_WALL:.0f} s, "
+        f"< 1 GiB: {verdict(ok)}"
+    )
+    return ok
 
 
 def main() -> int:
@@ -252,7 +292,9 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--repeat", type=int, default=3, help="bvtest runs per setting (median)")
     p.add_argument("--skip-baseline", action="store_true", help="time bvtest only")
-    p.add_argument("--extras", action="store_true", help="also the grouping/pertopic benches")
+    p.add_argument(
+        "--extras", action="store_true", help="also rankings and the grouping/pertopic benches"
+    )
     p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     p.add_argument(
         "--loop-child", nargs=3, metavar=("QRELS", "RUNS", "OUT"), help=argparse.SUPPRESS
@@ -334,9 +376,13 @@ def main() -> int:
     )
     ok = ok and pt_wall <= TARGET_WALL
 
+    if args.extras:
+        ok = rankings_bench(bvtest, out, args.repeat) and ok
+
     extras = [
         (REPO / "bench" / "bench_grouping.py", []),
         (REPO / "bench" / "bench_pertopic.py", []),
+        (REPO / "bench" / "bench_rankings.py", []),
         (REPO / "bench" / "bench_ci.py", ["--B", "1000", "10000", "--repeat", "1", "--compare"]),
     ]
     present = [e for e, _ in extras if e.is_file()]

@@ -112,6 +112,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         alphas=np.array(s.alpha_values),
         baseline=None,
         nonnegative=not risk.has_negative(x),
+        ddof=s.ddof,
     )
     assert s.ci is not None
 

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters and undecodable bytes escaped, so that
+    a message naming it (a file name with a tab or a newline) stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
 class InputError(Exception):
     """Bad input from the user (file content, option value, run name).
 
@@ -20,7 +28,7 @@ class InputError(Exception):
         where = ""
         if self.file is not None:
             where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
-        return f"{where}{self.message}"
+        return printable(f"{where}{self.message}")  # one line, whatever the input held
 
     def __reduce__(self):  # keep file and line when sent back from a worker process
         return (InputError, (self.message, self.file, self.line))

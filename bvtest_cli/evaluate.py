@@ -14,7 +14,7 @@ not depend on the number of jobs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -22,7 +22,8 @@ from typing import Any
 import ir_measures
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, printable
+from .gdeval import MAX_JUDGMENT
 from .matrix import ScoreMatrix
 from .options import DEFAULT_MEASURES, Settings
 from .parallel import default_jobs, parallel_map, progress
@@ -31,16 +32,50 @@ from .trecio import (
     Note,
     Qrels,
     QrelsFile,
+    QrelsTable,
     Run,
+    RunColumns,
     Source,
     expand_sources,
     read_qrels,
     read_run,
+    read_run_columns,
     read_scores,
     sort_topics,
+    tagged_sources,
 )
 
-GDEVAL_MAX_GRADE = 4
+# trec_eval (inside pytrec_eval) allocates a counter for every grade from 0 to
+# the largest one, per topic: a grade of 2**31 takes 16 GB and 40 s, one of
+# 2**32 makes the allocation fail and every score silently 0. Measures that
+# use the grades themselves (nDCG) get them only up to this bound; threshold
+# measures (AP, P, ...) get 0/1 grades and take any 64-bit grade.
+MAX_GAIN_GRADE = 2**16 - 1
+
+# Measures whose value depends on a grade only through "grade >= rel" (and
+# "grade < 0": judged-but-unjudged for bpref / infAP, as in trec_eval). They
+# are given qrels reduced to 1 (relevant), 0 (judged non-relevant) and -1,
+# with rel=1, which is exact for any rel level, including levels <= 0 that
+# pytrec_eval cannot take (rel=0 crashes it) and levels beyond a C int.
+THRESHOLD_MEASURES = frozenset(
+    {
+        "AP",
+        "P",
+        "R",
+        "RR",
+        "Rprec",
+        "Bpref",
+        "NumRel",
+        "NumRet",
+        "SetAP",
+        "SetF",
+        "SetP",
+        "SetR",
+        "Success",
+        "infAP",
+        "IPrec",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -51,38 +86,136 @@ class MeasureSpec:
     measure: ir_measures.Measure  # with the rel level applied
     err_cutoff: int | None  # k for ERR@k (served by the gdeval-exact path), else None
 
+    @property
+    def rel(self) -> int | None:
+        """The relevance level of a threshold measure (computed on 0/1 qrels),
+        None for a measure computed on the grades themselves."""
+        m = self.measure
+        if m.NAME not in THRESHOLD_MEASURES or "rel" not in m.SUPPORTED_PARAMS:
+            return None
+        rel = m.params.get("rel", m.SUPPORTED_PARAMS["rel"].default)
+        return rel if isinstance(rel, int) else None  # NumRet without rel: no threshold
+
+    def on_binary_qrels(self) -> ir_measures.Measure:
+        """The measure as computed on 0/1 qrels: rel=1 (the default, so that
+        the provider serving the plain measure serves it)."""
+        params = {k: v for k, v in self.measure.params.items() if k != "rel"}
+        if self.measure.SUPPORTED_PARAMS["rel"].default != 1:  # NumRet: rel=1 is relevant-retrieved
+            params["rel"] = 1
+        return type(self.measure)(**params)
+
 
 def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec]:
-    """Parse ``-m`` values (repeatable, comma-separated) in ir_measures syntax.
+    """Parse ``-m`` values (repeatable, comma-separated) in ir_measures syntax,
+    or as trec_eval names (``map``, ``ndcg_cut.10``, ``P.5,10``), printed
+    under their ir_measures names.
 
-    ``-l L`` (SPEC §2) sets ``rel=L`` on every measure that takes ir_measures'
-    ``rel`` parameter and was not given one explicitly.
+    ``-l L`` (SPEC §2) sets ``rel=L`` on every measure whose ``rel`` parameter
+    is a relevance threshold (default 1: AP, P, R, RR, ...) and was not given
+    explicitly; measures whose ``rel`` is not a threshold by default are left
+    alone (RBP: graded gains; NumRet: every retrieved document).
     """
     names: list[str] = []
     for text in texts:
         names.extend(_split_measures(text))
     specs: list[MeasureSpec] = []
     for name in dict.fromkeys(names):
-        try:
-            measure = ir_measures.parse_measure(name)
-        except (NameError, ValueError, SyntaxError, TypeError) as exc:
-            raise InputError(f"unknown measure {name!r}: {exc}", "-m") from None
-        shown = str(measure)
-        if rel_level != 1 and "rel" in measure.SUPPORTED_PARAMS and "rel" not in measure.params:
-            measure = measure(rel=rel_level)
-        cutoff = None
-        if measure.NAME == "ERR":
-            cutoff = measure.params.get("cutoff")
-            if cutoff is None:
-                raise InputError("ERR needs a cutoff, e.g. ERR@20", "-m")
-        specs.append(MeasureSpec(shown, measure, cutoff))
+        for measure in _parse_one(name):
+            shown = str(measure)
+            if (
+                rel_level != 1
+                and "rel" in measure.SUPPORTED_PARAMS
+                and measure.SUPPORTED_PARAMS["rel"].default == 1
+                and "rel" not in measure.params
+            ):
+                measure = measure(rel=rel_level)
+            cutoff = None
+            if measure.NAME == "ERR":
+                cutoff = measure.params.get("cutoff")
+                if cutoff is None:
+                    raise InputError("ERR needs a cutoff, e.g. ERR@20", "-m")
+            spec = MeasureSpec(shown, measure, cutoff)
+            rel = measure.params.get("rel")
+            if isinstance(rel, int) and rel < 1 and spec.rel is None:
+                raise InputError(
+                    f"{shown}: relevance levels below 1 are supported for "
+                    f"{', '.join(sorted(THRESHOLD_MEASURES))} only",
+                    "-m",
+                )
+            if all(s.name != shown for s in specs):  # `AP` and `map` are one measure
+                specs.append(spec)
     if not specs:
         raise InputError("no measure given", "-m")
     return specs
 
 
+def check_computable(spec: MeasureSpec) -> None:
+    """Refuse before reading any run what would otherwise fail (or abort
+    pytrec_eval) in the middle of the evaluation: a cutoff below 1, a measure
+    no installed ir_measures provider serves, invalid parameters. (A scores
+    file may hold any measure: names are checked only when evaluating.)"""
+    cutoff = spec.measure.params.get("cutoff")
+    if cutoff is not None and not (isinstance(cutoff, int) and cutoff >= 1):
+        raise InputError(f"{spec.name}: the cutoff must be a positive integer", "-m")
+    if spec.err_cutoff is not None:
+        return
+    computed = spec.measure if spec.rel is None else spec.on_binary_qrels()
+    try:
+        ir_measures.evaluator([computed], {"q": {"d": 1}})
+    except Exception as exc:  # ValueError (no provider), AssertionError (bad parameter), ...
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"{spec.name} cannot be computed: {reason}", "-m") from None
+
+
+def _parse_one(name: str) -> list[ir_measures.Measure]:
+    """One -m item: ir_measures syntax first, then a trec_eval name."""
+    try:
+        return [ir_measures.parse_measure(name)]
+    except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
+        error = str(exc)
+    import pytrec_eval
+
+    if name in pytrec_eval.supported_nicknames:
+        # all_trec / official: ir_measures would print what it skips to stdout
+        raise InputError(
+            f"trec_eval's measure set {name!r} is not supported; name the measures", "-m"
+        )
+    try:
+        return list(ir_measures.parse_trec_measure(name))
+    except (ValueError, TypeError, KeyError) as exc:
+        if str(exc).startswith("known trec name"):
+            raise InputError(
+                f"trec_eval's measure {name!r} is not available through ir_measures", "-m"
+            ) from None
+    hint = _did_you_mean(name)
+    detail = f" (did you mean {hint}?)" if hint else f": {error}"
+    raise InputError(f"unknown measure {name!r}{detail}", "-m") from None
+
+
+def _did_you_mean(name: str) -> str | None:
+    """A known measure name close to ``name`` (case, typo), with the rest of
+    ``name`` (``@10``, ``(rel=2)``) kept; ir_measures names before trec_eval's."""
+    import difflib
+    import re
+
+    import pytrec_eval
+
+    match = re.match(r"[^@(]+", name)
+    base, rest = (match.group(0), name[match.end() :]) if match else (name, "")
+    by_lower = {k.lower(): k for k in sorted(pytrec_eval.supported_measures)}
+    by_lower.update({k.lower(): k for k in sorted(ir_measures.measures.registry)})
+    guess = by_lower.get(base.lower())
+    if guess is None:
+        close = difflib.get_close_matches(base.lower(), list(by_lower), n=1, cutoff=0.75)
+        guess = by_lower[close[0]] if close else None
+    if guess is None or guess == base:
+        return None
+    return guess + rest
+
+
 def _split_measures(text: str) -> list[str]:
-    """Split on commas that are not inside parentheses: ``AP(rel=2),P@10``."""
+    """Split on commas that are not inside parentheses: ``AP(rel=2),P@10``; a
+    bare number continues a trec_eval name: ``P.5,10``."""
     parts, depth, current = [], 0, []
     for ch in text:
         depth += (ch == "(") - (ch == ")")
@@ -92,56 +225,239 @@ def _split_measures(text: str) -> list[str]:
         else:
             current.append(ch)
     parts.append("".join(current).strip())
-    return [p for p in parts if p]
+    merged: list[str] = []
+    for part in parts:
+        if merged and part.replace(".", "").isdigit() and part.isascii():
+            merged[-1] += "," + part
+        else:
+            merged.append(part)
+    return [p for p in merged if p]
 
 
 def check_grades(qrels_file: QrelsFile, specs: Sequence[MeasureSpec]) -> None:
-    """ERR (gdeval) defines gains for grades 0..4 only: a higher grade is an error."""
-    if not any(s.err_cutoff for s in specs):
-        return
-    too_high = sorted(g for g in qrels_file.first_line_of_grade if g > GDEVAL_MAX_GRADE)
-    if too_high:
-        grade = too_high[0]
+    """Grades a measure cannot take are an error naming the file and line:
+    ERR (gdeval) defines gains for grades 0..4 only; measures computed on the
+    grades themselves (nDCG) take grades up to MAX_GAIN_GRADE."""
+    grades = qrels_file.first_line_of_grade
+
+    def first_above(limit: int) -> int | None:
+        above = [g for g in grades if g > limit]
+        return min(above) if above else None
+
+    if any(s.err_cutoff for s in specs):
+        grade = first_above(MAX_JUDGMENT)
+        if grade is not None:
+            raise InputError(
+                f"grade {grade} is above {MAX_JUDGMENT}, the highest grade ERR (gdeval) accepts",
+                qrels_file.label,
+                grades[grade],
+            )
+    graded = [s.name for s in specs if s.err_cutoff is None and s.rel is None]
+    grade = first_above(MAX_GAIN_GRADE) if graded else None
+    if grade is not None:
         raise InputError(
-            f"grade {grade} is above {GDEVAL_MAX_GRADE}, the highest grade ERR (gdeval) accepts",
+            f"grade {grade} is above {MAX_GAIN_GRADE}, the highest grade {graded[0]} accepts "
+            "(pytrec_eval's trec_eval allocates memory for every grade up to the highest)",
             qrels_file.label,
-            qrels_file.first_line_of_grade[grade],
+            grades[grade],
         )
 
 
+def binary_qrels(qrels: Qrels, rel: int) -> Qrels:
+    """Grades reduced to what a threshold measure at level ``rel`` sees: 1 for
+    grade >= rel (relevant), 0 for 0 <= grade < rel (judged non-relevant), -1
+    for a negative grade below rel (trec_eval: in the pool but not judged)."""
+    return {
+        topic: {d: 1 if g >= rel else (0 if g >= 0 else -1) for d, g in docs.items()}
+        for topic, docs in qrels.items()
+    }
+
+
+# pytrec_eval holds scores as float32: integers below 2**24 are exact there.
+FLOAT32_EXACT_INTEGERS = 2**24
+
+
+def ascending_float32(n: int, exact_integers: int = FLOAT32_EXACT_INTEGERS) -> np.ndarray:
+    """n strictly increasing doubles that stay distinct and in order when
+    rounded to float32: 1, 2, ..., n while those are exact in float32,
+    otherwise n consecutive float32 values from 1.0 up (bit patterns of
+    positive normal floats are ordered as the floats)."""
+    if n < exact_integers:
+        return np.arange(1, n + 1, dtype=np.float64)
+    first = np.float32(1.0).view(np.uint32)
+    if n > int(np.float32(np.finfo(np.float32).max).view(np.uint32)) - int(first) + 1:
+        raise InputError(f"a topic with {n} ranked documents is too large to evaluate")
+    bits = first + np.arange(n, dtype=np.uint32)
+    return bits.view(np.float32).astype(np.float64)
+
+
+def ranking_scores(docs: Mapping[str, float]) -> dict[str, float]:
+    """docno → a stand-in score that gives pytrec_eval exactly bvtest's ranking.
+
+    pytrec_eval rounds scores to float32, so near-equal scores (0.812345679
+    and 0.812345671) become ties that it breaks by docno, and AP and nDCG
+    change. bvtest ranks by its own rule, trec_eval's (score descending as a
+    double, ties by docno descending, docnos compared as bytes), and hands
+    over distinct scores in that order that float32 keeps exact.
+    """
+    keys = list(docs)
+    n = len(keys)
+    scores = np.array(list(docs.values()))
+    order = np.argsort(scores, kind="stable")  # ascending: the last is ranked first
+    ordered = scores[order]
+    if n > 1 and (ordered[1:] == ordered[:-1]).any():
+        # Ties: docno ascending within a score ascending is docno descending
+        # from the top. Docnos are Latin-1 strings, so code point order is
+        # byte order (trec_eval's strcmp).
+        order = np.lexsort((np.array(keys), scores))
+    stand_in = np.empty(n)
+    stand_in[order] = ascending_float32(n)
+    return dict(zip(keys, stand_in.tolist(), strict=True))
+
+
+def float32_keeps_order(docs: Mapping[str, float]) -> bool:
+    """Whether pytrec_eval ranks these scores as bvtest does without help: no
+    two distinct doubles round to the same float32 (pytrec_eval converts with
+    C's round-to-nearest, which keeps the order of distinct float32 values;
+    tests/test_rank_precision.py checks that) and none overflows. Exact ties
+    are fine: pytrec_eval breaks them by docno descending, as trec_eval."""
+    scores = np.array(list(docs.values()))  # faster than np.fromiter on dict values
+    scores.sort()
+    with np.errstate(over="ignore"):
+        single = scores.astype(np.float32)
+    if not np.isfinite(single).all():
+        return False
+    return not ((single[1:] == single[:-1]) & (scores[1:] != scores[:-1])).any()
+
+
+def pytrec_run(run: Run, topics: Container[str]) -> Run:
+    """The run as handed to ir_measures: topics it can score, each ranking
+    replaced by stand-in scores where float32 would change it."""
+    return {
+        t: docs if float32_keeps_order(docs) else ranking_scores(docs)
+        for t, docs in run.items()
+        if t in topics
+    }
+
+
 class RunEvaluator:
-    """Evaluates one run under every measure: topic → value per measure name."""
+    """Evaluates one run under every measure: topic → value per measure name.
 
-    def __init__(self, qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str = "fast"):
+    AP, nDCG, P, R and RR (with the parameters trec_eval has) are computed
+    from the run's columns by :mod:`bvtest_cli.fastmeasures`, ERR@k by
+    :func:`bvtest_cli.gdeval.err_ranked` on the same ranking, unless
+    ``impl="ir_measures"``. Every other measure goes through ir_measures
+    (pytrec_eval), which sees each run ranked by bvtest (ranking_scores) and,
+    for threshold measures, 0/1 qrels per relevance level (binary_qrels);
+    measures on graded relevance see the grades.
+
+    ``qrels`` is a dict or a :class:`~bvtest_cli.trecio.QrelsTable` (arrays,
+    shared by forked workers); a run is a dict or
+    :class:`~bvtest_cli.trecio.RunColumns`; each is converted only when a
+    path needs the other form.
+    """
+
+    def __init__(
+        self,
+        qrels: Qrels | QrelsTable,
+        specs: Sequence[MeasureSpec],
+        err_impl: str = "fast",
+        impl: str = "fast",
+    ):
+        from . import fastmeasures
+
         self.specs = list(specs)
-        plain = [s.measure for s in self.specs if s.err_cutoff is None]
-        self._ir = ir_measures.evaluator(plain, qrels) if plain else None
-        self._plain_names = {s.measure: s.name for s in self.specs if s.err_cutoff is None}
-        err_specs = [s for s in self.specs if s.err_cutoff is not None]
+        self._table = qrels if isinstance(qrels, QrelsTable) else None
+        self._dict = None if isinstance(qrels, QrelsTable) else qrels
+        self._fast: list[tuple[str, tuple[str, int | None, int]]] = []
+        self._fast_err: list[tuple[str, int]] = []
+        slow: list[MeasureSpec] = []
+        for s in self.specs:
+            form = fastmeasures.fast_form(s.measure) if impl == "fast" else None
+            if s.err_cutoff is not None and err_impl == "fast":
+                self._fast_err.append((s.name, s.err_cutoff))
+            elif form is not None:
+                self._fast.append((s.name, form))
+            else:
+                slow.append(s)
+        self._ideal = None
+        if self._fast or self._fast_err:
+            table = self.table
+            if any(form[0] == "nDCG" for _, form in self._fast):
+                self._ideal = fastmeasures.IdealDCG(table)
+            self._positive = table.num_rel(1) > 0
+        self._ir: list[tuple[Any, dict[ir_measures.Measure, list[str]]]] = []
         self._err: list[tuple[str, Callable[[Run], dict[str, float]]]] = []
-        for s in err_specs:
-            assert s.err_cutoff is not None
-            calc = (
-                _gdeval_perl(qrels, s.err_cutoff)
-                if err_impl == "perl"
-                else _gdeval_fast(qrels, s.err_cutoff)
+        if not slow:
+            return
+        qrels_dict = self.qrels_dict
+        self._topics = qrels_dict.keys()
+        # (ir_measures evaluator, computed measure → printed names), one per qrels variant
+        # Threshold measures are computed on 0/1 qrels when pytrec_eval cannot
+        # take the level or the grades (rel <= 0 or beyond a C int, grades
+        # beyond MAX_GAIN_GRADE); otherwise with the other measures in one
+        # pass, as trec_eval would.
+        small = all(g <= MAX_GAIN_GRADE for docs in qrels_dict.values() for g in docs.values())
+        groups: dict[int | None, dict[ir_measures.Measure, list[str]]] = {}
+        for s in slow:
+            if s.err_cutoff is not None:
+                continue
+            if s.rel is None or (small and 1 <= s.rel <= MAX_GAIN_GRADE):  # C int in pytrec_eval
+                groups.setdefault(None, {}).setdefault(s.measure, []).append(s.name)
+            else:
+                groups.setdefault(s.rel, {}).setdefault(s.on_binary_qrels(), []).append(s.name)
+        self._ir = [
+            (
+                ir_measures.evaluator(
+                    list(names), qrels_dict if rel is None else binary_qrels(qrels_dict, rel)
+                ),
+                names,
             )
-            self._err.append((s.name, calc))
+            for rel, names in groups.items()
+        ]
+        for s in slow:
+            if s.err_cutoff is not None:  # err_impl == "perl"
+                self._err.append((s.name, _gdeval_perl(qrels_dict, s.err_cutoff)))
 
-    def calc(self, run: Run) -> dict[str, dict[str, float]]:
+    @property
+    def table(self) -> QrelsTable:
+        if self._table is None:
+            assert self._dict is not None
+            self._table = QrelsTable.from_dict(self._dict)
+        return self._table
+
+    @property
+    def qrels_dict(self) -> Qrels:
+        if self._dict is None:
+            assert self._table is not None
+            self._dict = self._table.as_dict()
+        return self._dict
+
+    def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
+        from . import fastmeasures
+        from .gdeval import err_ranked
+
         scores: dict[str, dict[str, float]] = {s.name: {} for s in self.specs}
-        if self._ir is not None:
-            for metric in self._ir.iter_calc(run):
-                scores[self._plain_names[metric.measure]][metric.query_id] = float(metric.value)
-        for name, calc in self._err:
-            scores[name] = calc(run)
+        if self._fast or self._fast_err:
+            columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
+            ranked = fastmeasures.rank_run(columns, self.table)
+            forms = [form for _, form in self._fast]
+            values = fastmeasures.compute(ranked, self.table, forms, self._ideal)
+            for (name, _), column in zip(self._fast, values, strict=True):
+                scores[name] = dict(zip(ranked.topics, column.tolist(), strict=True))
+            for name, k in self._fast_err:
+                scores[name] = err_ranked(ranked, self._positive, k)
+        if self._ir or self._err:
+            as_dict = run.as_dict() if isinstance(run, RunColumns) else run
+            if self._ir:
+                ranked_dict = pytrec_run(as_dict, self._topics)
+                for evaluator, names in self._ir:
+                    for metric in evaluator.iter_calc(ranked_dict):
+                        for name in names[metric.measure]:
+                            scores[name][metric.query_id] = float(metric.value)
+            for name, calc in self._err:
+                scores[name] = calc(as_dict)
         return scores
-
-
-def _gdeval_fast(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]:
-    from .gdeval import GdevalERR
-
-    return GdevalERR(qrels, cutoff).calc
 
 
 def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]:
@@ -171,13 +487,15 @@ def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]
 RunWork = Callable[[int, Run], Any]  # (index of the run among the inputs, run) → result
 
 
-def _read_then(make_work: Callable[[], RunWork]) -> Callable[[tuple[int, Source]], Any]:
+def _read_then(
+    make_work: Callable[[], RunWork], reader: Callable[[Source], Any] = read_run
+) -> Callable[[tuple[int, Source]], Any]:
     work = make_work()
 
     def task(item: tuple[int, Source]) -> Any:
         index, source = item
         try:
-            run = read_run(source)
+            run = reader(source)
         except InputError as exc:  # returned, not raised: keeps file:line across processes
             return exc
         return work(index, run)
@@ -191,8 +509,10 @@ def map_runs(
     *,
     jobs: int = 1,
     tick: Callable[[], None] = lambda: None,
+    reader: Callable[[Source], Any] = read_run,
 ) -> list[Any]:
-    """Read every run once and apply ``make_work()`` to it, in input order.
+    """Read every run once (as a dict, or with ``reader``) and apply
+    ``make_work()`` to it, in input order.
 
     With ``jobs > 1`` each worker process reads its own files and sends back
     only the (small) results, so the parent never holds the runs. The first
@@ -202,7 +522,7 @@ def map_runs(
     if any(s.path == STDIN for s in sources):
         jobs = 1
     items = list(enumerate(sources))
-    return parallel_map(items, partial(_read_then, make_work), jobs=jobs, tick=tick)
+    return parallel_map(items, partial(_read_then, make_work, reader), jobs=jobs, tick=tick)
 
 
 @dataclass(frozen=True)
@@ -213,9 +533,50 @@ class RunScores:
     topics: frozenset[str]
 
 
-def _scorer(qrels: Qrels, specs: Sequence[MeasureSpec], err_impl: str) -> RunWork:
-    evaluator = RunEvaluator(qrels, specs, err_impl)
-    return lambda _, run: RunScores(evaluator.calc(run), frozenset(run))
+def _scorer(
+    qrels: Qrels | QrelsTable, specs: Sequence[MeasureSpec], err_impl: str, impl: str = "fast"
+) -> RunWork:
+    evaluator = RunEvaluator(qrels, specs, err_impl, impl)
+
+    def work(_: int, run: Run | RunColumns) -> RunScores:
+        topics = run.topics if isinstance(run, RunColumns) else run
+        return RunScores(evaluator.calc(run), frozenset(topics))
+
+    return work
+
+
+def list_topics(topics: Sequence[str], shown: int = 5) -> str:
+    """``7, 12, 40`` or ``7, 12, 40, 41, 50, ... (12 in all)`` for a note."""
+    if not topics:
+        return "none"
+    more = f", ... ({len(topics)} in all)" if len(topics) > shown else ""
+    return ", ".join(map(printable, topics[:shown])) + more
+
+
+def check_shared_topics(
+    qrels_label: str,
+    topics: Sequence[str],
+    names: Sequence[str],
+    run_topics: Sequence[Iterable[str]],
+) -> None:
+    """Runs that share no topic with the qrels score 0 everywhere: with the
+    wrong qrels file every run does, and that is an error, not a table of
+    zeros. (One such run among others is only a note; see evaluate_runs.)"""
+    kept = set(topics)
+    if not names or any(kept.intersection(t) for t in run_topics):
+        return
+    seen = sort_topics(set().union(*map(set, run_topics)))
+    shown_runs = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    if len(names) == 1:
+        who, theirs = f"run {shown_runs} has no", "its topics"
+    else:
+        who, theirs = f"none of the {len(names)} runs ({shown_runs}) has a", "run topics"
+    examples = f"{theirs}: {list_topics(seen, 3)}; " if seen else ""
+    raise InputError(
+        f"{who} ranking for any of the {len(topics)} qrels topics with a relevant "
+        f"document ({examples}qrels topics: {list_topics(list(topics), 3)}); wrong qrels file?",
+        qrels_label,
+    )
 
 
 def evaluate_runs(
@@ -226,6 +587,7 @@ def evaluate_runs(
     rel_level: int = 1,
     jobs: int = 1,
     err_impl: str = "fast",
+    impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
 ) -> list[ScoreMatrix]:
@@ -235,26 +597,46 @@ def evaluate_runs(
     a run without a ranking for such a topic scores 0 there (trec_eval -c);
     run topics absent from the qrels are ignored. Each rule is reported once.
     """
+    for spec in specs:
+        check_computable(spec)
     check_grades(qrels_file, specs)
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
-    dropped = len(qrels_file.qrels) - len(topics)
+    dropped = sort_topics(set(qrels_file.topics()) - set(topics))
     if dropped:
-        note(f"{dropped} qrels topic(s) have no relevant document (rel >= {rel_level}); dropped")
+        note(
+            f"{len(dropped)} qrels topic(s) have no relevant document (rel >= {rel_level}); "
+            f"dropped: {list_topics(dropped)}"
+        )
 
-    make_work = partial(_scorer, qrels_file.qrels, list(specs), err_impl)
-    results: list[RunScores] = map_runs(sources, make_work, jobs=jobs, tick=tick)
+    # The qrels table is built here, before the workers fork: they share its
+    # arrays instead of each building its own evaluator over a dict.
+    make_work = partial(_scorer, qrels_file.table, list(specs), err_impl, impl)
+    results: list[RunScores] = map_runs(
+        sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns
+    )
 
     topic_set = set(topics)
+    check_shared_topics(
+        qrels_file.label, topics, [s.name for s in sources], [r.topics for r in results]
+    )
     unknown: set[str] = set()
     for source, r in zip(sources, results, strict=True):
-        unknown |= r.topics - qrels_file.qrels.keys()
+        unknown |= r.topics - qrels_file.table.topic_index.keys()
         missing = len(topic_set - r.topics)
-        if missing:
+        if missing == len(topics):
+            note(
+                f"{source.name}: no ranking for any of the {len(topics)} topics (its topics: "
+                f"{list_topics(sort_topics(r.topics))}); it scores 0 on every topic"
+            )
+        elif missing:
             note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
     if unknown:
-        note(f"{len(unknown)} topic(s) in the runs are not in the qrels; ignored")
+        note(
+            f"{len(unknown)} topic(s) in the runs are not in the qrels; "
+            f"ignored: {list_topics(sort_topics(unknown))}"
+        )
 
     systems = tuple(source.name for source in sources)
     matrices = []
@@ -276,7 +658,9 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     notes: list[str] = []
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
-        sources = expand_sources(s.inputs[1:])
+        sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
         matrices = evaluate_runs(
             qrels_file,
@@ -285,6 +669,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
             rel_level=s.rel_level,
             jobs=s.jobs or default_jobs(),
             err_impl=s.err_impl,
+            impl=s.impl,
             note=notes.append,
             tick=progress(len(sources), s.quiet),
         )

@@ -27,16 +27,18 @@ G5  Output: ``printf "%.5f"`` of the exact double (C rounding of the exact
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-__all__ = ["MAX_JUDGMENT", "GdevalERR", "err_at_k"]
+if TYPE_CHECKING:
+    from .fastmeasures import Ranked
+    from .trecio import Qrels, Run
+
+__all__ = ["MAX_JUDGMENT", "GdevalERR", "err_at_k", "err_ranked"]
 
 MAX_JUDGMENT = 4
 """Maximum grade gdeval accepts (``$MAX_JUDGMENT``)."""
-
-Qrels = Mapping[str, Mapping[str, int]]
-Run = Mapping[str, Mapping[str, float]]
 
 
 class GdevalERR:
@@ -98,22 +100,13 @@ class GdevalERR:
             topics.append(topic)
         if not topics:
             return {}
-        # G4, vectorised across topics.  Padding with gain 0 is exact: it adds
-        # 0.0 to the score and multiplies decay by 1.0.
+        # Padding with gain 0 is exact: it adds 0.0 to the score and
+        # multiplies decay by 1.0.
         width = max(len(t) for t in tops)
         g = np.zeros((len(tops), width), dtype=np.float64)
         for row, t in enumerate(tops):
             g[row, : len(t)] = t
-        r = (np.exp2(g) - 1.0) / 2.0**MAX_JUDGMENT  # exact for g in 0..4
-        decay = np.ones_like(r)
-        # decay before rank i = (1 - r_0) * ... * (1 - r_{i-1}), multiplied left to
-        # right like `$decay *= (1 - $r)` (np.multiply.accumulate is sequential).
-        decay[:, 1:] = np.multiply.accumulate(1.0 - r[:, :-1], axis=1)
-        terms = r * decay / np.arange(1, width + 1, dtype=np.float64)  # (r*decay)/(i+1)
-        # `$score += ...` left to right (np.add.accumulate is sequential, np.sum is not).
-        err = np.add.accumulate(terms, axis=1)[:, -1]
-        # G5: printf "%.5f".
-        return {t: float(f"{v:.5f}") for t, v in zip(topics, err.tolist(), strict=True)}
+        return dict(zip(topics, _err_of_gains(g), strict=True))
 
     @staticmethod
     def _top_gains(
@@ -152,22 +145,34 @@ def err_at_k(qrels: Qrels, run: Run, k: int) -> dict[str, float]:
     return GdevalERR(qrels, k).calc(run)
 
 
-if __name__ == "__main__":  # ad-hoc timing: python -m bvtest_cli.gdeval
-    import random
+def _err_of_gains(g: np.ndarray) -> list[float]:
+    """G4 and G5, vectorised across topics: ERR of each row of gains (ranked,
+    zero-padded), printed as gdeval prints it."""
+    width = g.shape[1]
+    r = (np.exp2(g) - 1.0) / 2.0**MAX_JUDGMENT  # exact for g in 0..4
+    decay = np.ones_like(r)
+    # decay before rank i = (1 - r_0) * ... * (1 - r_{i-1}), multiplied left to
+    # right like `$decay *= (1 - $r)` (np.multiply.accumulate is sequential).
+    decay[:, 1:] = np.multiply.accumulate(1.0 - r[:, :-1], axis=1)
+    terms = r * decay / np.arange(1, width + 1, dtype=np.float64)  # (r*decay)/(i+1)
+    # `$score += ...` left to right (np.add.accumulate is sequential, np.sum is not).
+    err = np.add.accumulate(terms, axis=1)[:, -1]
+    # G5: printf "%.5f".
+    return [float(f"{v:.5f}") for v in err.tolist()]
 
-    rng = random.Random(0)
-    qrels_ = {
-        f"t{t}": {f"d{rng.randrange(5000)}": rng.randrange(-1, 5) for _ in range(200)}
-        for t in range(50)
-    }
-    run_ = {
-        f"t{t}": {f"d{i}": float(rng.randrange(300)) for i in rng.sample(range(5000), 1000)}
-        for t in range(50)
-    }
-    lines = sum(len(d) for d in run_.values())
-    ev = GdevalERR(qrels_, 20)
-    ev.calc(run_)
-    import timeit
 
-    best = min(timeit.repeat(lambda: ev.calc(run_), number=20, repeat=15)) / 20
-    print(f"{lines} run lines, {len(run_)} topics: {best * 1e3:.2f} ms per run (k=20, best of 15)")
+def err_ranked(ranked: Ranked, has_positive: np.ndarray, k: int) -> dict[str, float]:
+    """ERR@k per topic of a run already ranked by trec_eval's rule, which is
+    gdeval's (G3: score descending, docno descending), with its grades looked
+    up; ``has_positive[q]`` tells whether qrels topic q has a grade > 0 (G2).
+    No per-topic Python work: the top-k gains of every topic fill one matrix."""
+    keep = has_positive[ranked.qtopic]
+    if not keep.any():
+        return {}
+    rows = ranked.rank < k
+    width = int(ranked.rank[rows].max()) + 1
+    g = np.zeros((len(ranked.topics), width), dtype=np.float64)
+    # G1: only grades > 0 count (grades above MAX_JUDGMENT are refused before).
+    g[ranked.row_topic[rows], ranked.rank[rows]] = np.maximum(ranked.grade[rows], 0)
+    topics = [t for t, kept in zip(ranked.topics, keep.tolist(), strict=True) if kept]
+    return dict(zip(topics, _err_of_gains(g[keep]), strict=True))

@@ -53,14 +53,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .decompose import BiasVariance, decompose
+from .defaults import DEFAULT_REPEATS, DEFAULT_SEED
 from .matrix import ScoreMatrix, quiet, target_constant, virtual_target
 from .tradeoff import correlations
-
-DEFAULT_SEED = 20220101
-"""Seed used for ``random:K`` when the user gives none (SPEC §7: same seed → same output)."""
-
-DEFAULT_REPEATS = 1000
-"""Number of random partitions R (seed 000 §5.3.2 repeats the random grouping 1000 times)."""
 
 NORMALIZATIONS = ("none", "minmax", "ratio")
 GROUP_KINDS = ("difficulty", "random")
@@ -115,10 +110,15 @@ target (..., G), c (...,) and an optional keep mask (..., G) → name → (..., 
 
 
 def bias_variance(
-    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray | None = None
+    x: np.ndarray,
+    target: np.ndarray,
+    c: np.ndarray | float,
+    keep: np.ndarray | None = None,
+    ddof: int = 0,
 ) -> dict[str, np.ndarray]:
-    """The default statistic: every SPEC §4–§5 field of :func:`decompose`."""
-    bv = decompose(x, target, c, keep)
+    """The default statistic: every SPEC §4–§5 field of :func:`decompose`
+    (``ddof`` 1: sample variances, bind it with functools.partial)."""
+    bv = decompose(x, target, c, keep, ddof=ddof)
     return {f: getattr(bv, f) for f in BiasVariance.FIELDS}
 
 
@@ -142,7 +142,7 @@ def parse_group(group: str | None) -> tuple[str, int] | None:
         raise ValueError(
             f"invalid group {group!r}: expected difficulty:K or random:K (K a positive integer)"
         )
-    if not size.isdigit() or int(size) < 1:
+    if not (size.isascii() and size.isdigit()) or int(size) < 1:
         raise ValueError(f"invalid group {group!r}: K must be a positive integer, got {size!r}")
     return kind, int(size)
 

@@ -50,16 +50,6 @@ class ScoreMatrix:
         """The virtual target x_T[j] = max_i x[i, j] over all systems (SPEC §3)."""
         return virtual_target(self.values)
 
-    def select_topics(self, keep: np.ndarray) -> ScoreMatrix:
-        """The matrix restricted to the topics where boolean ``keep`` is true."""
-        topics = tuple(t for t, k in zip(self.topics, keep, strict=True) if k)
-        return ScoreMatrix(self.measure, self.systems, topics, self.values[:, keep])
-
-    def select_systems(self, keep: np.ndarray) -> ScoreMatrix:
-        """The matrix restricted to the systems where boolean ``keep`` is true."""
-        systems = tuple(s for s, k in zip(self.systems, keep, strict=True) if k)
-        return ScoreMatrix(self.measure, systems, self.topics, self.values[keep, :])
-
 
 def virtual_target(values: np.ndarray) -> np.ndarray:
     """x_T[j] = max_i x[i, j] (seed 000 §3.2, seed 001 eq. 1); works on (..., m, n)."""

@@ -18,12 +18,15 @@ from typing import Any
 
 import click
 
-DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")
-DEFAULT_ALPHAS = ("0", "1", "5", "10")
-DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
-DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
-MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; no paper uses more than 10
-FORMATS = ("trec", "table", "tsv", "csv", "json")
+from .defaults import (
+    DEFAULT_ALPHAS,
+    DEFAULT_MEASURES,
+    DEFAULT_REPEATS,
+    DEFAULT_SEED,
+    MAX_ALPHA,
+)
+
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
 
 
 @dataclass(frozen=True)
@@ -55,12 +58,32 @@ class Settings:
     output: str | None = None
     pool: str | None = None
     new_runs: tuple[str, ...] = ()
-    # issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
+    # --- issue 16 (fast-eval) ---
+    impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
+    # ---- rankings, pool, permute (issue #12) ----
+    reference: tuple[str, tuple[str, ...]] | None = None  # (name, (qrels file,))
+    collections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, qrels files)
+    runs: tuple[str, ...] = ()
+    topics: int | None = None  # n′ of `rankings` (None: the reference's n)
+    depth: int = 0  # `pool --depth`
+    # ---- end issue #12 ----
+
+    # ---- issue 15 (paper-output): sample moments, tag names, captions,
+    # check --scores, conditions
+    ddof: int = 0
+    name: str = "file"
+    caption: str | None = None
+    new_names: tuple[str, ...] = ()
+    condition_map: str | None = None
+    condition_pattern: str | None = None
+    # ---- end issue 15
+    # ---- issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
     ci: float | None = None
     bootstrap: int = 1000
     ci_method: str = "percentile"
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None
+    # ---- end issue 14
 
     @property
     def group_text(self) -> str | None:
@@ -92,17 +115,12 @@ def parse_target(value: str) -> str | float:
 
 def parse_group(value: str | None) -> tuple[str, int] | None:
     """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
-    if value is None or value.strip().lower() == "none":
-        return None
-    kind, sep, size = value.strip().partition(":")
-    kind, size = kind.strip().lower(), size.strip()
-    if not sep or kind not in ("difficulty", "random"):
-        raise _bad(
-            f"invalid group {value!r}: expected difficulty:K or random:K (K a positive integer)"
-        )
-    if not (size.isascii() and size.isdigit()) or int(size) < 1:
-        raise _bad(f"invalid group {value!r}: K must be a positive integer, got {size!r}")
-    return kind, int(size)
+    from .grouping import parse_group as parse
+
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
 
 
 def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
@@ -153,12 +171,40 @@ class Option:
     decorator: Callable[[Callable], Callable]
 
 
+# --- python-api (issue 17): shell completion ----------------------------------
+#: Settings attributes whose values are paths: the shell completes file names
+#: there (click completes commands, options and choices by itself).
+PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
+
+
+def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Let the shell complete file and directory names (bash, zsh, fish)."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
+
+
+# --- end python-api --------------------------------------------------------------
+
+
 def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
-    return Option(attr, click.option(*decls, attr, **kwargs))
+    return Option(attr, click.option(*decls, attr, **_completion(attr, kwargs)))
+
+
+def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
+    """An integer option with a lower bound and a shown default."""
+    return _opt(
+        attr, *decls, type=click.IntRange(min=minimum), default=default, show_default=True,
+        help=help, **kwargs,
+    )  # fmt: skip
 
 
 def _arg(attr: str, **kwargs: Any) -> Option:
-    return Option(attr, click.argument(attr, **kwargs))
+    return Option(attr, click.argument(attr, **_completion(attr, kwargs)))
 
 
 _MEASURE_HELP = (
@@ -238,20 +284,18 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="minmax per topic (target becomes 1), or ratio to the target per sample.",
         ),
-        _opt(
+        _count(
             "repeats",
             "--repeats",
-            type=click.IntRange(min=1),
             default=DEFAULT_REPEATS,
-            show_default=True,
+            minimum=1,
             help="Random groupings averaged with --group random:K.",
         ),
-        _opt(
+        _count(
             "seed",
             "--seed",
-            type=click.IntRange(min=0),
             default=DEFAULT_SEED,
-            show_default=True,
+            minimum=0,
             help="Seed of every random draw; same seed, same output.",
         ),
         _opt(
@@ -277,7 +321,8 @@ OPTIONS: dict[str, Option] = {
             default="trec",
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
-            "tsv/csv: measure,name,system,value with a header; json: the stable schema.",
+            "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
+            "latex: booktabs tables, best value per column in bold; markdown: GitHub tables.",
         ),
         _opt(
             "digits",
@@ -287,30 +332,27 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="Decimals of printed values (not JSON).",
         ),
-        _opt(
+        _count(
             "samples",
             "-k",
             "--samples",
-            type=click.IntRange(min=2),
             default=100,
-            show_default=True,
+            minimum=2,
             help="Simulated collections per run and topic.",
         ),
-        _opt(
+        _count(
             "random_size",
             "--random-size",
-            type=click.IntRange(min=1),
             default=10,
-            show_default=True,
+            minimum=1,
             metavar="K1",
             help="Topics per group of the random:K1 row.",
         ),
-        _opt(
+        _count(
             "difficulty_size",
             "--difficulty-size",
-            type=click.IntRange(min=1),
             default=5,
-            show_default=True,
+            minimum=1,
             metavar="K2",
             help="Topics per group of the difficulty:K2 row (hardest first).",
         ),
@@ -338,12 +380,12 @@ OPTIONS: dict[str, Option] = {
     )
 }
 
-INPUTS = ("inputs", "scores")
+INPUTS = ("inputs", "scores", "name")
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
-RUNS = Option("inputs", click.argument("inputs", nargs=-1, required=True, metavar="QRELS RUNS..."))
+RUNS = _arg("inputs", nargs=-1, required=True, metavar="QRELS RUNS...")
 EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
-ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline")
-OUTPUT = ("fmt", "digits")
+ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
+OUTPUT = ("fmt", "digits", "caption")
 
 
 def declare(
@@ -375,6 +417,8 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    if s.scores is not None and s.name == "tag":
+        raise click.UsageError("--name tag names runs read from files; a scores file names them")
     if s.ci is not None and s.group is not None:
         # A bootstrap of groups of resampled topics (and, for random:K, of R
         # groupings per resample) is not defined by any paper; refuse it.
@@ -403,9 +447,222 @@ CHECK_FORMAT = _opt(
     type=click.Choice(["text", *FORMATS]),
     default="text",
     show_default=True,
-    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
-    '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
+    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
+    "verdicts as a table.",
 )
+
+
+# --------------------------------------------------------------------------- issue 16 (fast-eval)
+OPTIONS["impl"] = _opt(
+    "impl",
+    "--impl",
+    type=click.Choice(["fast", "ir_measures"]),
+    default="fast",
+    show_default=True,
+    help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
+    "every measure through ir_measures' providers (ir_measures). Same values.",
+)
+EVALUATION = (*EVALUATION, "impl")
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): sample moments, run names from the tag column, captions,
+# check --scores, conditions. Appended here to keep merges trivial.
+
+
+def parse_pattern(value: str | None) -> str | None:
+    """A regular expression with named groups ``system`` and ``condition``."""
+    if value is None:
+        return None
+    import re
+
+    try:
+        compiled = re.compile(value)
+    except re.error as exc:
+        raise _bad(f"not a regular expression: {exc}") from None
+    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
+    if missing:
+        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
+    return value
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ddof",
+                "--ddof",
+                type=click.IntRange(0, 1),
+                default=0,
+                show_default=True,
+                help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
+                "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
+            ),
+            _opt(
+                "name",
+                "--name",
+                type=click.Choice(["file", "tag"]),
+                default="file",
+                show_default=True,
+                help="Run names: the file name (without .gz) or the run tag (column 6); "
+                "a run with more than one tag is an error with tag.",
+            ),
+            _opt(
+                "caption",
+                "--caption",
+                metavar="TEXT",
+                help="Caption of -f latex tables (\\caption) and -f markdown tables.",
+            ),
+            _opt(
+                "new_names",
+                "--new",
+                multiple=True,
+                metavar="NAME",
+                help="With --scores: a system of the scores file to gate (repeatable); "
+                "every other system is the pool.",
+            ),
+            _opt(
+                "condition_map",
+                "--map",
+                metavar="FILE",
+                help="Lines 'run system condition' (# comments allowed): which system and "
+                "condition each run (or scores-file system) stands for.",
+            ),
+            _opt(
+                "condition_pattern",
+                "--pattern",
+                metavar="REGEX",
+                callback=_callback(parse_pattern),
+                help="Instead of --map: a regular expression with named groups system and "
+                "condition matched against the whole run name.",
+            ),
+        )
+    }
+)
+
+# check: QRELS POOL NEW_RUN... or --scores FILE --new NAME...
+CHECK_QRELS = _arg("qrels", metavar="[QRELS", required=False)
+CHECK_POOL = _arg("pool", metavar="POOL", required=False)
+CHECK_NEW_RUNS = _arg("new_runs", nargs=-1, required=False, metavar="NEW_RUN...]")
+# ---- end issue 15
+
+
+# ======================================================================================
+# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+
+
+def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
+    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
+    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
+    from .trecio import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
+        return system_name(value), (value,)
+    name = name.strip()
+    if not name:
+        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
+    files = tuple(f.strip() for f in rest.split(","))
+    if not rest.strip() or not all(files):
+        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
+    return name, files
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    parsed = tuple(parse_collection(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
+    name, files = parse_collection(value)
+    if len(files) != 1:
+        raise _bad(f"{value!r}: the reference is one qrels file")
+    return name, files
+
+
+OPTIONS.update(
+    (o.attr, o)
+    for o in (
+        _opt(
+            "reference",
+            "--reference",
+            required=True,
+            metavar="[NAME=]FILE",
+            callback=_callback(parse_reference),
+            help="The reference qrels G (gold standard); named after its file name unless "
+            "NAME= is given.",
+        ),
+        _opt(
+            "collections",
+            "--collection",
+            multiple=True,
+            required=True,
+            metavar="[NAME=]FILE[,FILE...]",
+            callback=_callback(parse_collections),
+            help="A test collection X over the same runs (repeatable): its qrels, or several "
+            "qrels samples of one statistical method, comma-separated.",
+        ),
+        _arg("runs", nargs=-1, required=True, metavar="RUNS..."),
+        _opt(
+            "topics",
+            "--topics",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
+            "[default: the reference's n].",
+        ),
+        _opt(
+            "depth",
+            "--depth",
+            type=click.IntRange(min=1),
+            required=True,
+            metavar="K",
+            help="Pool depth: the top K documents of every run (by score, ties by docno "
+            "descending).",
+        ),
+    )
+)
+
+RANKINGS_MEASURE = _opt(
+    "measures",
+    "-m",
+    "--measure",
+    multiple=True,
+    default=("AP",),
+    show_default=True,
+    metavar="MEASURE",
+    help="The one measure whose mean scores rank the systems: any ir_measures measure "
+    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
+)
+RANKINGS_SAMPLES = _opt(
+    "samples",
+    "--samples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    metavar="B",
+    help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
+)
+PERMUTE_OUT = _opt(
+    "output",
+    "-o",
+    "--out",
+    required=True,
+    metavar="DIR",
+    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
+    "the same name are replaced).",
+)
+# ======================================================================================
 
 
 # =========================================================================== issue 14: uncertainty

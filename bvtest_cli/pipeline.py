@@ -43,6 +43,7 @@ class Inputs:
     topics: np.ndarray | None = None
     alphas: np.ndarray | None = None
     baseline: int | None = None
+    ddof: int = 0  # --ddof: 1 for sample variances and covariance
     fields: Mapping[str, np.ndarray] | None = None  # final values, for basis "fields"
 
     @cached_property
@@ -50,7 +51,7 @@ class Inputs:
         if self.samples is None and self.fields is not None:
             return BiasVariance(*(np.asarray(self.fields[f]) for f in BiasVariance.FIELDS))
         assert self.samples is not None and self.target is not None
-        return decompose(self.samples, self.target, self.c, self.keep)
+        return decompose(self.samples, self.target, self.c, self.keep, ddof=self.ddof)
 
     def _base(self) -> np.ndarray:
         assert self.topics is not None and self.baseline is not None
@@ -84,12 +85,12 @@ class Inputs:
         return risk.zrisk_pair(self.topics, self._base(), self.alphas)
 
 
-def sample_statistic(fields: Sequence[Field]) -> grouping.Statistic:
+def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
     """The samples-basis fields as one function of (x, target, c, keep)."""
     chosen = [f for f in fields if f.basis == "samples"]
 
     def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
-        inputs = Inputs(samples=x, target=target, c=c, keep=keep)
+        inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
         return {f.name: f.compute(inputs) for f in chosen}
 
     return statistic
@@ -149,7 +150,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             target=s.target,
             repeats=s.repeats,
             seed=s.seed,
-            statistic=sample_statistic(fields),
+            statistic=sample_statistic(fields, s.ddof),
         )
     except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
         raise InputError(str(exc)) from None
@@ -206,6 +207,7 @@ def registry_statistic(
     alphas: np.ndarray,
     baseline: int | None,
     nonnegative: bool = True,
+    ddof: int = 0,
 ):
     """The topic-bootstrap statistic (SPEC §11b): every field of ``fields`` that
     has a numeric value, and the tradeoff correlations, of scores (..., m, n).
@@ -230,7 +232,9 @@ def registry_statistic(
                 c: np.ndarray | float = 1.0
             else:
                 c = target_constant(x_t, target)
-            inputs = Inputs(samples=y, target=x_t, c=c, topics=y, alphas=alphas, baseline=baseline)
+            inputs = Inputs(
+                samples=y, target=x_t, c=c, topics=y, alphas=alphas, baseline=baseline, ddof=ddof
+            )
             out = {}
             for f in chosen:
                 if f.name in flags:
@@ -269,6 +273,7 @@ def field_intervals(
         alphas=np.array(s.alpha_values),
         baseline=base,
         nonnegative=not risk.has_negative(x),
+        ddof=s.ddof,
     )
     assert s.ci is not None
     got = uncertainty.bootstrap_intervals(
@@ -364,12 +369,12 @@ def instability_view(full: Report) -> Report:
             lo, hi = np.asarray(intervals[registry.VAR_TARGET.name])[order[0]]
             shared[registry.VAR_TARGET.name] = (float(lo), float(hi))
         items = (
-            block.items[0],
+            (registry.N_TOPICS, block.get(registry.N_TOPICS)),
             (registry.VAR_TARGET, var_target),
             ("systems", t.select(INSTABILITY_FIELDS, order)),
         )
         blocks.append((measure, Section(items, intervals=shared)))
-    body = section(*full.body.items[:-1], ("measures", Section(tuple(blocks))))
+    body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
     return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported when a command needs it (start-up, issue 16)
+    import numpy as np
 
-Compute = Callable[[Any], np.ndarray]
+Compute = Callable[[Any], "np.ndarray"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Field:
     basis: str = "samples"
     nonnegative: bool = False
     short: str = ""  # a column header when the column's group already names the field
+    better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
 
     @property
     def header(self) -> str:
@@ -63,11 +65,22 @@ def _risk(name: str) -> Compute:
     return lambda inputs: getattr(inputs, name)()
 
 
+def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
+    """A risk measure (SPEC §8): alpha-indexed, over the per-topic matrix,
+    computed by the ``Inputs`` method of the same name."""
+    return Field(name, meaning, cite, alpha=True, compute=_risk(name), basis="topics", **kwargs)
+
+
 # --------------------------------------------------------------------------- per system
 # Order is the order of the JSON keys and of the trec lines.
 
 MEAN = Field(
-    "mean", "mean score over topics (or groups)", "Zhang22 eq. 7", table=True, compute=_bv("mean")
+    "mean",
+    "mean score over topics (or groups)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mean"),
+    better="higher",
 )
 BIAS2 = Field(
     "bias2",
@@ -75,6 +88,7 @@ BIAS2 = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("bias2"),
+    better="lower",
 )
 VAR = Field(
     "var",
@@ -82,6 +96,7 @@ VAR = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("var"),
+    better="lower",
 )
 MSE = Field(
     "mse",
@@ -89,6 +104,7 @@ MSE = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("mse"),
+    better="lower",
 )
 VAR_RHO = Field(
     "var_rho",
@@ -96,6 +112,7 @@ VAR_RHO = Field(
     "Zhang22 eq. 16",
     table=True,
     compute=_bv("var_rho"),
+    better="lower",
 )
 VAR_TARGET = Field(
     "var_target",
@@ -106,71 +123,52 @@ VAR_TARGET = Field(
 COV_TARGET = Field(
     "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
 )
-ZRISK = Field(
+ZRISK = _risk_field(
     "zrisk",
     "ZRisk with every run as a baseline",
     "Dincer16 eq. 6",
-    alpha=True,
     table=True,
-    compute=_risk("zrisk"),
-    basis="topics",
     nonnegative=True,
+    better="higher",
 )
-GEORISK = Field(
+GEORISK = _risk_field(
     "georisk",
     "GeoRisk = √(mean · Φ(ZRisk/n))",
     "Dincer16 eq. 7",
-    alpha=True,
     table=True,
-    compute=_risk("georisk"),
-    basis="topics",
     nonnegative=True,
+    better="higher",
 )
-ZRISK_TARGET = Field(
+ZRISK_TARGET = _risk_field(
     "zrisk_target",
     "ZRisk on the two rows [run; virtual target]",
     "Dincer16 §4.1; Zhang22 Table 8",
-    alpha=True,
-    compute=_risk("zrisk_target"),
-    basis="topics",
     nonnegative=True,
 )
-TRISK_MEAN = Field(
-    "trisk_mean",
-    "TRisk* against the per-topic mean of all runs",
-    "Dincer16 eq. 3",
-    alpha=True,
-    compute=_risk("trisk_mean"),
-    basis="topics",
+TRISK_MEAN = _risk_field(
+    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3", better="higher"
 )
-URISK = Field(
+URISK = _risk_field(
     "urisk",
     "URisk against --baseline",
     "Dincer16 eq. 1",
-    alpha=True,
     baseline=True,
     table=True,
-    compute=_risk("urisk"),
-    basis="topics",
+    better="higher",
 )
-TRISK = Field(
+TRISK = _risk_field(
     "trisk",
     "TRisk = URisk / SE against --baseline",
     "Dincer16 eq. 2",
-    alpha=True,
     baseline=True,
     table=True,
-    compute=_risk("trisk"),
-    basis="topics",
+    better="higher",
 )
-ZRISK_BASELINE = Field(
+ZRISK_BASELINE = _risk_field(
     "zrisk_baseline",
     "ZRisk on the two rows [run; baseline]",
     "Dincer16 Table 4",
-    alpha=True,
     baseline=True,
-    compute=_risk("zrisk_baseline"),
-    basis="topics",
     nonnegative=True,
 )
 
@@ -196,7 +194,11 @@ TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
 # --------------------------------------------------------------------------- views
 
 ABS_ZRISK_TARGET = Field(
-    "abs_zrisk_target", "|ZRisk| against the target at alpha 0", "Zhang22 Table 8", table=True
+    "abs_zrisk_target",
+    "|ZRisk| against the target at alpha 0",
+    "Zhang22 Table 8",
+    table=True,
+    better="lower",
 )
 TOPIC_PEARSON = Field(
     "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
@@ -218,6 +220,90 @@ def system_field(name: str) -> Field:
         if f.name == name:
             return f
     raise KeyError(name)
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+
+BEST_CONDITION = Field(
+    "best",
+    "the condition under which the system's MSE = Bias² + Var is lowest",
+    "Zhang22 §5.4",
+    table=True,
+)
+# ---- end issue 15
+
+
+# ======================================================================================
+# Ranking bias and variance: `bvtest rankings` (issue #12; SPEC §10; Cormack19).
+# Per test collection X against the reference G, and the pairwise Table 3.
+
+RANK_BIAS = Field(
+    "bias",
+    "|b| = √b², or −√(−b²) when the bootstrap estimate b² is negative (chance error)",
+    "Cormack19 §2, Table 2",
+    table=True,
+    better="lower",
+)
+RANK_SIGMA = Field(
+    "sigma",
+    "σ(X) = √(½ Δ(X, X′)): spread of X's ranking under topic sampling",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_RMSE = Field(
+    "rmse",
+    "√(b² + σ²(X)): X's expected distance δ = 1 − τ_b from the true ranking",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_B2 = Field("b2", "b² = Δ(X, G) − σ²(X) − σ²(G)", "Cormack19 §2")
+RANK_DELTA = Field(
+    "delta", "Δ(X, G) = E δ²(X_b, G_b) over all B × B bootstrap pairs", "Cormack19 §2–3"
+)
+RANK_SE_BIAS = Field(
+    "se_bias",
+    "batch-means standard error of bias (Monte Carlo error of the bootstrap)",
+    "bvtest: batch means",
+    table=True,
+)
+RANK_SE_SIGMA = Field(
+    "se_sigma", "batch-means standard error of sigma", "bvtest: batch means", table=True
+)
+RANK_SE_RMSE = Field(
+    "se_rmse", "batch-means standard error of rmse", "bvtest: batch means", table=True
+)
+RANK_SE_B2 = Field("se_b2", "batch-means standard error of b2", "bvtest: batch means")
+SIGMA_REFERENCE = Field("sigma_reference", "σ(G) of the reference", "Cormack19 §2")
+SE_SIGMA_REFERENCE = Field(
+    "se_sigma_reference", "batch-means standard error of sigma_reference", "bvtest: batch means"
+)
+RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
+RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
+RANK_BATCHES = Field(
+    "batches", "K, batches of the batch-means standard errors", "bvtest: batch means"
+)
+# Table 3's panels, matrix.FIELD[G][X]: collection X measured with collection G as the
+# reference; the table format shows G as rows and X as columns.
+PAIR_BIAS = Field("bias", "|b| of X (column) with G (row) as the reference", "Cormack19 Table 3")
+PAIR_RMSE = Field(
+    "rmse", "RMSE of X (column) against G (row); σ(X) on the diagonal", "Cormack19 Table 3"
+)
+PAIR_B2 = Field("b2", "b² of X (column) against G (row), signed", "Cormack19 Table 3")
+PAIR_SE_BIAS = Field("se_bias", "batch-means standard error of matrix.bias", "bvtest: batch means")
+PAIR_SE_RMSE = Field("se_rmse", "batch-means standard error of matrix.rmse", "bvtest: batch means")
+
+RANKING_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
+    RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, RANK_SE_B2,
+)  # fmt: skip
+RANKING_TABLE_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
+)  # fmt: skip
+PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+# ======================================================================================
 
 
 # =========================================================================== issue 14: uncertainty

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: `bvtest --help` needs no numpy (issue 16)
+    import numpy as np
 
 from .registry import Field
 
@@ -63,6 +64,8 @@ class Table:
     intervals: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def column(self, f: Field) -> np.ndarray:
+        import numpy as np
+
         return np.asarray(self.values[f.name], dtype=float)
 
     def value(self, row: str, f: Field, alpha: str | None = None) -> float:
@@ -72,6 +75,8 @@ class Table:
 
     def select(self, fields: tuple[Field, ...], order: np.ndarray | None = None) -> Table:
         """A view: some of the fields, rows in ``order`` (indices) or as they are."""
+        import numpy as np
+
         idx = np.arange(len(self.rows)) if order is None else np.asarray(order)
         return Table(
             rows=tuple(self.rows[i] for i in idx),
@@ -107,6 +112,10 @@ class Report:
     table_fields: tuple[Field, ...] = ()
     notes: tuple[str, ...] = ()
     status: int = 0  # the exit status (1: a `check` gate failed)
+    # A report on one measure whose body is that measure's block, without a
+    # "measures" level (`rankings`): the measure's name, which prefixes the
+    # names of the text formats.
+    measure: str | None = None
 
     @property
     def measures(self) -> Section:
@@ -115,6 +124,9 @@ class Report:
         return node
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
+        if self.measure is not None:
+            yield self.measure, self.body
+            return
         for name, block in self.measures.items:
             assert isinstance(block, Section)
             yield str(name), block
@@ -124,8 +136,54 @@ class Report:
         return replace(self, notes=tuple(notes) + self.notes)
 
     def settings(self) -> dict[str, Any]:
-        """Top-level scalar keys (the analysis settings), in order."""
+        """Top-level scalar keys (the analysis settings), in order; none for a
+        one-measure report, whose scalars are its block's."""
+        if self.measure is not None:
+            return {}
         return {str(k): v for k, v in self.body.items if is_leaf(v)}
+
+    # --- python-api (issue 17): the report from Python -----------------------
+
+    def render(self, fmt: str = "trec", digits: int = 4) -> str:
+        """The text the command prints with ``--format fmt --digits digits``
+        (trec, table, tsv, csv, json; ``text`` for check)."""
+        from .render import render
+
+        return render(self, fmt, digits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``--format json`` as Python objects (NaN and
+        infinities are None, as null in JSON)."""
+        from .render import to_json
+
+        return to_json(self.body)
+
+    def to_frame(self) -> Any:
+        """A long pandas DataFrame: one row per number, columns measure, field,
+        system, alpha, value (the numbers of the trec format, full precision).
+
+        ``field`` is the trec name without the measure (``bias2``,
+        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha key of an
+        alpha-indexed field (None otherwise), ``system`` the row (``all`` for
+        a measure's own values), ``value`` a float (NaN where undefined). A
+        report of records (``scores``, ``check``) gives one row per record
+        with the JSON keys as columns. The report's settings are in
+        ``frame.attrs["settings"]``. Needs pandas (``pip install
+        'bvtest[pandas]'``).
+
+        >>> import bvtest
+        >>> frame = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP").to_frame()
+        >>> list(frame.columns)
+        ['measure', 'field', 'system', 'alpha', 'value']
+        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == '5'")
+        >>> round(float(row.value.iloc[0]), 4)
+        -20.6516
+        """
+        from .longform import to_frame
+
+        return to_frame(self)
+
+    # --- end python-api ---------------------------------------------------------
 
 
 def is_leaf(node: Any) -> bool:

@@ -67,10 +67,16 @@ from .matrix import exact_mean, quiet
 from .options import Settings
 from .parallel import default_jobs, parallel_map, progress
 from .tradeoff import Tradeoff, correlate
-from .trecio import STDIN, Source, expand_sources, read_qrels, read_run, sort_topics
-
-Qrels = Mapping[str, Mapping[str, int]]
-Run = Mapping[str, Mapping[str, float]]
+from .trecio import (
+    STDIN,
+    Qrels,
+    Run,
+    Source,
+    expand_sources,
+    read_qrels,
+    read_run,
+    sort_topics,
+)
 
 DEFAULT_SAMPLES = 100  # seed 000 §5.3.3: k = 100 (stable for k > 100, unstable at 10)
 
@@ -523,17 +529,21 @@ def pertopic(
     return analyse_samples(ap, list(runs), topics, missing)
 
 
-def simulate_files(s: Settings) -> PerTopicResult:
+def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
     """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
-    and simulated in its own worker; AP at relevance level ``-l``."""
+    and simulated in its own worker; AP at relevance level ``-l``. Returns the
+    result and the notes about the inputs."""
+    from .evaluate import check_shared_topics
+
+    notes: list[str] = []
     qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
+    sources = expand_sources(s.inputs[1:], notes.append)
     topics = sort_topics(qrels_file.relevant_topics(s.rel_level))
     if not topics:
         raise InputError(
             f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
         )
-    return pertopic(
+    result = pertopic(
         qrels_file.qrels,
         {src.name: src for src in sources},
         topics,
@@ -543,3 +553,6 @@ def simulate_files(s: Settings) -> PerTopicResult:
         jobs=s.jobs or default_jobs(),
         tick=progress(len(sources), s.quiet),
     )
+    if all(missing == len(topics) for missing in result.missing):
+        check_shared_topics(qrels_file.label, topics, result.systems, [()] * len(sources))
+    return result, notes

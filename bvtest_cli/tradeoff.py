@@ -26,7 +26,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import stdtr
 
 from .matrix import quiet
 
@@ -156,6 +155,8 @@ def t_test_p(r: float, n: int) -> float:
         return 0.0
     df = n - 2
     t = abs(r) * np.sqrt(df / (1.0 - r * r))
+    from scipy.special import stdtr  # lazily: 0.27 s of start-up (issue 16)
+
     return float(2.0 * stdtr(df, -t))
 
 

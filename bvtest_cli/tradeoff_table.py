@@ -12,6 +12,7 @@ by :func:`bvtest_cli.tradeoff.correlate`, so every number equals what
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,13 @@ def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             where = f"{row}/{column}"
             try:
                 a = grouping.analyse(
-                    m, group=group, normalize=norm, target=s.target, repeats=s.repeats, seed=s.seed
+                    m,
+                    group=group,
+                    normalize=norm,
+                    target=s.target,
+                    repeats=s.repeats,
+                    seed=s.seed,
+                    statistic=partial(grouping.bias_variance, ddof=s.ddof),
                 )
             except ValueError as exc:
                 # e.g. every topic tied under minmax: this cell only is undefined

@@ -12,13 +12,33 @@ are made only for the docnos (one ``str.split`` of the gathered docno bytes)
 and for one qid per block of consecutive lines. Anything the fast path does
 not accept is re-read line by line, which either builds the same result (e.g.
 extra columns, non-ASCII docnos, ``1e-3`` scores) or names the bad line.
+
+Text rules (trec_eval's, where it has one):
+
+* Fields are separated by ASCII white space only (space, tab, CR, VT, FF):
+  C's ``isspace``, not Python's ``str.split``, which also splits on
+  U+00A0, U+2028, ``\x1c``... A UTF-8 byte-order mark is dropped, and CR-only
+  (old Mac) line ends are read as line ends, so such files read exactly as
+  the plain file does.
+* Numbers are ASCII: ``[+-]?[0-9]+`` for ranks and grades, decimal or
+  exponent notation for scores. Python's ``int()``/``float()`` also accept
+  ``1_0``, full-width digits, ``inf``, surrounding Unicode spaces; a TREC
+  file does not.
+* Docnos are opaque bytes (trec_eval compares them with ``strcmp``): they are
+  decoded as Latin-1, a bijection between bytes and code points 0-255, so any
+  byte is data, equality and order are byte equality and byte order, and
+  :func:`docno_bytes` gives the original bytes back for output. Topic ids
+  are UTF-8 text (they are printed), numbers ASCII.
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
+import re
 import sys
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -27,7 +47,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .errors import InputError
+from .errors import InputError, printable
 from .matrix import ScoreMatrix
 
 Run = dict[str, dict[str, float]]  # topic → docno → score (ir_measures' dict format)
@@ -37,13 +57,37 @@ Note = Callable[[str], None]
 STDIN = "-"
 SCORES_HEADER = ("system", "topic", "measure", "value")
 
-# str.split() splits on these ASCII code points; the fast tokenizer must agree.
+# bytes.split() (C's isspace) splits on these; the fast tokenizer must agree.
 _SPLIT_WS = np.zeros(256, dtype=bool)
-_SPLIT_WS[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_SPLIT_WS[[9, 10, 11, 12, 13, 32]] = True
+
+# What C's atof reads as a decimal number (no hex, no inf/nan), ASCII only.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL_TEXT = re.compile(_DECIMAL.pattern.decode(), re.ASCII)
+_NON_FINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def _ignore(_: str) -> None:
     pass
+
+
+def docno_bytes(docno: str) -> bytes:
+    """The bytes a docno had in its file (docnos are decoded as Latin-1); any
+    output that writes docnos writes these bytes."""
+    return docno.encode("latin-1")
+
+
+def shown_docno(docno: str) -> str:
+    """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
+    other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
+    return _shown(docno_bytes(docno))
+
+
+def _shown(field: bytes) -> str:
+    """A raw field quoted for a message (one line, any bytes)."""
+    return "'" + printable(field.decode("utf-8", "backslashreplace")) + "'"
 
 
 # ---------------------------------------------------------------------------
@@ -71,9 +115,10 @@ def system_name(path: str) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def expand_sources(paths: Iterable[str]) -> list[Source]:
+def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
     """Run arguments → sources: a directory means its regular, non-hidden files
-    sorted by name; ``-`` means standard input. Names must be unique."""
+    sorted by name (anything else in it is skipped with a note); ``-`` means
+    standard input. Names must be unique and usable in every output."""
     sources: list[Source] = []
     for path in paths:
         if path == STDIN:
@@ -82,20 +127,25 @@ def expand_sources(paths: Iterable[str]) -> list[Source]:
         p = Path(path)
         if p.is_dir():
             try:
-                entries = sorted(
-                    e for e in os.listdir(p) if not e.startswith(".") and (p / e).is_file()
-                )
+                entries = sorted(e for e in os.listdir(p) if not e.startswith("."))
             except OSError as exc:
                 raise InputError(f"cannot read directory: {exc.strerror}", path) from None
-            if not entries:
+            files = [e for e in entries if (p / e).is_file()]
+            skipped = [e for e in entries if not (p / e).is_file()]
+            if skipped:
+                note(f"{printable(path)}: skipped {_describe_skipped(p, skipped)}")
+            if not files:
                 raise InputError("directory holds no run files", path)
-            sources.extend(Source(str(p / e), system_name(e)) for e in entries)
+            sources.extend(Source(str(p / e), system_name(e)) for e in files)
         elif p.exists():
             sources.append(Source(path, system_name(path)))
+        elif p.is_symlink():
+            raise InputError("dangling symbolic link", path)
         else:
             raise InputError("no such file or directory", path)
     seen: dict[str, str] = {}
     for s in sources:
+        _check_system_name(s)
         if s.name in seen:
             raise InputError(
                 f"system name {s.name!r} also comes from {seen[s.name]}; run names must be unique",
@@ -105,8 +155,58 @@ def expand_sources(paths: Iterable[str]) -> list[Source]:
     return sources
 
 
+def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
+    """``2 entries that are not regular files: sub (directory), x.run (dangling
+    symbolic link)``; only the first few are named."""
+
+    def kind(name: str) -> str:
+        entry = directory / name
+        if entry.is_dir():
+            return "directory"
+        if entry.is_symlink() and not entry.exists():
+            return "dangling symbolic link"
+        return "not a regular file"
+
+    listed = ", ".join(f"{printable(n)} ({kind(n)})" for n in names[:shown])
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    entries = "entry" if len(names) == 1 else "entries"
+    return f"{len(names)} {entries} that are not regular files: {listed}{more}"
+
+
+def _has_control(text: str) -> bool:
+    """Control characters (C0, DEL, C1) or Unicode line/paragraph separators:
+    what would break a line of output or a message."""
+    return not text.isprintable() and any(
+        unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text
+    )
+
+
+def _check_system_name(source: Source) -> None:
+    """A system name must survive every output: trec lines and the scores file
+    are tab-separated, one record per line, ``#`` starts a comment line of a
+    scores file, fields are stripped of white space, and output is UTF-8."""
+    name = source.name
+    problem = None
+    if any("\udc80" <= c <= "\udcff" for c in name):
+        problem = "is not valid UTF-8"
+    elif "\t" in name:
+        problem = "contains a tab, the field separator of trec lines and scores files"
+    elif any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
+        problem = "contains a line break"
+    elif _has_control(name):
+        problem = "contains a control character"
+    elif name != name.strip(" "):
+        problem = "begins or ends with a space, which a scores file would strip"
+    elif name.startswith("#"):
+        problem = "begins with '#', which a scores file reads as a comment"
+    if problem is not None:
+        raise InputError(f"file name {problem}; rename the file to use it as a run", source.label)
+
+
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin."""
+    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin.
+    A UTF-8 byte-order mark is dropped and CR-only line ends become LF, so every
+    reader sees the file as its plain LF version."""
     label = "<stdin>" if path == STDIN else path
     try:
         if path == STDIN:
@@ -123,21 +223,72 @@ def read_bytes(path: str) -> bytes:
         raise InputError(f"cannot read: {msg}", label) from None
     except (EOFError, zlib.error):
         raise InputError("cannot read: truncated or corrupt gzip data", label) from None
+    return _plain_text(data, label)
+
+
+def _plain_text(data: bytes, label: str) -> bytes:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("UTF-16 text (byte-order mark); save the file as UTF-8 or ASCII", label)
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]
+    # CR-only (old Mac) line ends. A CR before LF is white space at the end of
+    # a line and stays; the count avoids copying CRLF files.
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
 
 
-def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of every non-blank line, decoding line by line so
-    that a bad byte is reported with its line."""
+def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every non-blank line, fields split on ASCII
+    white space as trec_eval does; decoding is left to the field's reader."""
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         if b"\x00" in raw:
             raise InputError("binary data (NUL byte); not a text file", label, lineno)
-        try:
-            fields = raw.decode("utf-8").split()
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", label, lineno) from None
+        fields = raw.split()
         if fields:
             yield lineno, fields
+
+
+def _topic(field: bytes, label: str, lineno: int) -> str:
+    """A topic id: UTF-8 text, as it is printed."""
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"topic id {_shown(field)} is not UTF-8 text", label, lineno) from None
+
+
+def _docno(field: bytes) -> str:
+    return field.decode("latin-1")
+
+
+def _integer(field: bytes) -> int | None:
+    """An ASCII ``[+-]?[0-9]+`` field as int, else None."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    return int(field) if digits.isdigit() else None  # bytes.isdigit: ASCII digits only
+
+
+def _parse_score(field: bytes) -> float | None:
+    """An ASCII decimal or exponent number as float (None if it is not one);
+    may be inf for a number beyond the double range."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    if digits.replace(b".", b"", 1).isdigit() or _DECIMAL.fullmatch(field):  # plain decimals first
+        return float(field)
+    return None
+
+
+def _score(field: bytes, what: str, label: str, lineno: int) -> float:
+    value = _parse_score(field)
+    if value is None:
+        if _NON_FINITE.fullmatch(field):
+            raise InputError(f"{what} {_shown(field)} is not a finite number", label, lineno)
+        raise InputError(f"{what} {_shown(field)} is not a number", label, lineno)
+    if not math.isfinite(value):
+        raise InputError(
+            f"{what} {_shown(field)} is not a finite number (beyond the double range)",
+            label,
+            lineno,
+        )
+    return value
 
 
 # Byte classes for the vectorized checks.
@@ -277,7 +428,8 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     number. Plain decimals ``[+-]?digits[.digits]`` with at most 15 digits are
     converted vectorized and exactly (an integer mantissa below 2**53 divided
     by an exact power of ten is correctly rounded, as float() is); any other
-    spelling (exponents, long mantissas, ``inf``) goes through float()."""
+    spelling goes through float() if it is a decimal or exponent number
+    (float() alone would also take ``1_0`` or ``inf``)."""
     rows = matrix.shape[0]
     mantissa = np.zeros(rows)  # integers below 10**15 are exact in a float64
     n_digits = np.zeros(rows, dtype=np.int64)
@@ -300,10 +452,10 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     np.negative(values, out=values, where=lead == _MINUS)
     others = np.flatnonzero(~plain)
     if others.size:
-        try:
-            values[others] = list(map(float, _matrix_strings(matrix[others])))
-        except ValueError:
+        tokens = _matrix_strings(matrix[others])
+        if not all(map(_DECIMAL_TEXT.fullmatch, tokens)):
             return None
+        values[others] = list(map(float, tokens))
     return values
 
 
@@ -372,41 +524,140 @@ def _parse_run_slow(data: bytes, label: str) -> Run:
                 label,
                 lineno,
             )
-        qid, _, docno, rank, score = fields[:5]
-        try:
-            int(rank)
-        except ValueError:
+        if _integer(fields[3]) is None:  # the value is ignored; a non-integer means a shifted line
             raise InputError(
-                f"rank {rank!r} is not an integer (shifted or broken line?)", label, lineno
-            ) from None
-        try:
-            value = float(score)
-        except ValueError:
-            raise InputError(f"score {score!r} is not a number", label, lineno) from None
-        if not np.isfinite(value):
-            raise InputError(f"score {score!r} is not a finite number", label, lineno)
+                f"rank {_shown(fields[3])} is not an integer (shifted or broken line?)",
+                label,
+                lineno,
+            )
+        value = _score(fields[4], "score", label, lineno)
+        qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
         ranking = run.setdefault(qid, {})
         if docno in ranking:
-            raise InputError(f"duplicate docno {docno!r} for topic {qid!r}", label, lineno)
+            raise InputError(
+                f"duplicate docno {shown_docno(docno)} for topic {qid!r}", label, lineno
+            )
         ranking[docno] = value
     return run
+
+
+def run_tag(source: Source) -> str:
+    """The run tag (column 6) shared by every line of a run file (``--name tag``).
+
+    A run whose lines carry more than one tag is an error at the first line
+    whose tag differs from the first line's; so is a line without a tag.
+    Reads the file once more, apart from the scores: the fast path compares
+    the tag column as one byte matrix, so it costs little next to evaluation.
+    """
+    if source.path == STDIN:
+        raise InputError("--name tag needs run files; standard input cannot be read twice")
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    fields = _fields(data, 6)
+    segments = fields.segments(5) if fields is not None else None
+    if fields is not None and segments is not None:
+        if len(segments) > 1:
+            first, (other, lo, _) = segments[0][0], segments[1]
+            raise InputError(
+                f"a second run tag {other!r} (the first line has {first!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                int(fields.lines[lo]) + 1,
+            )
+        return segments[0][0]
+    tag = None
+    for lineno, row in _lines(data, source.label):
+        if len(row) < 6:
+            raise InputError(
+                f"expected 6 fields 'qid Q0 docno rank score tag', found {len(row)}",
+                source.label,
+                lineno,
+            )
+        this = row[5].decode("utf-8", "replace")
+        if tag is None:
+            tag = this
+        elif this != tag:
+            raise InputError(
+                f"a second run tag {printable(this)!r} (the first line has {printable(tag)!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                lineno,
+            )
+    assert tag is not None  # the file is not empty
+    return tag
+
+
+def tagged_sources(sources: Iterable[Source]) -> list[Source]:
+    """The sources named by their run tags (``--name tag``), names unique."""
+    out: list[Source] = []
+    seen: dict[str, str] = {}
+    for source in sources:
+        tagged = Source(source.path, run_tag(source))
+        _check_system_name(tagged)
+        if tagged.name in seen:
+            raise InputError(
+                f"run tag {tagged.name!r} also names {seen[tagged.name]}; run names must be unique",
+                source.label,
+            )
+        seen[tagged.name] = source.label
+        out.append(tagged)
+    return out
 
 
 # ---------------------------------------------------------------------------
 # Qrels
 
 
-@dataclass(frozen=True)
 class QrelsFile:
-    """Parsed qrels and the line of each grade's first use (for error messages)."""
+    """Parsed qrels and the line of each grade's first use (for error messages).
 
-    label: str
-    qrels: Qrels
-    first_line_of_grade: dict[int, int]
+    Held as a :class:`QrelsTable` (arrays) or as a dict, whichever it was
+    built from; the other view is made on first use, so evaluating large
+    qrels never builds the dict of dicts."""
+
+    def __init__(
+        self,
+        label: str,
+        qrels: Qrels | None = None,
+        first_line_of_grade: dict[int, int] | None = None,
+        *,
+        table: QrelsTable | None = None,
+    ) -> None:
+        if qrels is None and table is None:
+            raise ValueError("QrelsFile needs qrels or a table")
+        self.label = label
+        self._qrels = qrels
+        self._table = table
+        self.first_line_of_grade = first_line_of_grade or {}
+
+    @property
+    def qrels(self) -> Qrels:
+        """topic → docno → grade, in file order."""
+        if self._qrels is None:
+            assert self._table is not None
+            self._qrels = self._table.as_dict()
+        return self._qrels
+
+    @property
+    def table(self) -> QrelsTable:
+        if self._table is None:
+            assert self._qrels is not None
+            self._table = QrelsTable.from_dict(self._qrels)
+        return self._table
+
+    def topics(self) -> list[str]:
+        """Every qrels topic, in file order."""
+        return list(self._qrels) if self._qrels is not None else list(self.table.topics)
 
     def relevant_topics(self, rel_level: int) -> list[str]:
         """Topics with at least one document of grade >= rel_level (SPEC §3)."""
-        return [t for t, docs in self.qrels.items() if any(g >= rel_level for g in docs.values())]
+        if self._qrels is not None:
+            return [
+                t for t, docs in self._qrels.items() if any(g >= rel_level for g in docs.values())
+            ]
+        table = self.table
+        has = table.num_rel(rel_level) > 0
+        return [t for t, keep in zip(table.topics, has.tolist(), strict=True) if keep]
 
 
 def read_qrels(path: str) -> QrelsFile:
@@ -414,9 +665,10 @@ def read_qrels(path: str) -> QrelsFile:
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     _check_nonempty(data, label)
-    fast = _parse_qrels_fast(data)
+    fast = _parse_qrels_table(data)
     if fast is not None:
-        return QrelsFile(label, *fast)
+        table, first_line = fast
+        return QrelsFile(label, None, first_line, table=table)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
     for lineno, fields in _lines(data, label):
@@ -424,47 +676,27 @@ def read_qrels(path: str) -> QrelsFile:
     return QrelsFile(label, qrels, first_line)
 
 
-def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
-    """Qrels and first line of each grade for a well-formed file with exactly
-    four fields on every line and no (qid, docno) judged twice; None otherwise
-    (the line-by-line path then accepts repeated judgments or names the line)."""
-    fields = _fields(data, 4)
-    if fields is None:
-        return None
-    grades_matrix = fields.column(3)
-    if grades_matrix is None or grades_matrix.shape[1] > 18 or not _integers_ok(grades_matrix):
-        return None  # wider than 18 characters might not fit an int64
-    grades_arr = _integer_values(grades_matrix)
-    segments = fields.segments(0)
-    if segments is None:
-        return None
-    qrels = _nest(segments, fields.strings(2), grades_arr.tolist())
-    if qrels is None:
-        return None
-    values, first_rows = np.unique(grades_arr, return_index=True)
-    order = np.argsort(first_rows, kind="stable")
-    linenos = (fields.lines[first_rows[order]] + 1).tolist()
-    first_line = dict(zip(values[order].tolist(), linenos, strict=True))
-    return qrels, first_line
-
-
 def _add_qrel(
-    qrels: Qrels, first_line: dict[int, int], fields: list[str], label: str, lineno: int
+    qrels: Qrels, first_line: dict[int, int], fields: list[bytes], label: str, lineno: int
 ) -> None:
-    if len(fields) < 4:
+    if len(fields) != 4:
+        # trec_eval rejects a qrels line with more fields too (a run is not qrels)
+        hint = "; is this a run file?" if len(fields) == 6 else ""
         raise InputError(
-            f"expected 4 fields 'qid iter docno rel', found {len(fields)}", label, lineno
+            f"expected 4 fields 'qid iter docno rel', found {len(fields)}{hint}", label, lineno
         )
-    qid, _, docno, rel = fields[:4]
-    try:
-        grade = int(rel)
-    except ValueError:
-        raise InputError(f"relevance {rel!r} is not an integer", label, lineno) from None
+    grade = _integer(fields[3])
+    if grade is None:
+        raise InputError(f"relevance {_shown(fields[3])} is not an integer", label, lineno)
+    if not INT64_MIN <= grade <= INT64_MAX:
+        raise InputError(f"relevance {_shown(fields[3])} is beyond 64-bit integers", label, lineno)
+    qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
     docs = qrels.setdefault(qid, {})
     old = docs.get(docno)
     if old is not None and old != grade:
         raise InputError(
-            f"topic {qid!r} docno {docno!r} judged twice with different grades ({old}, {grade})",
+            f"topic {qid!r} docno {shown_docno(docno)} judged twice with different grades "
+            f"({old}, {grade})",
             label,
             lineno,
         )
@@ -485,29 +717,38 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
     _check_nonempty(data, label)
     cells: dict[str, dict[tuple[str, str], float]] = {}
     for lineno, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.lstrip()  # ASCII white space, as the fields below
+        if not line.strip() or line.startswith(b"#"):
+            continue
+        parts = raw.split(b"\t") if b"\t" in raw else raw.split()
         try:
-            line = raw.decode("utf-8").rstrip("\r")
+            fields = tuple(part.strip().decode("utf-8") for part in parts)
         except UnicodeDecodeError:
             raise InputError("not UTF-8 text", label, lineno) from None
-        if not line.strip() or line.lstrip().startswith("#"):
+        if fields == SCORES_HEADER:
             continue
-        fields = line.split("\t") if "\t" in line else line.split()
-        fields = [f.strip() for f in fields]
-        if tuple(fields) == SCORES_HEADER:
-            continue
-        if len(fields) != 4 or not all(fields):
+        if len(fields) != 4:
             raise InputError(
                 f"expected 4 fields 'system topic measure value', found {len(fields)}",
                 label,
                 lineno,
             )
-        system, topic, measure, value = fields
-        try:
-            score = float(value)
-        except ValueError:
-            raise InputError(f"value {value!r} is not a number", label, lineno) from None
-        if not np.isfinite(score):
-            raise InputError(f"value {value!r} is not a finite number", label, lineno)
+        for i, field in enumerate(fields):
+            if not field:
+                raise InputError(
+                    f"empty field {i + 1} ({SCORES_HEADER[i]}) in "
+                    "'system<TAB>topic<TAB>measure<TAB>value'",
+                    label,
+                    lineno,
+                )
+            if i in (0, 2) and _has_control(field):  # names are printed in notes and tables
+                raise InputError(
+                    f"field {i + 1} ({SCORES_HEADER[i]}) {field!r} contains a control character",
+                    label,
+                    lineno,
+                )
+        system, topic, measure, _ = fields
+        score = _score(parts[3].strip(), "value", label, lineno)
         table = cells.setdefault(measure, {})
         if (system, topic) in table:
             raise InputError(
@@ -518,6 +759,15 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
         table[(system, topic)] = score
     if not cells:
         raise InputError("no scores found", label)
+    n_cells = sum(len(table) for table in cells.values())
+    if len(cells) > 10 and len(cells) * 2 > n_cells:
+        # A real scores file repeats each measure over systems × topics; a qrels
+        # or run file read as one has a "measure" (its docno column) per line.
+        raise InputError(
+            f"{len(cells)} different measures in {n_cells} lines: not a scores file "
+            "'system topic measure value' (a qrels or run file?)",
+            label,
+        )
     return [_matrix_from_cells(measure, table, note) for measure, table in cells.items()]
 
 
@@ -539,20 +789,6 @@ def _matrix_from_cells(
     return ScoreMatrix(measure, tuple(systems), tuple(topics), values)
 
 
-def write_scores(matrices: Iterable[ScoreMatrix]) -> str:
-    """The long-format scores file for these matrices, header first; values are
-    written with repr so that reading them back gives the same floats."""
-    out = ["\t".join(SCORES_HEADER)]
-    for m in matrices:
-        for i, system in enumerate(m.systems):
-            row = m.values[i].tolist()
-            out.extend(
-                f"{system}\t{topic}\t{m.measure}\t{value!r}"
-                for topic, value in zip(m.topics, row, strict=True)
-            )
-    return "\n".join(out) + "\n"
-
-
 def sort_topics(topics: Iterable[str]) -> list[str]:
     """Topics in the order a TREC user expects: numeric ids numerically, and
     ids such as ``106_1`` by their numeric parts, others as strings."""
@@ -564,3 +800,276 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
         return (1, (), topic)
 
     return sorted(topics, key=key)
+
+
+# ---------------------------------------------------------------------------
+# Columnar runs and qrels (issue 16): arrays straight from the parsed columns,
+# no dict of dicts. Docnos stay bytes (a numpy ``S`` array, byte order is
+# trec_eval's strcmp order); a 64-bit hash of (topic, docno) gives numeric
+# sorts and lookups, and every hash match is checked against the bytes, so a
+# collision can never change a result.
+
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+_HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _docno_words(docnos: np.ndarray) -> np.ndarray:
+    """(rows, words) big-endian uint64 view of an ``S`` array, NUL-padded to a
+    multiple of 8 bytes: lexicographic order of the rows is byte order of the
+    docnos (a shorter docno is a prefix padded with NULs, which sort first)."""
+    width = docnos.dtype.itemsize
+    words = -(-width // 8)
+    if width != 8 * words:
+        docnos = docnos.astype(f"S{8 * words}")
+    return np.ascontiguousarray(docnos).view(">u8").reshape(docnos.size, words)
+
+
+def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of (topic index, docno) per row. Zero words are padding
+    (a docno holds no NUL), so the hash does not depend on the array's width."""
+    h = topic.astype(np.uint64) * _HASH_MUL + np.uint64(seed)
+    with np.errstate(over="ignore"):
+        for word in _docno_words(docnos).T:
+            mixed = (h ^ word.astype(np.uint64)) * _HASH_MIX
+            mixed ^= mixed >> np.uint64(31)
+            h = np.where(word != 0, mixed, h)
+    return h
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as columns: one row per line, ``topic[i]`` indexes ``topics``."""
+
+    topics: list[str]  # distinct topic ids, in order of first appearance
+    topic: np.ndarray  # (rows,) int32
+    docno: np.ndarray  # (rows,) bytes_ (``S`` width), the docnos' bytes
+    score: np.ndarray  # (rows,) float64
+
+    @classmethod
+    def from_dict(cls, run: Run) -> RunColumns:
+        topics = list(run)
+        sizes = [len(d) for d in run.values()]
+        docnos = [docno_bytes(d) for docs in run.values() for d in docs]
+        return cls(
+            topics,
+            np.repeat(np.arange(len(topics), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(
+                (v for docs in run.values() for v in docs.values()), float, count=sum(sizes)
+            ),
+        )
+
+    def as_dict(self) -> Run:
+        """topic → docno → score, topics and docnos in file order."""
+        run: Run = {t: {} for t in self.topics}
+        names = self.topics
+        docnos = np.char.decode(self.docno, "latin-1").tolist() if self.docno.size else []
+        for t, d, v in zip(self.topic.tolist(), docnos, self.score.tolist(), strict=True):
+            run[names[t]][d] = v
+        return run
+
+
+def read_run_columns(source: Source) -> RunColumns:
+    """Parse a TREC run (SPEC §1) into columns; the same checks and errors as
+    :func:`read_run`."""
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    columns = _parse_run_columns(data)
+    if columns is None:
+        columns = RunColumns.from_dict(_parse_run_slow(data, source.label))
+    return columns
+
+
+def _parse_run_columns(data: bytes) -> RunColumns | None:
+    fields = _fields(data, 6)
+    if fields is None:
+        return None
+    ranks, scores_matrix = fields.column(3), fields.column(4)
+    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
+        return None
+    scores = _parse_floats(scores_matrix)
+    if scores is None or not np.isfinite(scores).all():
+        return None
+    segments = fields.segments(0)
+    if segments is None:
+        return None
+    topics: dict[str, int] = {}
+    topic = np.empty(scores.size, dtype=np.int32)
+    for name, lo, hi in segments:
+        topic[lo:hi] = topics.setdefault(name, len(topics))
+    docno = _docno_column(fields)
+    if _has_duplicates(topic, docno):
+        return None  # the line-by-line path names the line
+    return RunColumns(list(topics), topic, docno, scores)
+
+
+def _docno_column(fields: _Fields) -> np.ndarray:
+    """The docno column (the third field) as an ``S`` array."""
+    matrix = fields.column(2)
+    if matrix is None:  # wide docnos: through Python strings (ASCII here)
+        return np.array(fields.strings(2), dtype=bytes)
+    return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
+
+
+def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
+    """The qrels dict and first line of each grade by the columnar path, or None
+    (kept for the tests that compare it with the line-by-line path)."""
+    parsed = _parse_qrels_table(data)
+    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
+
+
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
+    """Whether a (topic, docno) pair occurs twice."""
+    keys = docno_hash(topic, docno)
+    order = np.argsort(keys)
+    keys = keys[order]
+    same = np.flatnonzero(keys[1:] == keys[:-1])
+    if same.size == 0:
+        return False
+    a, b = order[same], order[same + 1]  # equal hashes: equal pairs, or a collision
+    return bool(((topic[a] == topic[b]) & (docno[a] == docno[b])).any())
+
+
+class QrelsTable:
+    """Qrels as arrays sorted by the (topic, docno) hash, for vectorized
+    lookups; ``row`` keeps the file order for the dict view."""
+
+    def __init__(
+        self, topics: list[str], topic: np.ndarray, docno: np.ndarray, grade: np.ndarray
+    ) -> None:
+        self.topics = topics
+        self.topic_index = {t: i for i, t in enumerate(topics)}
+        n = topic.size
+        self.has_duplicates = False
+        for seed in range(8):  # a new seed if two different pairs share a hash
+            key = docno_hash(topic, docno, seed)
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            same = np.flatnonzero(key[1:] == key[:-1])
+            if same.size == 0:
+                break
+            a, b = order[same], order[same + 1]
+            if ((topic[a] == topic[b]) & (docno[a] == docno[b])).any():
+                self.has_duplicates = True  # a pair judged twice: the caller decides
+                break
+        else:  # pragma: no cover - eight collisions in a row
+            raise InputError("cannot index the qrels (hash collisions)")
+        self.seed = seed
+        self.key = key
+        self.row = order.astype(np.int32 if n < 2**31 else np.int64)
+        self.topic = topic[order]
+        self.docno = docno[order]
+        small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
+        self.grade = grade[order].astype(np.int32 if small else np.int64)
+        self._num_rel: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def from_dict(cls, qrels: Qrels) -> QrelsTable:
+        sizes = [len(d) for d in qrels.values()]
+        docnos = [docno_bytes(d) for docs in qrels.values() for d in docs]
+        grades = (g for docs in qrels.values() for g in docs.values())
+        return cls(
+            list(qrels),
+            np.repeat(np.arange(len(qrels), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(grades, np.int64, count=sum(sizes)),
+        )
+
+    def __len__(self) -> int:
+        return self.key.size
+
+    def grades_of(self, topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(judged, grade) of each (qrels topic index, docno) row; grade 0
+        where unjudged."""
+        key = docno_hash(topic, docno, self.seed)
+        pos = np.searchsorted(self.key, key)
+        np.minimum(pos, max(self.key.size - 1, 0), out=pos)
+        if self.key.size == 0:
+            return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
+        judged = self.key[pos] == key
+        hit = np.flatnonzero(judged)
+        hp = pos[hit]
+        judged[hit] = (self.topic[hp] == topic[hit]) & (self.docno[hp] == docno[hit])
+        grade = np.where(judged, self.grade[pos], 0)
+        return judged, grade
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Per qrels topic, the documents with grade >= rel."""
+        if rel not in self._num_rel:
+            self._num_rel[rel] = np.bincount(
+                self.topic[self.grade >= rel], minlength=len(self.topics)
+            )
+        return self._num_rel[rel]
+
+    def max_grade_per_topic(self) -> np.ndarray:
+        out = np.full(len(self.topics), np.iinfo(np.int64).min)
+        np.maximum.at(out, self.topic, self.grade)
+        return out
+
+    def as_dict(self) -> Qrels:
+        """topic → docno → grade in file order."""
+        order = np.argsort(self.row)
+        qrels: Qrels = {t: {} for t in self.topics}
+        names = self.topics
+        docnos = np.char.decode(self.docno[order], "latin-1").tolist() if len(self) else []
+        for t, d, g in zip(
+            self.topic[order].tolist(), docnos, self.grade[order].tolist(), strict=True
+        ):
+            qrels[names[t]][d] = g
+        return qrels
+
+
+_QRELS_CHUNK = 1 << 25  # bytes parsed at a time: bounds the parser's temporary arrays
+
+
+def _parse_qrels_table(data: bytes) -> tuple[QrelsTable, dict[int, int]] | None:
+    """Qrels table and first line of each grade for a well-formed file with
+    four fields on every line and no (qid, docno) judged twice; None otherwise
+    (the line-by-line path then accepts repeated equal judgments or names the
+    line). The file is parsed in chunks of whole lines, so the temporary
+    arrays stay small whatever the size of the file."""
+    topics: dict[str, int] = {}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    first: dict[int, int] = {}
+    start, line_offset = 0, 0
+    while start < len(data):
+        end = data.find(b"\n", min(start + _QRELS_CHUNK, len(data)) - 1)
+        end = len(data) if end < 0 else end + 1
+        chunk = data[start:end]
+        start = end
+        if not chunk.strip():
+            line_offset += chunk.count(b"\n")
+            continue
+        fields = _fields(chunk, 4)
+        if fields is None:
+            return None
+        grades_matrix = fields.column(3)
+        if grades_matrix is None or grades_matrix.shape[1] > 18:
+            return None  # wider than 18 characters might not fit an int64
+        if not _integers_ok(grades_matrix):
+            return None
+        grades = _integer_values(grades_matrix)
+        segments = fields.segments(0)
+        if segments is None:
+            return None
+        topic = np.empty(grades.size, dtype=np.int32)
+        for name, lo, hi in segments:
+            topic[lo:hi] = topics.setdefault(name, len(topics))
+        values, first_rows = np.unique(grades, return_index=True)
+        for value, row in zip(values.tolist(), first_rows.tolist(), strict=True):
+            if value not in first:
+                first[value] = int(fields.lines[row]) + 1 + line_offset
+        line_offset += chunk.count(b"\n")
+        parts.append((topic, _docno_column(fields), grades))
+        del fields, grades_matrix
+    if not parts:
+        return None
+    topic = np.concatenate([p[0] for p in parts])
+    docno = np.concatenate([p[1] for p in parts])
+    grade = np.concatenate([p[2] for p in parts])
+    del parts
+    table = QrelsTable(list(topics), topic, docno, grade)
+    if table.has_duplicates:
+        return None
+    first_line = dict(sorted(first.items(), key=lambda item: item[1]))
+    return table, first_line

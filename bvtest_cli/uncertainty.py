@@ -65,7 +65,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri, stdtr
 
 from .tradeoff import constant, correlations
 
@@ -109,11 +108,15 @@ METHODS = ("percentile", "bca")
 
 def normal_cdf(z: np.ndarray | float) -> np.ndarray:
     """Φ, the standard normal CDF (scipy.special.ndtr)."""
+    from scipy.special import ndtr  # lazily: 0.27 s of start-up (issue 16)
+
     return ndtr(z)
 
 
 def normal_ppf(p: np.ndarray | float) -> np.ndarray:
     """Φ⁻¹, the standard normal quantile function (scipy.special.ndtri)."""
+    from scipy.special import ndtri
+
     return ndtri(p)
 
 
@@ -333,13 +336,13 @@ def bca_interval(
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = below / (2.0 * count)
     inside = (frac > 0) & (frac < 1)
-    z0 = ndtri(np.where(inside, frac, 0.5))
+    z0 = normal_ppf(np.where(inside, frac, 0.5))
     a = _acceleration(jackknife)
-    z_alpha = float(ndtri(alpha))
+    z_alpha = float(normal_ppf(alpha))
 
     def level_for(z: float) -> np.ndarray:
         t = z0 + z
-        return ndtr(z0 + t / (1.0 - a * t))
+        return normal_cdf(z0 + t / (1.0 - a * t))
 
     with np.errstate(invalid="ignore", divide="ignore"):
         q1, q2 = level_for(z_alpha), level_for(-z_alpha)
@@ -410,6 +413,8 @@ def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray,
         r = (sc * dc).sum(axis=-1) / np.sqrt((sc * sc).sum(axis=-1) * (dc * dc).sum(axis=-1))
         r = np.where(degenerate, 0.0, np.clip(r, -1.0, 1.0))
         t = r * np.sqrt((n - 2) / (1.0 - r * r))
+    from scipy.special import stdtr  # lazily (issue 16)
+
     p = np.where(np.abs(r) >= 1.0, 0.0, 2.0 * stdtr(n - 2, -np.abs(t)))
     return r, t, p
 

@@ -12,6 +12,7 @@ skip when ``../shared/data`` is absent.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -135,6 +136,24 @@ def _cases() -> dict[str, tuple[str, ...]]:
     cases["cast-tradeoff"] = ("tradeoff", "--repeats", "30", *C)
     cases["cast-scores"] = ("scores", *C)
     cases["cast-eval-baseline"] = ("eval", "--baseline", "org_manual_bm25.run", "-f", "json", *C)
+    # Issue #12: rankings, pool, permute (POOLS/: depth-5 and depth-20 pools of the sample track).
+    rankings = (
+        "rankings", "--reference", "qrels/qrels.txt", "--collection", "depth5=POOLS/d5.qrels",
+        "--collection", "POOLS/d20.qrels", "--samples", "200",
+    )  # fmt: skip
+    for fmt in (*FORMATS, "latex", "markdown"):
+        cases[f"rankings-{fmt}"] = (*rankings, "-f", fmt, "sample_runs/")
+    cases["rankings-one"] = (
+        "rankings", "--reference", "G=qrels/qrels.txt", "--collection", "qrels/qrels.txt",
+        "-m", "nDCG@10", "--topics", "58", "--samples", "300", "--seed", "7", "sample_runs/",
+    )  # fmt: skip
+    cases["rankings-qrels-samples"] = (
+        "rankings", "--reference", "qrels/qrels.txt", "--collection",
+        "S=POOLS/d5.qrels,POOLS/d20.qrels", "-m", "P@10", "-l", "2", "--samples", "100",
+        "-f", "json", "sample_runs/",
+    )  # fmt: skip
+    cases["pool"] = ("pool", "--depth", "5", "qrels/qrels.txt", "sample_runs/")
+    cases["permute"] = ("permute", "--seed", "3", "--out", "OUT", "qrels/qrels.txt", "sample_runs/")
     return cases
 
 
@@ -150,18 +169,47 @@ def new_run(tmp_path_factory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory) -> Path:
+    """POOLS/: depth-5 and depth-20 pools of the sample track, for `rankings`."""
+    from bvtest_cli.pooling import format_qrels, pool
+    from bvtest_cli.trecio import expand_sources, read_qrels, read_run
+
+    directory = tmp_path_factory.mktemp("golden") / "POOLS"
+    directory.mkdir()
+    qrels = read_qrels(str(REPO / "qrels" / "qrels.txt")).qrels
+    runs = [read_run(s) for s in expand_sources([str(REPO / "sample_runs")])]
+    for depth in (5, 20):
+        (directory / f"d{depth}.qrels").write_text(format_qrels(pool(qrels, runs, depth).qrels))
+    return directory
+
+
 def _record(proc) -> str:
     return f"exit: {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
 
 
+def _files(directory: Path) -> str:
+    """What a command wrote into OUT (`permute`): name and SHA-256 of each file."""
+    lines = [
+        f"{p.name} {hashlib.sha256(p.read_bytes()).hexdigest()}\n"
+        for p in sorted(directory.iterdir())
+    ]
+    return "--- files\n" + "".join(lines)
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_golden(name: str, new_run: Path) -> None:
+def test_golden(name: str, new_run: Path, pools: Path, tmp_path: Path) -> None:
     args = CASES[name]
     if any(a.startswith(CAST) for a in args) and not (SHARED / "data").is_dir():
         pytest.skip("../shared/data is not present")
+    out = tmp_path / "OUT"
     args = tuple(str(new_run / "new.run") if a == "NEW/new.run" else a for a in args)
+    args = tuple(str(out) if a == "OUT" else a.replace("POOLS/", f"{pools}/") for a in args)
     proc = run_bvtest(*args, cwd=REPO)
-    got = _record(proc).replace(str(new_run), "NEW")
+    got = _record(proc).replace(str(new_run), "NEW").replace(str(pools), "POOLS")
+    got = got.replace(str(out), "OUT")
+    if "OUT" in CASES[name]:
+        got += _files(out)
     path = GOLDEN / f"{name}.out"
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)

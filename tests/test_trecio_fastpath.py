@@ -170,7 +170,7 @@ def test_six_fields_clean_file_takes_the_fast_path():
     "line",
     [
         "1 Q0 a 1 2.5 t junk",  # extra column: the slow path ignores it
-        "1 Q0 a 1_0 2.5 t",  # int() accepts underscores
+        "1 Q0 a +1 2.5 t",  # a signed rank (`1_0`, which int() takes, is refused: issue 10)
         "1 Q0 a 1 1e-3 t",  # exponent: float() on that token
         "1 Q0 \u00e9 1 2 t",  # non-ASCII docno
         "1\tQ0\ta\t1\t2\tt\r",  # tabs and CR

@@ -523,3 +523,22 @@ def test_plot_draws_the_front_and_the_intervals(bvtest, pool_file, tmp_path):
     assert any("Pareto front" in text.get_text() for text in ax.get_legend().get_texts())
     assert ax.collections  # the error bars and the points
     assert math.isfinite(float(t.values["bias2"][0]))
+
+
+def test_a_new_registry_field_gets_an_interval_for_free(monkeypatch):
+    """The bootstrap statistic is the registry: a field registered only here
+    (twice the MSE) gets its interval, exactly twice MSE's (doubling is exact
+    in floating point, and quantiles commute with it)."""
+    from click.testing import CliRunner
+
+    from bvtest_cli import registry
+    from bvtest_cli.cli import cli
+    from bvtest_cli.registry import Field
+
+    toy = Field("toy", "twice the MSE", "test", compute=lambda inputs: 2.0 * inputs.bv.mse)
+    monkeypatch.setattr(registry, "SYSTEM_FIELDS", (*registry.SYSTEM_FIELDS, toy))
+    args = ["eval", "-m", "AP", "--ci", "0.9", "--bootstrap", "100", "-f", "json", "--quiet"]
+    result = CliRunner().invoke(cli, [*args, str(SAMPLE_QRELS), str(SAMPLE_RUNS)])
+    assert result.exit_code == 0, result.output
+    for f in json.loads(result.stdout)["measures"]["AP"]["systems"].values():
+        assert f["toy_ci"] == {"lo": 2 * f["mse_ci"]["lo"], "hi": 2 * f["mse_ci"]["hi"]}

@@ -1,0 +1,8 @@
+"""Defaults shared by the options and the analyses, declared once (no imports,
+so reading them costs nothing at start-up)."""
+
+DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")  # the papers' three
+DEFAULT_ALPHAS = ("0", "1", "5", "10")  # Dincer16 Table 5
+DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
+DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
+MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; the papers use at most 20

@@ -1,0 +1,208 @@
+"""AP, nDCG@k, P@k, R@k and RR straight from a run's columns (issue 16).
+
+trec_eval's definitions (as pytrec_eval computes them, the reference of
+ir_measures' default provider), vectorised across the topics of a run:
+
+* ranking: score descending as a double, ties by docno descending compared
+  as bytes (trec_eval's ``strcmp``); pytrec_eval's float32 scores are not
+  involved, so near-equal doubles keep their order;
+* a document is relevant at level ``rel`` when its grade is ``>= rel``;
+  ``num_rel`` counts the qrels' documents of the topic with grade ``>= rel``;
+* AP (``map``, ``map_cut.k``): ``sum(rel_so_far / rank) / num_rel`` over the
+  relevant documents in the first k ranks, summed in rank order;
+* P@k: relevant in the first k ranks ``/ k``; R@k: ``/ num_rel``;
+* RR: ``1 / rank`` of the first relevant document, 0 when there is none;
+* nDCG (``ndcg``, ``ndcg_cut.k``): gain = grade where grade > 0, discount
+  ``log2(rank + 1)`` (C's log2), DCG summed in rank order; the ideal DCG
+  ranks the topic's positive grades descending; 0 when the ideal is 0.
+
+Every sum runs left to right in rank order, as trec_eval's loops do, so the
+values equal pytrec_eval's bit for bit (tests/test_fastmeasures.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .trecio import QrelsTable, RunColumns, _docno_words
+
+
+def fast_form(measure: Any) -> tuple[str, int | None, int] | None:
+    """(kind, cutoff, rel) when the fast path computes this ir_measures
+    measure exactly as pytrec_eval does, else None (ir_measures serves it)."""
+    name = measure.NAME
+    if name not in ("AP", "P", "R", "RR", "nDCG"):
+        return None
+    params = dict(measure.params)
+    if params.pop("judged_only", False):
+        return None
+    cutoff = params.pop("cutoff", None)
+    if cutoff is not None and not (isinstance(cutoff, int) and cutoff >= 1):
+        return None
+    rel = params.pop("rel", 1)
+    if not isinstance(rel, int) or isinstance(rel, bool):
+        return None
+    if name == "nDCG" and (
+        params.pop("dcg", "log2") != "log2" or params.pop("gains", None) is not None
+    ):
+        return None
+    if params:
+        return None
+    if name in ("P", "R") and cutoff is None:
+        return None
+    if name == "RR" and cutoff is not None:
+        return None
+    return name, cutoff, rel
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A run's rows for the qrels' topics, in ranking order, topic by topic."""
+
+    topics: list[str]  # run topics that are in the qrels, in order of first appearance
+    qtopic: np.ndarray  # (topics,) their index in the qrels table
+    starts: np.ndarray  # (topics + 1,) row offsets of each topic's ranking
+    rank: np.ndarray  # (rows,) 0-based rank within the topic
+    row_topic: np.ndarray  # (rows,) index into ``topics``
+    grade: np.ndarray  # (rows,) grade, 0 when unjudged
+    judged: np.ndarray  # (rows,) bool: in the qrels (an unjudged document is never relevant)
+
+
+def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
+    """Order the run by trec_eval's rule and look up every document's grade."""
+    index = qrels.topic_index
+    to_q = np.array([index.get(t, -1) for t in run.topics], dtype=np.int64)
+    keep_topic = to_q >= 0
+    rows_keep = keep_topic[run.topic] if run.topic.size else np.zeros(0, bool)
+    topic = run.topic[rows_keep]
+    score = run.score[rows_keep]
+    docno = run.docno[rows_keep]
+    # New dense topic numbers in order of first appearance among kept rows.
+    kept = np.flatnonzero(keep_topic)
+    dense = np.full(len(run.topics), -1, dtype=np.int64)
+    dense[kept] = np.arange(kept.size)
+    t = dense[topic]
+    order = _ranking_order(t, score, docno)
+    if order is not None:
+        t, docno = t[order], docno[order]
+    n = t.size
+    counts = np.bincount(t, minlength=kept.size)
+    starts = np.zeros(kept.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    rank = np.arange(n, dtype=np.int64) - starts[t]
+    qtopic = to_q[kept]
+    judged, grade = qrels.grades_of(qtopic[t].astype(np.int32), docno)
+    return Ranked([run.topics[i] for i in kept.tolist()], qtopic, starts, rank, t, grade, judged)
+
+
+def _ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
+    """The permutation that sorts rows by (topic ascending, score descending,
+    docno descending), or None when they already are (the usual run file)."""
+    n = t.size
+    if n < 2:
+        return None
+    same = t[1:] == t[:-1]
+    step = t[1:] >= t[:-1]
+    if step.all():
+        lower = score[1:] < score[:-1]
+        tie = score[1:] == score[:-1]
+        if not (same & ~lower & ~tie).any():
+            ties = np.flatnonzero(same & tie)
+            if ties.size == 0 or (docno[ties + 1] < docno[ties]).all():
+                return None
+    words = _docno_words(docno)
+    keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
+    return np.lexsort((*keys, -score, t))
+
+
+_LOG2: list[float] = []
+
+
+def _discounts(n: int) -> np.ndarray:
+    """log2(rank + 1) for ranks 1..n by C's log2 (math.log2), as trec_eval."""
+    while len(_LOG2) < n:
+        _LOG2.append(math.log2(len(_LOG2) + 2))
+    return np.array(_LOG2[:n])
+
+
+def _segment_sum(values: np.ndarray, segment: np.ndarray, size: int) -> np.ndarray:
+    """Per-segment sums, each left to right (np.bincount adds in input order)."""
+    return np.bincount(segment, weights=values, minlength=size)
+
+
+class IdealDCG:
+    """Per qrels topic, the ideal DCG at each cutoff, computed once per qrels."""
+
+    def __init__(self, qrels: QrelsTable) -> None:
+        positive = qrels.grade > 0
+        topic = qrels.topic[positive]
+        gain = qrels.grade[positive].astype(np.float64)
+        order = np.lexsort((-gain, topic))
+        self._topic = topic[order]
+        self._gain = gain[order]
+        counts = np.bincount(self._topic, minlength=len(qrels.topics))
+        starts = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        self._rank = np.arange(self._topic.size) - starts[self._topic]
+        self._size = len(qrels.topics)
+        self._cache: dict[int | None, np.ndarray] = {}
+
+    def at(self, cutoff: int | None) -> np.ndarray:
+        if cutoff not in self._cache:
+            inside = self._rank < cutoff if cutoff is not None else slice(None)
+            rank = self._rank[inside]
+            terms = self._gain[inside] / _discounts(int(rank.max()) + 1 if rank.size else 0)[rank]
+            self._cache[cutoff] = _segment_sum(terms, self._topic[inside], self._size)
+        return self._cache[cutoff]
+
+
+def compute(
+    ranked: Ranked,
+    qrels: QrelsTable,
+    forms: Sequence[tuple[str, int | None, int]],
+    ideal: IdealDCG | None,
+) -> list[np.ndarray]:
+    """One value per topic of ``ranked.topics`` for each (kind, cutoff, rel)."""
+    m = len(ranked.topics)
+    rank, seg, grade = ranked.rank, ranked.row_topic, ranked.grade
+    out = []
+    for kind, cutoff, rel in forms:
+        inside = rank < cutoff if cutoff is not None else np.ones(rank.size, bool)
+        if kind == "nDCG":
+            assert ideal is not None
+            gain = np.where(inside & (grade > 0), grade, 0).astype(np.float64)
+            dcg = _segment_sum(
+                gain / _discounts(int(rank.max()) + 1 if rank.size else 0)[rank], seg, m
+            )
+            best = ideal.at(cutoff)[ranked.qtopic]
+            value = np.divide(dcg, best, out=np.zeros(m), where=best > 0)
+            out.append(value)
+            continue
+        relevant = ranked.judged & (grade >= rel) & inside
+        num_rel = qrels.num_rel(rel)[ranked.qtopic].astype(np.float64)
+        if kind == "P":
+            value = np.bincount(seg, weights=relevant, minlength=m) / float(cutoff)
+        elif kind == "R":
+            found = np.bincount(seg, weights=relevant, minlength=m)
+            value = np.divide(found, num_rel, out=np.zeros(m), where=num_rel > 0)
+        elif kind == "RR":
+            first = np.full(m, np.iinfo(np.int64).max)
+            np.minimum.at(first, seg[relevant], rank[relevant])
+            value = np.zeros(m)
+            hit = first < np.iinfo(np.int64).max
+            value[hit] = 1.0 / (first[hit] + 1.0)
+        else:  # AP
+            cum = np.cumsum(relevant)
+            before = cum[ranked.starts[:-1] - 1] if cum.size else np.zeros(0)
+            before = np.where(ranked.starts[:-1] > 0, before, 0) if m else before
+            so_far = cum - before[seg] if cum.size else cum
+            terms = np.where(relevant, so_far / (rank + 1.0), 0.0)
+            total = _segment_sum(terms, seg, m)
+            value = np.divide(total, num_rel, out=np.zeros(m), where=num_rel > 0)
+        out.append(value)
+    return out
