@@ -160,6 +160,11 @@ def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, 
             if not isinstance(value, (bool, np.bool_)):
                 raise InputError(f"{attr}={value!r}: expected True or False")
             argv += [flag] if value else []
+        elif getattr(param, "multiple", False) and (param.nargs or 1) > 1:
+            # compare's --pair A B (repeatable): a tuple, or a list of tuples
+            tuples = [value] if value and isinstance(value[0], (str, os.PathLike)) else value
+            for t in tuples:
+                argv += [flag, *map(_text, t)]
         elif getattr(param, "multiple", False):
             values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
             argv += [f"{flag}={_text(v)}" for v in values]

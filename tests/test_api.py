@@ -81,6 +81,13 @@ CASES["conditions"] = (
     ("conditions", "--pattern", PATTERN, "-m", "AP", Q, R),
     lambda: bvtest.conditions(Q, R, condition_pattern=PATTERN, measures=["AP"]),
 )
+# Issue 14: compare, pairs by name (a tuple per pair) among the sample runs.
+CASES["compare"] = (
+    ("compare", "--pair", "sys001", "sys002", "--pair", "sys005", "sys003", "-m", "AP",
+     "--bootstrap", "50", "--alpha", "0,5", Q, R),
+    lambda: bvtest.compare(Q, R, pair=[("sys001", "sys002"), ("sys005", "sys003")],
+                           measures="AP", bootstrap=50, alphas=[0, 5]),
+)  # fmt: skip
 WITHOUT_FORMAT = {"scores", "pool", "permute"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
