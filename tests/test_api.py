@@ -81,6 +81,11 @@ CASES["conditions"] = (
     ("conditions", "--pattern", PATTERN, "-m", "AP", Q, R),
     lambda: bvtest.conditions(Q, R, condition_pattern=PATTERN, measures=["AP"]),
 )
+# Issue #13: variations, plain TREC data in inter mode (each topic one query).
+CASES["variations"] = (
+    ("variations", "-m", "AP", "--alpha=-2:2:1", Q, R),
+    lambda: bvtest.variations(Q, R, measures=["AP"], alphas="-2:2:1"),
+)
 WITHOUT_FORMAT = {"scores", "pool", "permute"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
