@@ -25,8 +25,11 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
    same files (AP and nDCG@10 identical, ERR@20 to gdeval's 5 decimals).
 
 ``--extras`` also times ``bvtest rankings`` on the same track (issue 12, below)
-and runs bench/bench_grouping.py, bench/bench_pertopic.py and
-bench/bench_rankings.py.
+and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
+track's scores (issue 14: the bootstrap adds < 2 s and stays < 1 GiB), and
+runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
+and bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
+B = 1000 and 10000, percentile and BCa).
 
 Issue 12: depth-10 and depth-20 pools of the track (``bvtest pool``, cached
 with it) as two test collections against the full qrels, B = 1000, the
@@ -168,6 +171,66 @@ def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
         worst[key[2]] = max(worst.get(key[2], 0.0), abs(ours[key] - theirs[key]))
     shown = ", ".join(f"{m} {d:.1g}" for m, d in sorted(worst.items()))
     return f"{len(common)} cells in common; max |bvtest - ir_measures|: {shown}"
+
+
+CI_TARGET_ADDED = 2.0  # issue 14: --ci with B = 1000 adds under 2 s to eval
+
+
+def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
+    """Issue 14: what ``--ci 0.95 --bootstrap 1000`` adds to ``bvtest eval``.
+
+    The track's scores are computed once (``bvtest scores``), then ``bvtest
+    eval --scores`` is timed with and without ``--ci`` (percentile and BCa),
+    so the difference is the bootstrap alone, not the noise of evaluating the
+    runs again; medians of ``repeat`` runs, peak RSS as for eval. The verdict
+    is on CPU seconds (user + system of the child): the bootstrap is
+    single-threaded, so they are its wall time on an idle core, and they stay
+    steady on a shared machine where wall time grows with the load.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = Path(tmp) / "scores.tsv"
+        with scores.open("w") as out:
+            subprocess.run(
+                [bvtest, "scores", "--quiet", str(qrels), str(runs)], stdout=out, check=True
+            )
+        base = [bvtest, "eval", "--quiet", "--scores", str(scores)]
+        settings = {
+            "eval --scores (no --ci)": base,
+            "--ci 0.95 --bootstrap 1000": [*base, "--ci", "0.95", "--bootstrap", "1000"],
+            "  --ci-method bca": [
+                *base,
+                "--ci",
+                "0.95",
+                "--bootstrap",
+                "1000",
+                "--ci-method",
+                "bca",
+            ],
+        }
+        results = {
+            name: [measure_cpu(cmd) for _ in range(repeat)] for name, cmd in settings.items()
+        }
+    print(f"\n== bvtest eval --ci on the same track (scores read from a file), median of {repeat}")
+    plain_wall = statistics.median(r[0] for r in results["eval --scores (no --ci)"])
+    plain_cpu = statistics.median(r[2] for r in results["eval --scores (no --ci)"])
+    ok = True
+    for name, rows in results.items():
+        wall = statistics.median(r[0] for r in rows)
+        cpu = statistics.median(r[2] for r in rows)
+        rss = max(r[1] for r in rows)
+        line = f"{name:<28} : {wall:6.2f} s wall, {cpu:6.2f} s cpu, peak RSS {rss:6.1f} MiB"
+        if name != "eval --scores (no --ci)":
+            added, added_cpu = wall - plain_wall, cpu - plain_cpu
+            good = added_cpu <= CI_TARGET_ADDED and rss <= TARGET_RSS_MIB
+            ok = ok and good
+            line += f"; adds {added_cpu:5.2f} s cpu ({added:5.2f} s wall): {verdict(good)}"
+        print(line)
+    print(
+        f"target: --ci adds <= {CI_TARGET_ADDED:g} s, peak RSS <= 1 GiB (the bootstrap runs on "
+        "one core: cpu = wall on an idle machine; wall grows with the load average)"
+    )
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    return ok
 
 
 def verdict(ok: bool) -> str:
@@ -317,16 +380,20 @@ def main() -> int:
         ok = rankings_bench(bvtest, out, args.repeat) and ok
 
     extras = [
-        REPO / "bench" / "bench_grouping.py",
-        REPO / "bench" / "bench_pertopic.py",
-        REPO / "bench" / "bench_rankings.py",
+        (REPO / "bench" / "bench_grouping.py", []),
+        (REPO / "bench" / "bench_pertopic.py", []),
+        (REPO / "bench" / "bench_rankings.py", []),
+        (REPO / "bench" / "bench_ci.py", ["--B", "1000", "10000", "--repeat", "1", "--compare"]),
     ]
-    present = [e for e in extras if e.is_file()]
+    present = [e for e, _ in extras if e.is_file()]
     if args.extras:
+        ci_ok = bench_ci_cli(bvtest, qrels, runs, args.repeat)
+        ok = ok and ci_ok
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        for script in present:
-            print(f"\n== {script.relative_to(REPO)}", flush=True)
-            subprocess.run([sys.executable, str(script)], env=env, check=False)
+        for script, script_args in extras:
+            if script.is_file():
+                print(f"\n== {script.relative_to(REPO)}", flush=True)
+                subprocess.run([sys.executable, str(script), *script_args], env=env, check=False)
     elif present:
         names = ", ".join(str(e.relative_to(REPO)) for e in present)
         print(f"\n(not run: {names}; add --extras, or run them with PYTHONPATH=.)")

@@ -26,6 +26,9 @@ from .options import (
     CHECK_NEW_RUNS,
     CHECK_POOL,
     CHECK_QRELS,
+    CI,
+    COMPARE_CI,
+    COMPARE_FORMAT,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -137,15 +140,21 @@ def output_failed(reason: str) -> NoReturn:
 # --------------------------------------------------------------------------- commands
 
 
-@command("eval", (*INPUTS, *EVALUATION, *ANALYSIS, *OUTPUT))
+@command("eval", (*INPUTS, *EVALUATION, *ANALYSIS, *CI, *OUTPUT))
 def eval_cmd(s: Settings) -> Report:
     """Bias², Var, MSE, Var(ρ), risk measures and the tradeoff of every run.
 
     For every measure and run: the mean, Bias² = (mean − c)², Var and
     MSE = Bias² + Var against the virtual target (the best score on each
     topic); Var(ρ) with Var(x_T) and Cov(x_T, x_i); ZRisk, GeoRisk, ZRisk
-    against the target and TRisk* for every alpha; and per measure the
-    Pearson/Spearman correlation of Bias² and Var across runs.
+    against the target and TRisk* for every alpha; pareto: whether the run is
+    on the Pareto front of (Bias², Var); and per measure the Pearson/Spearman
+    correlation of Bias² and Var across runs (with --group random:K also the
+    distribution of the per-repeat correlations, tradeoff_repeats).
+
+    --ci LEVEL adds a topic-bootstrap interval to every field and to the
+    tradeoff correlations: FIELD.lo / FIELD.hi lines, "FIELD_ci": {"lo",
+    "hi"} in JSON, "value [lo, hi]" in the table.
 
     \b
     Examples:
@@ -154,6 +163,7 @@ def eval_cmd(s: Settings) -> Report:
       bvtest eval --target ideal --baseline bm25.run qrels.txt runs/*.run
       bvtest scores qrels.txt runs/ | bvtest eval --scores -
       bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
+      bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels.txt runs/
     """
     from .evaluate import load
     from .pipeline import eval_report
@@ -183,7 +193,7 @@ def scores_cmd(s: Settings) -> Report:
     return scores_report(matrices, notes)
 
 
-@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", "ddof", *OUTPUT))
+@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", "ddof", "seed", *CI, *OUTPUT))
 def instability_cmd(s: Settings) -> Report:
     """Where instability comes from (Zhang22 Table 8), runs sorted by mean.
 
@@ -191,6 +201,8 @@ def instability_cmd(s: Settings) -> Report:
     decomposition Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i). ZRisk only
     says that a run is unstable; a large Var(x_i) says the run's own scores
     swing, a small Cov(x_T, x_i) says it fails where the best runs succeed.
+    With --ci, topic-bootstrap intervals as in eval (|ZRisk|'s is the image
+    of ZRisk's interval under |.|).
 
     \b
     Examples:
@@ -247,7 +259,7 @@ def tradeoff_cmd(s: Settings) -> Report:
 @command(
     "check",
     ("qrels", "pool", "new_runs", "scores", "new_names", "name", "gates", *EVALUATION,
-     *ANALYSIS, *OUTPUT),
+     *ANALYSIS, *CI, *OUTPUT),
     fmt=CHECK_FORMAT,
     qrels=CHECK_QRELS,
     pool=CHECK_POOL,
@@ -268,6 +280,8 @@ def check_cmd(s: Settings) -> Report:
     var_rho, var_target, cov_target; with @ALPHA zrisk, georisk,
     zrisk_target, trisk_mean; with --baseline urisk, trisk, zrisk_baseline).
     Alphas the gates name are computed even if --alpha omits them.
+    FIELD.lo / FIELD.hi (e.g. AP:mse.hi<=0.06, nDCG@10:georisk.lo@5>=bm25.run)
+    gate on an end of the field's bootstrap interval: they need --ci LEVEL.
 
     Exit status: 0 all gates pass; 1 a gate fails; 2 bad usage or input, a
     malformed gate, a RIGHT that is not a pool run, or a new run named like a
@@ -286,12 +300,14 @@ def check_cmd(s: Settings) -> Report:
     return check(s)
 
 
-@command("plot", (*INPUTS, *EVALUATION, *ANALYSIS, "output"))
+@command("plot", (*INPUTS, *EVALUATION, *ANALYSIS, *CI, "output"))
 def plot_cmd(s: Settings) -> Report:
     """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
 
     One row of three panels per measure, from the same analysis as eval (same
-    options). Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
+    options). The Bias²–Var scatter marks the Pareto front (runs no other run
+    beats on both), and with --ci shows each run's intervals as error bars.
+    Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
     nothing on stdout; exit 2 when matplotlib is missing, the extension is not
     png/svg/pdf or FILE cannot be written.
 
@@ -549,6 +565,43 @@ def variations_cmd(s: Settings) -> Report:
 
 
 # ======================================================================= end variations
+
+
+@command(
+    "compare",
+    (*INPUTS, *EVALUATION, "pair", "pairs", "target", "normalize", "ddof", "alphas", "seed",
+     *CI, *OUTPUT),
+    ci=COMPARE_CI,
+    fmt=COMPARE_FORMAT,
+)  # fmt: skip
+def compare_cmd(s: Settings) -> Report:
+    """Is one run significantly more effective, or more stable, than another?
+
+    Paired tests of RUN_A − RUN_B over the same topics, per measure: the
+    difference in mean, Var, MSE and GeoRisk (at each --alpha), each with a
+    paired topic-bootstrap interval (--ci, --bootstrap, --ci-method, --seed)
+    and a two-sided bootstrap p-value; for Var also the Pitman–Morgan test of
+    equal variances for paired samples (p_pm). With exactly two runs they are
+    compared; otherwise name pairs with --pair RUN_A RUN_B (repeatable) or
+    compare every pair with --pairs all. p_holm (and p_pm_holm) are Holm's
+    adjustment over the pairs compared, per field. Every run of the input is
+    in the pool: the virtual target, c (MSE) and GeoRisk use them all.
+
+    \b
+    JSON: {"measures": {M: {"pairs": [{"a", "b", "field", "diff", "lo", "hi",
+           "p", "p_holm"[, "test": "pitman-morgan", "p_pm", "p_pm_holm"]}]}}}
+    trec/tsv/csv: one line per row, columns measure a b field diff lo hi p
+    p_holm test p_pm p_pm_holm (empty where they do not apply).
+
+    \b
+    Examples:
+      bvtest compare qrels.txt runs/bm25.run runs/new.run
+      bvtest compare --pair bm25.run new.run -f table qrels.txt runs/
+      bvtest compare --pairs all --scores scores.tsv -f json
+    """
+    from .compare import compare
+
+    return compare(s)
 
 
 def main() -> None:

@@ -1,12 +1,15 @@
 """CI gates of ``bvtest check`` (SPEC §12): parse, evaluate and print one gate.
 
-A gate is ``MEASURE:FIELD[@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
-``nDCG@10:mse<=bm25.run`` or ``ERR@20:georisk@5>=bm25.run``:
+A gate is ``MEASURE:FIELD[.END][@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
+``nDCG@10:mse<=bm25.run``, ``ERR@20:georisk@5>=bm25.run`` or ``AP:mse.hi<=0.06``:
 
 - MEASURE is a measure of the report (an ir_measures string, which may itself
   contain ``@``, ``(``, ``=`` and ``,``, e.g. ``AP(rel=2)``).
 - FIELD is a per-system field of the registry (:mod:`bvtest_cli.registry`);
   the alpha-indexed fields need ``@ALPHA`` (e.g. ``5``) and the others forbid it.
+- END (``lo`` or ``hi``, with ``--ci``) takes that end of the field's
+  bootstrap interval instead of its value (issue 14); a run bound then takes
+  the same end of that run's interval.
 - OP is one of ``<=``, ``<``, ``>=``, ``>`` (white space around it is allowed).
 - RIGHT is a number, or the name of a pool run: the gate then compares with
   that run's value of the same measure, field and alpha. A RIGHT that parses as
@@ -30,6 +33,8 @@ import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from . import registry
 from .errors import InputError
@@ -69,12 +74,14 @@ class Gate:
     op: str
     right: float | str
     right_text: str
+    end: str | None = None  # "lo" / "hi": an end of the field's --ci interval
 
     @property
     def lhs(self) -> str:
-        """``MEASURE:FIELD[@ALPHA]`` in canonical form."""
+        """``MEASURE:FIELD[.END][@ALPHA]`` in canonical form."""
         alpha = f"@{self.alpha}" if self.alpha is not None else ""
-        return f"{self.measure}:{self.field}{alpha}"
+        end = f".{self.end}" if self.end is not None else ""
+        return f"{self.measure}:{self.field}{end}{alpha}"
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,14 @@ def parse_gate(text: str) -> Gate:
     # Fields never contain '@', so the first '@' after the colon starts ALPHA.
     field, at, alpha = field_part.partition("@")
     field, alpha = field.strip(), alpha.strip()
+    # Nor '.': FIELD.lo / FIELD.hi is an end of the field's --ci interval.
+    field, dot, end_text = field.partition(".")
+    field, end_text = field.strip(), end_text.strip()
+    if dot and end_text not in ("lo", "hi"):
+        raise GateError(
+            f"{where}: {field}.{end_text}: expected lo or hi after '.' (an end of the --ci "
+            "interval)"
+        )
     try:
         declared = registry.system_field(field)
     except KeyError:
@@ -172,6 +187,7 @@ def parse_gate(text: str) -> Gate:
         op=op,
         right=right,
         right_text=right_text,
+        end=end_text if dot else None,
     )
 
 
@@ -198,7 +214,16 @@ def _lookup(gate: Gate, systems: Table, run: str) -> float | None:
         hint = " (it needs --baseline)" if field.baseline else ""
         raise GateError(f"{where}: field {gate.field!r} was not computed{hint}")
     alpha = None if gate.alpha is None else _alpha_key(systems.alphas, gate.alpha, where)
-    value = systems.value(run, field, alpha)
+    if gate.end is None:
+        value = systems.value(run, field, alpha)
+    else:
+        interval = systems.intervals.get(field.name)
+        if interval is None:
+            raise GateError(f"{where}: field {gate.field!r} has no interval (it needs --ci LEVEL)")
+        cell = np.asarray(interval)[systems.rows.index(run)]
+        if alpha is not None:
+            cell = cell[systems.alphas.index(alpha)]
+        value = float(cell[0 if gate.end == "lo" else 1])
     return value if math.isfinite(value) else None
 
 
@@ -314,6 +339,8 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
             raise InputError(f"gate {gate.text!r}: name one measure before ':'")
         if registry.system_field(gate.field).baseline and s.baseline is None:
             raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
+        if gate.end is not None and s.ci is None:
+            raise InputError(f"gate {gate.text!r}: {gate.field}.{gate.end} needs --ci LEVEL")
         canonical.append(replace(gate, measure=specs[0].name))
     named = tuple(dict.fromkeys(g.measure for g in canonical))
     if not s.measures:

@@ -32,7 +32,7 @@ def _section(measure: str, prefix: str, s: Section) -> Iterator[LongRow]:
     # Leaves first, then tables and nested sections: render._section_rows' order.
     for key, node in s.items:
         if is_leaf(node):
-            yield measure, f"{prefix}{key}", ALL, None, node
+            yield from _leaf(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
             yield from _table(measure, prefix, node)
@@ -45,7 +45,16 @@ def _nested(measure: str, name: str, s: Section) -> Iterator[LongRow]:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
         elif is_leaf(node):
-            yield measure, f"{name}.{key}", ALL, None, node
+            yield from _leaf(measure, f"{name}.{key}", s, key, node)
+
+
+def _leaf(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[LongRow]:
+    """A leaf, then the ends of its interval (``tradeoff.pearson.lo``) if it has one."""
+    yield measure, name, ALL, None, node
+    interval = s.intervals.get(str(key))
+    if interval is not None:
+        yield measure, f"{name}.lo", ALL, None, interval[0]
+        yield measure, f"{name}.hi", ALL, None, interval[1]
 
 
 def _table(measure: str, prefix: str, t: Table) -> Iterator[LongRow]:
@@ -100,10 +109,23 @@ def to_frame(report: Report) -> Any:
     """The report as a long pandas DataFrame (see :meth:`Report.to_frame`)."""
     pd = import_pandas()
     records = [v for _, v in report.body.items if isinstance(v, Records)]
+    nested = [
+        (measure, node)
+        for measure, block in (report.measure_blocks() if not records else ())
+        for _, node in block.items
+        if isinstance(node, Records)
+    ]
     if records:
         r = records[0]
         rows = [{k: plain(v) for k, v in r.as_json(item).items()} for item in r.items]
         frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(r.header) or None)
+    elif nested:  # records per measure (compare's pairs): a row each, with its measure
+        rows = [
+            {"measure": m, **{k: plain(v) for k, v in r.as_json(item).items()}}
+            for m, r in nested
+            for item in r.items
+        ]
+        frame = pd.DataFrame(rows, columns=list(nested[0][1].header) or None)
     else:
         data = [(m, f, s, a, _number(v)) for m, f, s, a, v in long_rows(report)]
         frame = pd.DataFrame(data, columns=list(COLUMNS))

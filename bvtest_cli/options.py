@@ -85,6 +85,14 @@ class Settings:
     plot: str | None = None
     # --- end variations
 
+    # ---- issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
+    ci: float | None = None
+    bootstrap: int = 1000
+    ci_method: str = "percentile"
+    pair: tuple[tuple[str, str], ...] = ()
+    pairs: str | None = None
+    # ---- end issue 14
+
     @property
     def group_text(self) -> str | None:
         return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
@@ -419,6 +427,15 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
     if s.scores is not None and s.name == "tag":
         raise click.UsageError("--name tag names runs read from files; a scores file names them")
+    if s.ci is not None and s.group is not None:
+        # A bootstrap of groups of resampled topics (and, for random:K, of R
+        # groupings per resample) is not defined by any paper; refuse it.
+        raise click.UsageError(
+            "--ci cannot be combined with --group: intervals are for per-topic analyses "
+            "(--normalize is fine)"
+        )
+    if s.pair and s.pairs is not None:
+        raise click.UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
     return s
 
 
@@ -726,3 +743,90 @@ VARIATIONS_ALPHAS = _opt(
     "(STOP included when reached); negative alphas favour unstable systems.",
 )
 # ======================================================================= end variations
+
+
+# =========================================================================== issue 14: uncertainty
+DEFAULT_BOOTSTRAP = 1000
+
+
+def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
+    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ci",
+                "--ci",
+                type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+                default=None,
+                metavar="LEVEL",
+                help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
+                "per-system field and to the tradeoff correlations. Not with --group.",
+            ),
+            _opt(
+                "bootstrap",
+                "--bootstrap",
+                type=click.IntRange(min=2),
+                default=DEFAULT_BOOTSTRAP,
+                show_default=True,
+                metavar="B",
+                help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
+            ),
+            _opt(
+                "ci_method",
+                "--ci-method",
+                type=click.Choice(["percentile", "bca"]),
+                default="percentile",
+                show_default=True,
+                help="Interval method: percentile, or bias-corrected and accelerated (bca).",
+            ),
+            _opt(
+                "pair",
+                "--pair",
+                nargs=2,
+                multiple=True,
+                metavar="RUN_A RUN_B",
+                callback=_callback(parse_pair),
+                help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
+                "exactly two runs: those two.",
+            ),
+            _opt(
+                "pairs",
+                "--pairs",
+                type=click.Choice(["all"]),
+                default=None,
+                help="all: every pair of runs, with Holm's correction over the pairs.",
+            ),
+        )
+    }
+)
+
+#: --ci LEVEL, --bootstrap B, --ci-method (with --seed, which ANALYSIS has).
+CI = ("ci", "bootstrap", "ci_method")
+
+#: compare's --ci: a level always (the paired intervals are its output).
+COMPARE_CI = _opt(
+    "ci",
+    "--ci",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.95,
+    show_default=True,
+    metavar="LEVEL",
+    help="Confidence level of the paired intervals.",
+)
+#: compare's --format: its results are records, one line per comparison.
+COMPARE_FORMAT = _opt(
+    "fmt",
+    "-f",
+    "--format",
+    type=click.Choice(FORMATS),
+    default="trec",
+    show_default=True,
+    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
+    "same with commas; table: one table per measure; json: the stable schema.",
+)
+# =========================================================================== end of issue 14

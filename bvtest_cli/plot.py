@@ -6,7 +6,9 @@ Panels, left to right, for each measure of an ``eval`` report:
    as lines (seed 000 Fig. 1). Run names label the x axis when there are few
    enough to read; otherwise they are dropped and the axis label says so.
 2. Bias² against Var, one point per run, with the Pearson and Spearman
-   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3).
+   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3),
+   the Pareto front of (Bias², Var) drawn as a staircase through its runs
+   and, with ``--ci``, the runs' intervals as error bars (issue 14).
 3. GeoRisk against alpha, one line per run (seed 004 Figs. 2–3), with a
    legend when there are at most LEGEND_MAX_RUNS runs.
 
@@ -170,14 +172,37 @@ def _panel_decomposition(ax: Any, measure: str, block: Section) -> None:
 
 
 def _panel_tradeoff(ax: Any, measure: str, block: Section) -> None:
-    """Panel 2: Bias²–Var scatter, correlations in the title."""
+    """Panel 2: Bias²–Var scatter, correlations in the title; the Pareto front
+    (runs with the pareto flag) as a staircase through its runs, and with
+    ``--ci`` each run's Bias² and Var intervals as error bars."""
     t = table_of(block)
-    points = list(
-        zip(t.column(registry.BIAS2).tolist(), t.column(registry.VAR).tolist(), strict=True)
-    )
-    points = [(b, v) for b, v in points if not (math.isnan(b) or math.isnan(v))]
-    size = 25 if len(points) <= TICK_LABEL_MAX_RUNS else 12
-    ax.scatter([p[0] for p in points], [p[1] for p in points], s=size, alpha=0.75)
+    bias2, var = t.column(registry.BIAS2), t.column(registry.VAR)
+    ok = ~(np.isnan(bias2) | np.isnan(var))
+    size = 25 if int(ok.sum()) <= TICK_LABEL_MAX_RUNS else 12
+    if registry.BIAS2.name in t.intervals and registry.VAR.name in t.intervals:
+        b_iv = np.asarray(t.intervals[registry.BIAS2.name], dtype=float)
+        v_iv = np.asarray(t.intervals[registry.VAR.name], dtype=float)
+        # errorbar wants distances below and above the point, never NaN
+        xerr = np.nan_to_num(np.abs(np.stack([bias2 - b_iv[:, 0], b_iv[:, 1] - bias2])))
+        yerr = np.nan_to_num(np.abs(np.stack([var - v_iv[:, 0], v_iv[:, 1] - var])))
+        ax.errorbar(
+            bias2[ok], var[ok], xerr=xerr[:, ok], yerr=yerr[:, ok], fmt="none",
+            ecolor="0.6", elinewidth=0.7, capsize=0, zorder=1,
+            label="bootstrap interval",
+        )  # fmt: skip
+    ax.scatter(bias2[ok], var[ok], s=size, alpha=0.75, zorder=2, label="run")
+    if registry.PARETO in t.fields:
+        front = np.asarray(t.values[registry.PARETO.name], dtype=bool) & ok
+        order = np.argsort(bias2[front], kind="stable")
+        fx, fy = bias2[front][order], var[front][order]
+        if fx.size:
+            # Everything up and to the right of the staircase is dominated.
+            ax.step(fx, fy, where="post", color="C3", lw=1.0, zorder=3)
+            ax.scatter(
+                fx, fy, s=size * 1.8, facecolors="none", edgecolors="C3", zorder=4,
+                label=f"Pareto front ({fx.size})",
+            )  # fmt: skip
+        ax.legend(fontsize=7, loc="best")
     trade = block.get("tradeoff")
     assert isinstance(trade, Section)
     values = leaves(trade)

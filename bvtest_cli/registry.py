@@ -363,3 +363,29 @@ VARIATIONS_FIELDS: tuple[Field, ...] = (
     VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
 )  # fmt: skip
 # ======================================================================= end variations
+
+# =========================================================================== issue 14: uncertainty
+# (cmd-uncertainty) Fields of `--ci`, `bvtest compare` and the Pareto front.
+# basis "fields": computed from the other per-system fields once they are
+# final (after averaging over random groupings), not per sample or repeat.
+
+
+def _pareto(inputs: Any) -> np.ndarray:
+    from .uncertainty import pareto_front
+
+    return pareto_front(inputs.bv.bias2, inputs.bv.var)
+
+
+PARETO = Field(
+    "pareto",
+    "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
+    "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
+    "SPEC §11b",
+    table=True,
+    compute=_pareto,
+    basis="fields",
+)
+
+SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
+ALL_FIELDS = (*ALL_FIELDS, PARETO)
+# =========================================================================== end of issue 14

@@ -105,11 +105,20 @@ def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]
                     yield measure, f"{prefix}{name}.{end}", t.rows[i], cell[e]
 
 
+def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[Row]:
+    """A leaf's row, then its interval's ``.lo`` / ``.hi`` rows if it has one."""
+    yield measure, name, ALL, node
+    interval = s.intervals.get(str(key))
+    if interval is not None:
+        yield measure, f"{name}.lo", ALL, interval[0]
+        yield measure, f"{name}.hi", ALL, interval[1]
+
+
 def _section_rows(measure: str, prefix: str, s: Section, digits: int) -> Iterator[Row]:
     """Leaves first, then tables, nested sections and records in order."""
     for key, node in s.items:
         if is_leaf(node):
-            yield measure, f"{prefix}{key}", ALL, node
+            yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
             yield from _table_rows(measure, prefix, node, digits)
@@ -132,7 +141,10 @@ def _nested(measure: str, name: str, s: Section, alpha: bool = False) -> Iterato
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
         elif is_leaf(node):
-            yield measure, f"{name}(alpha={key})" if alpha else f"{name}.{key}", ALL, node
+            if alpha:
+                yield measure, f"{name}(alpha={key})", ALL, node
+            else:
+                yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
 
 
 def flatten(report: Report, digits: int = 4) -> Iterator[Row]:
@@ -148,7 +160,12 @@ def flatten(report: Report, digits: int = 4) -> Iterator[Row]:
 def to_json(node: Any) -> Any:
     """The JSON value of a report node (NaN → null)."""
     if isinstance(node, Section):
-        return {str(k): to_json(v) for k, v in node.items}
+        out_section: dict[str, Any] = {}
+        for k, v in node.items:
+            out_section[str(k)] = to_json(v)
+            if str(k) in node.intervals:  # a sibling, so the key keeps its meaning
+                out_section[f"{k}_ci"] = _lohi(node.intervals[str(k)])
+        return out_section
     if isinstance(node, Records):
         return [{k: plain(v) for k, v in node.as_json(item).items()} for item in node.items]
     if isinstance(node, Table):
@@ -232,7 +249,11 @@ def _wide(
     for i, row in enumerate(t.rows):
         cells = [row]
         for f, a in columns:
-            v = np.asarray(t.values[f.name])[i]
+            column = np.asarray(t.values[f.name])
+            v = column[i]
+            if column.dtype == bool:  # a flag (pareto): marked, blank when false
+                cells.append("*" if v else "")
+                continue
             cell = fmt(plain(v if a is None else v[t.alphas.index(a)]), digits)
             if f.name in t.intervals:
                 iv = np.asarray(t.intervals[f.name])[i]
@@ -341,14 +362,24 @@ def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) ->
 
 
 def _is_grid(node: Any) -> bool:
-    """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix)."""
+    """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix).
+    A cell may also hold sections (tradeoff's ``repeats``): the grid leaves
+    them out, and they are printed under it."""
     return (
         isinstance(node, Section)
         and bool(node.items)
         and all(
-            isinstance(g, Section) and all(is_leaf(v) for _, v in g.items) for _, g in node.items
+            isinstance(g, Section)
+            and any(is_leaf(v) for _, v in g.items)
+            and all(is_leaf(v) or isinstance(v, Section) for _, v in g.items)
+            for _, g in node.items
         )
     )
+
+
+def _shows(node: Section, shown: Sequence[Field]) -> bool:
+    """Whether a grid row has a column among the fields the table shows."""
+    return any(k in shown for _, g in node.items if isinstance(g, Section) for k, _ in g.items)
 
 
 def _is_matrices(node: Any) -> bool:
@@ -413,7 +444,7 @@ def render_table(report: Report, digits: int) -> str:
     ]
     out: list[str] = []
     for measure, block in report.measure_blocks():
-        title = [f"{k}={fmt(v, digits)}" for k, v in block.items if is_leaf(v)]
+        title = [_leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v)]
         tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
         systems = tables[0][1] if tables else None
         shown: list[Field] = []
@@ -424,15 +455,24 @@ def render_table(report: Report, digits: int) -> str:
         if systems is not None and systems.rows:
             first = _row_header(tables[0][0])
             out.append(_tabulate(*reversed(_wide(systems, shown, digits, first))))
-        grid = [(str(k), v) for k, v in block.items if _is_grid(v)]
+        grid = [
+            (str(k), v) for k, v in block.items if _is_grid(v) and _shows(v, report.table_fields)
+        ]
         if grid:
             out.append(_grid(grid, report.table_fields, digits))
+            for key, row in grid:  # what a cell holds beyond its columns (tradeoff's repeats)
+                for gk, cell in row.items:
+                    assert isinstance(cell, Section)
+                    for k, v in cell.items:
+                        if isinstance(v, Section):
+                            out += [
+                                _text(line) for line in _section_lines(f"{key}.{gk}.{k}", v, digits)
+                            ]
         for key, node in block.items:
             if _is_matrices(node):
                 out += _matrices(str(key), node, digits)
             elif isinstance(node, Section) and (str(key), node) not in grid and not by_alpha(key):
-                pairs = [f"{k}={fmt(v, digits)}" for k, v in node.items if is_leaf(v)]
-                out.append(_text(f"{key}: " + "  ".join(pairs)))
+                out += [_text(line) for line in _section_lines(str(key), node, digits)]
         series = [(str(k), v) for k, v in block.items if isinstance(v, Section) and by_alpha(k)]
         if series:
             out.append(_alpha_table(series, digits))
@@ -493,6 +533,26 @@ def _records_table(records: Records, digits: int) -> str:
     return _tabulate(cells, headers)
 
 
+def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
+    """``key=value``, and `` [lo, hi]`` when the leaf has an interval."""
+    text = f"{key}={fmt(value, digits)}"
+    interval = node.intervals.get(str(key))
+    if interval is not None:
+        text += f" [{fmt(plain(interval[0]), digits)}, {fmt(plain(interval[1]), digits)}]"
+    return text
+
+
+def _section_lines(name: str, node: Section, digits: int) -> list[str]:
+    """``name: k=v  k=v [lo, hi]`` for a section's leaves, then one such line
+    per nested section (``name.sub: ...``)."""
+    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v)]
+    lines = [f"{name}: " + "  ".join(pairs)] if pairs else []
+    for k, v in node.items:
+        if isinstance(v, Section):
+            lines.extend(_section_lines(f"{name}.{k}", v, digits))
+    return lines
+
+
 def _title(line: str, measure: str) -> str:
     """The title line of a measure: a comment (table), a heading (markdown),
     the start of a table float with its caption (latex)."""
@@ -529,6 +589,9 @@ def render_styled(report: Report, style: str, digits: int, caption: str | None =
             if style == "latex":
                 return _wrap_latex(text, caption)
             return (f"**{caption}**\n\n" if caption else "") + text
+        nested = _measure_records(report)
+        if nested:
+            return _render_measure_records(report, nested, "table", digits)
         return render_table(report, digits)
     finally:
         _STYLE.update(style="table", caption=None)
@@ -554,6 +617,9 @@ def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None =
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
         return _render_records(records[0], fmt_name, digits)
+    nested = _measure_records(report)
+    if nested:
+        return _render_measure_records(report, nested, fmt_name, digits)
     if fmt_name == "trec":
         return "".join(
             f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
@@ -586,3 +652,43 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
     writer.writerow(headers)
     writer.writerows(cells)
     return buf.getvalue()
+
+
+def _measure_records(report: Report) -> list[tuple[str, Records]]:
+    """The Records of the measure blocks (``compare``'s pairs), in order."""
+    if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
+        return []
+    return [
+        (measure, node)
+        for measure, block in report.measure_blocks()
+        for _, node in block.items
+        if isinstance(node, Records)
+    ]
+
+
+def _render_measure_records(
+    report: Report, nested: list[tuple[str, Records]], fmt_name: str, digits: int
+) -> str:
+    """Records inside measure blocks: their ``as_text`` lines (which name the
+    measure) under one header line in trec/tsv/csv; a table per measure in
+    the table format (and latex, markdown)."""
+    header = list(nested[0][1].header)
+    if fmt_name == "table":
+        settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+        out = []
+        for measure, records in nested:
+            out.append(_title(f"# {measure}  " + "  ".join(settings), measure))
+            rows = [list(records.as_text(item, digits)) for item in records.items]
+            out.append(_tabulate(rows, list(records.header)))
+            if _STYLE["style"] == "latex":
+                out.append("\\end{table}")
+            out.append("")
+        return "\n".join(out)
+    lines = [records.as_text(item, digits) for _, records in nested for item in records.items]
+    if fmt_name == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(lines)
+        return buf.getvalue()
+    return "".join("\t".join(line) + "\n" for line in [tuple(header), *lines])

@@ -30,9 +30,12 @@ Node = Union[Value, "Section", "Table", "Records"]
 
 @dataclass(frozen=True)
 class Section:
-    """Named children, in output order. Keys are registry fields or plain strings."""
+    """Named children, in output order. Keys are registry fields or plain strings.
+    ``intervals[name]`` (optional) holds the (lo, hi) of a leaf child, e.g. the
+    bootstrap interval of a tradeoff correlation (rendered as Table.intervals are)."""
 
     items: tuple[tuple[Field | str, Node], ...]
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def get(self, key: Field | str) -> Node:
         name = str(key)

@@ -99,6 +99,39 @@ def _cases() -> dict[str, tuple[str, ...]]:
         "-g",
         "ERR@20:zrisk_baseline@0>-100",
     )
+    # issue 14: --ci, compare, gates on interval ends
+    for fmt in FORMATS:
+        cases[f"eval-ci-{fmt}"] = (
+            "eval",
+            "--ci",
+            "0.9",
+            "--bootstrap",
+            "200",
+            "-m",
+            "AP",
+            "-f",
+            fmt,
+            *S,
+        )
+        cases[f"compare-{fmt}"] = (
+            "compare", "--pair", "sys001", "sys002", "--pair", "sample_runs/sys005", "sys003",
+            "--bootstrap", "200", "-m", "AP,nDCG@10", "--alpha", "0,5", "-f", fmt, *S,
+        )  # fmt: skip
+    cases["eval-ci-bca"] = (
+        "eval", "--ci", "0.95", "--bootstrap", "200", "--ci-method", "bca", "--baseline", "sys003",
+        "--normalize", "minmax", "-m", "nDCG@10", "-f", "json", *S,
+    )  # fmt: skip
+    cases["instability-ci-table"] = (
+        "instability", "--ci", "0.95", "--bootstrap", "100", "--seed", "5", "-f", "table", *S,
+    )  # fmt: skip
+    cases["compare-all"] = (
+        "compare", "--pairs", "all", "--scores", SCORES, "-m", "ERR@20", "--bootstrap", "100",
+        "--alpha", "1", "--ci-method", "bca", "-f", "json",
+    )  # fmt: skip
+    cases["check-ci"] = (
+        "check", "qrels/qrels.txt", "sample_runs/", "NEW/new.run", "--ci", "0.9",
+        "--bootstrap", "100", "-g", "AP:mse.hi<=sys001", "-g", "nDCG@10:georisk.lo@5>=0.3",
+    )  # fmt: skip
     cases["cast-instability-table"] = ("instability", "-m", "ERR@20", "-f", "table", *C)
     cases["cast-tradeoff"] = ("tradeoff", "--repeats", "30", *C)
     cases["cast-scores"] = ("scores", *C)
