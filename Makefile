@@ -20,12 +20,12 @@ run: $(STAMP)
 	$(BVTEST) eval --format table qrels/qrels.txt sample_runs/
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check bvtest_cli tests tools bench
+	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bvtest_cli tests tools bench
-	$(VENV)/bin/ruff format --check bvtest_cli tests tools bench
+	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
+	$(VENV)/bin/ruff format --check bvtest_cli bvtest tests tools bench
 
 # Speed and memory figures, as ratios against baselines measured in the same run.
 bench: $(STAMP)

@@ -45,7 +45,19 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 
 Goals are printed PASS/MISS beside each figure; ``--check`` exits 1 on a MISS.
 
-``--extras`` also runs bench/bench_grouping.py and bench/bench_pertopic.py.
+``--extras`` also times ``bvtest rankings`` on the same track (issue 12, below)
+and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
+track's scores (issue 14: the bootstrap adds < 2 s and stays < 1 GiB), and
+runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
+and bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
+B = 1000 and 10000, percentile and BCa).
+
+Issue 12: depth-10 and depth-20 pools of the track (``bvtest pool``, cached
+with it) as two test collections against the full qrels, B = 1000, the
+pairwise Table 3 included. The time "beyond evaluation" is the median wall
+time with ``--samples 1000`` minus the median with ``--samples 1``: the same
+reading and evaluation (every run under three qrels), without the bootstrap.
+Goal: under 5 s, and under 1 GiB peak RSS.
 """
 
 from __future__ import annotations
@@ -225,6 +237,12 @@ def trec_eval_loop(binary: str, qrels: Path, runs: Path, limit: int = 0) -> Meas
     return m
 
 
+def measure_cpu(cmd: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, largest RSS in MiB, CPU seconds of all its processes)."""
+    m = measure(cmd, memory=False)
+    return m.wall, m.rss, m.cpu
+
+
 def loop_child(qrels_path: str, runs_dir: str, out_path: str) -> None:
     """The baseline: a plain ir_measures loop over the run files."""
     import ir_measures
@@ -272,6 +290,66 @@ def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
     return f"{len(common)} cells in common; max |bvtest - ir_measures|: {shown}"
 
 
+CI_TARGET_ADDED = 2.0  # issue 14: --ci with B = 1000 adds under 2 s to eval
+
+
+def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
+    """Issue 14: what ``--ci 0.95 --bootstrap 1000`` adds to ``bvtest eval``.
+
+    The track's scores are computed once (``bvtest scores``), then ``bvtest
+    eval --scores`` is timed with and without ``--ci`` (percentile and BCa),
+    so the difference is the bootstrap alone, not the noise of evaluating the
+    runs again; medians of ``repeat`` runs, peak RSS as for eval. The verdict
+    is on CPU seconds (user + system of the child): the bootstrap is
+    single-threaded, so they are its wall time on an idle core, and they stay
+    steady on a shared machine where wall time grows with the load.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = Path(tmp) / "scores.tsv"
+        with scores.open("w") as out:
+            subprocess.run(
+                [bvtest, "scores", "--quiet", str(qrels), str(runs)], stdout=out, check=True
+            )
+        base = [bvtest, "eval", "--quiet", "--scores", str(scores)]
+        settings = {
+            "eval --scores (no --ci)": base,
+            "--ci 0.95 --bootstrap 1000": [*base, "--ci", "0.95", "--bootstrap", "1000"],
+            "  --ci-method bca": [
+                *base,
+                "--ci",
+                "0.95",
+                "--bootstrap",
+                "1000",
+                "--ci-method",
+                "bca",
+            ],
+        }
+        results = {
+            name: [measure_cpu(cmd) for _ in range(repeat)] for name, cmd in settings.items()
+        }
+    print(f"\n== bvtest eval --ci on the same track (scores read from a file), median of {repeat}")
+    plain_wall = statistics.median(r[0] for r in results["eval --scores (no --ci)"])
+    plain_cpu = statistics.median(r[2] for r in results["eval --scores (no --ci)"])
+    ok = True
+    for name, rows in results.items():
+        wall = statistics.median(r[0] for r in rows)
+        cpu = statistics.median(r[2] for r in rows)
+        rss = max(r[1] for r in rows)
+        line = f"{name:<28} : {wall:6.2f} s wall, {cpu:6.2f} s cpu, peak RSS {rss:6.1f} MiB"
+        if name != "eval --scores (no --ci)":
+            added, added_cpu = wall - plain_wall, cpu - plain_cpu
+            good = added_cpu <= CI_TARGET_ADDED and rss <= TARGET_RSS_MIB
+            ok = ok and good
+            line += f"; adds {added_cpu:5.2f} s cpu ({added:5.2f} s wall): {verdict(good)}"
+        print(line)
+    print(
+        f"target: --ci adds <= {CI_TARGET_ADDED:g} s, peak RSS <= 1 GiB (the bootstrap runs on "
+        "one core: cpu = wall on an idle machine; wall grows with the load average)"
+    )
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    return ok
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -291,6 +369,52 @@ def mib(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f} MiB"
 
 
+def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
+    """Issue 12: `bvtest rankings` with two pooled collections, B = 1000, on
+    the track; the time beyond evaluation is B = 1000 minus B = 1."""
+    qrels, runs = track_dir / "qrels.txt", track_dir / "runs"
+    pools = track_dir / "pools"
+    if not pools.is_dir():  # cached with the track (its directory is per parameters)
+        tmp = Path(tempfile.mkdtemp(prefix="pools.", dir=track_dir))
+        for depth in (10, 20):
+            with open(tmp / f"depth{depth}.qrels", "w") as fh:
+                subprocess.run(
+                    [bvtest, "pool", "--quiet", "--depth", str(depth), str(qrels), str(runs)],
+                    stdout=fh,
+                    check=True,
+                )
+        tmp.rename(pools)
+
+    def cmd(samples: int) -> list[str]:
+        return [
+            bvtest, "rankings", "--quiet", "--reference", str(qrels),
+            "--collection", f"depth10={pools / 'depth10.qrels'}",
+            "--collection", f"depth20={pools / 'depth20.qrels'}",
+            "--samples", str(samples), str(runs),
+        ]  # fmt: skip
+
+    full, base = [], []
+    for _ in range(repeat):  # interleaved, to share the noise of the machine
+        full.append(measure_cpu(cmd(1000)))
+        base.append(measure_cpu(cmd(1)))
+    wall, cpu = (statistics.median(x[k] for x in full) for k in (0, 2))
+    wall1, cpu1 = (statistics.median(x[k] for x in base) for k in (0, 2))
+    beyond = wall - wall1
+    rss = max(x[1] for x in full)
+    ok = beyond < TARGET_WALL and rss <= TARGET_RSS_MIB
+    print(
+        f"bvtest rankings (B=1000)     : {wall:7.2f} s median of {repeat} ({cpu:.2f} s CPU), "
+        f"2 pooled collections + Table 3; evaluation alone (B=1) {wall1:.2f} s "
+        f"({cpu1:.2f} s CPU)"
+    )
+    print(
+        f"  beyond evaluation          : {beyond:7.2f} s ({cpu - cpu1:.2f} s CPU), peak RSS "
+        f"{rss:.1f} MiB, load average {os.getloadavg()[0]:.2f}; target < {TARGET_WALL:.0f} s, "
+        f"< 1 GiB: {verdict(ok)}"
+    )
+    return ok
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=129)
@@ -308,7 +432,11 @@ def main() -> int:
         help="runs of the many-topics track timed with trec_eval, scaled to all (0: all)",
     )
     p.add_argument("--startup-repeat", type=int, default=9, help="start-up runs (median)")
-    p.add_argument("--extras", action="store_true", help="also the grouping/pertopic benches")
+    p.add_argument(
+        "--extras",
+        action="store_true",
+        help="also rankings, --ci and the grouping/pertopic/rankings/ci benches",
+    )
     p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     p.add_argument(
         "--loop-child", nargs=3, metavar=("QRELS", "RUNS", "OUT"), help=argparse.SUPPRESS
@@ -438,13 +566,23 @@ def main() -> int:
         many_section(args, bvtest, trec_eval, goal)
     startup_section(args, bvtest, goal)
 
-    extras = [REPO / "bench" / "bench_grouping.py", REPO / "bench" / "bench_pertopic.py"]
-    present = [e for e in extras if e.is_file()]
     if args.extras:
+        checks.append(rankings_bench(bvtest, out, args.repeat))
+
+    extras = [
+        (REPO / "bench" / "bench_grouping.py", []),
+        (REPO / "bench" / "bench_pertopic.py", []),
+        (REPO / "bench" / "bench_rankings.py", []),
+        (REPO / "bench" / "bench_ci.py", ["--B", "1000", "10000", "--repeat", "1", "--compare"]),
+    ]
+    present = [e for e, _ in extras if e.is_file()]
+    if args.extras:
+        checks.append(bench_ci_cli(bvtest, qrels, runs, args.repeat))
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        for script in present:
-            print(f"\n== {script.relative_to(REPO)}", flush=True)
-            subprocess.run([sys.executable, str(script)], env=env, check=False)
+        for script, script_args in extras:
+            if script.is_file():
+                print(f"\n== {script.relative_to(REPO)}", flush=True)
+                subprocess.run([sys.executable, str(script), *script_args], env=env, check=False)
     elif present:
         names = ", ".join(str(e.relative_to(REPO)) for e in present)
         print(f"\n(not run: {names}; add --extras, or run them with PYTHONPATH=.)")

@@ -5,14 +5,16 @@ Run: ``python bench/bench_ci.py [--B 1000 10000] [--baseline] [--compare] [--rep
 A synthetic pool of 129 runs x 50 topics and 3 measures (scores in [0, 1],
 seeded) stands for ``bvtest eval``'s three default measures. For each B and
 each interval method, a fresh child process computes the intervals of every
-field of :func:`bvtest_cli.uncertainty.system_fields` (the SPEC §4–§6 and §8
-fields, 4 alphas; with ``--baseline`` also URisk, TRisk and ZRisk against one
-run) for the three measures, and reports:
+field of the registry (:func:`bvtest_cli.pipeline.registry_statistic`, what
+``bvtest eval --ci`` bootstraps: the SPEC §4–§6 and §8 fields, 4 alphas; with
+``--baseline`` also URisk, TRisk and ZRisk against one run) for the three
+measures, and reports:
 
 * wall and cpu: seconds spent in the three ``bootstrap_intervals`` calls
   (imports and data generation excluded: this is what ``--ci`` would add to
   an eval); single-threaded, so cpu ≈ wall on an idle machine, and cpu is
   the better figure when other processes share the cores;
+  ``bench/bench.py --extras`` also times the whole ``bvtest eval --ci``;
 * peak RSS: ``getrusage(RUSAGE_SELF).ru_maxrss`` of the child, i.e. the
   interpreter, numpy and the data (the "before" column) plus the bootstrap.
 
@@ -63,13 +65,27 @@ def rss_mib() -> float:
 
 def child(task: str, B: int, method: str, baseline: bool, repeat: int) -> None:
     sys.path.insert(0, str(REPO))
-    from bvtest_cli.uncertainty import bootstrap_intervals, compare_runs, system_fields
+    import numpy as np
+
+    from bvtest_cli import registry
+    from bvtest_cli.compare import COMPARED
+    from bvtest_cli.pipeline import registry_statistic
+    from bvtest_cli.uncertainty import bootstrap_intervals, compare_runs
 
     matrices = pool(20240101)
     before = rss_mib()
-
-    def statistic(y):
-        return system_fields(y, alphas=ALPHAS, baseline_index=0 if baseline else None)
+    alphas = np.array(ALPHAS)
+    # What `bvtest eval --ci` bootstraps: every registry field, the correlations.
+    statistic = registry_statistic(
+        registry.system_fields(baseline),
+        target="max",
+        normalized=False,
+        alphas=alphas,
+        baseline=0 if baseline else None,
+    )
+    paired = registry_statistic(
+        COMPARED, target="max", normalized=False, alphas=alphas, baseline=None
+    )
 
     names = [f"run{i:03d}" for i in range(M)]
     walls, cpus = [], []
@@ -79,7 +95,9 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int) -> None:
             for x in matrices:
                 bootstrap_intervals(x, statistic, B=B, seed=1, method=method)
         else:
-            compare_runs(matrices[0], names, alphas=ALPHAS, B=B, seed=1, method=method)
+            compare_runs(
+                matrices[0], names, statistic=paired, alphas=ALPHAS, B=B, seed=1, method=method
+            )
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
     print(json.dumps({"wall": min(walls), "cpu": min(cpus), "rss": rss_mib(), "before": before}))

@@ -23,11 +23,21 @@ from .errors import InputError
 from .options import (
     ANALYSIS,
     CHECK_FORMAT,
+    CHECK_NEW_RUNS,
+    CHECK_POOL,
+    CHECK_QRELS,
+    CI,
+    COMPARE_CI,
+    COMPARE_FORMAT,
     EVALUATION,
     INPUTS,
     OUTPUT,
+    PERMUTE_OUT,
+    RANKINGS_MEASURE,
+    RANKINGS_SAMPLES,
     RUNS,
     TRADEOFF_NORMALIZE,
+    VARIATIONS_ALPHAS,
     Settings,
     declare,
 )
@@ -46,10 +56,19 @@ def cli() -> None:
     """
 
 
+# --- python-api (issue 17) -----------------------------------------------------
+#: Each command's function Settings → Report, by command name: the Python API
+#: (bvtest_cli.api) calls the very function the command runs.
+REPORTS: dict[str, Callable[[Settings], Report]] = {}
+# --- end python-api --------------------------------------------------------------
+
+
 def command(name: str, options: tuple[str, ...], **overrides: Any) -> Callable:
     """Declare command ``name`` taking ``options``; the function returns a Report."""
 
     def decorate(f: Callable[[Settings], Report]) -> Callable:
+        REPORTS[name] = f  # python-api (issue 17): the same function, for bvtest_cli.api
+
         @cli.command(name, help=f.__doc__)
         @declare(options, overrides)
         def run(s: Settings) -> None:
@@ -67,7 +86,7 @@ def command(name: str, options: tuple[str, ...], **overrides: Any) -> Callable:
 def render_report(report: Report, s: Settings) -> str:
     from .render import render
 
-    return render(report, s.fmt, s.digits)
+    return render(report, s.fmt, s.digits, s.caption)
 
 
 def emit(text: str, notes: tuple[str, ...]) -> None:
@@ -121,15 +140,21 @@ def output_failed(reason: str) -> NoReturn:
 # --------------------------------------------------------------------------- commands
 
 
-@command("eval", (*INPUTS, *EVALUATION, *ANALYSIS, *OUTPUT))
+@command("eval", (*INPUTS, *EVALUATION, *ANALYSIS, *CI, *OUTPUT))
 def eval_cmd(s: Settings) -> Report:
     """Bias², Var, MSE, Var(ρ), risk measures and the tradeoff of every run.
 
     For every measure and run: the mean, Bias² = (mean − c)², Var and
     MSE = Bias² + Var against the virtual target (the best score on each
     topic); Var(ρ) with Var(x_T) and Cov(x_T, x_i); ZRisk, GeoRisk, ZRisk
-    against the target and TRisk* for every alpha; and per measure the
-    Pearson/Spearman correlation of Bias² and Var across runs.
+    against the target and TRisk* for every alpha; pareto: whether the run is
+    on the Pareto front of (Bias², Var); and per measure the Pearson/Spearman
+    correlation of Bias² and Var across runs (with --group random:K also the
+    distribution of the per-repeat correlations, tradeoff_repeats).
+
+    --ci LEVEL adds a topic-bootstrap interval to every field and to the
+    tradeoff correlations: FIELD.lo / FIELD.hi lines, "FIELD_ci": {"lo",
+    "hi"} in JSON, "value [lo, hi]" in the table.
 
     \b
     Examples:
@@ -138,6 +163,7 @@ def eval_cmd(s: Settings) -> Report:
       bvtest eval --target ideal --baseline bm25.run qrels.txt runs/*.run
       bvtest scores qrels.txt runs/ | bvtest eval --scores -
       bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
+      bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels.txt runs/
     """
     from .evaluate import load
     from .pipeline import eval_report
@@ -146,7 +172,7 @@ def eval_cmd(s: Settings) -> Report:
     return eval_report(matrices, s).prefixed(notes)
 
 
-@command("scores", ("inputs", *EVALUATION), inputs=RUNS)
+@command("scores", ("inputs", "name", *EVALUATION), inputs=RUNS)
 def scores_cmd(s: Settings) -> Report:
     """Per-topic scores as a long TSV: system, topic, measure, value.
 
@@ -167,7 +193,7 @@ def scores_cmd(s: Settings) -> Report:
     return scores_report(matrices, notes)
 
 
-@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", *OUTPUT))
+@command("instability", (*INPUTS, *EVALUATION, "target", "normalize", "ddof", "seed", *CI, *OUTPUT))
 def instability_cmd(s: Settings) -> Report:
     """Where instability comes from (Zhang22 Table 8), runs sorted by mean.
 
@@ -175,6 +201,8 @@ def instability_cmd(s: Settings) -> Report:
     decomposition Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i). ZRisk only
     says that a run is unstable; a large Var(x_i) says the run's own scores
     swing, a small Cov(x_T, x_i) says it fails where the best runs succeed.
+    With --ci, topic-bootstrap intervals as in eval (|ZRisk|'s is the image
+    of ZRisk's interval under |.|).
 
     \b
     Examples:
@@ -194,7 +222,7 @@ def instability_cmd(s: Settings) -> Report:
 @command(
     "tradeoff",
     (*INPUTS, *EVALUATION, "target", "random_size", "difficulty_size", "normalize", "repeats",
-     "seed", *OUTPUT),
+     "seed", "ddof", *OUTPUT),
     normalize=TRADEOFF_NORMALIZE,
 )  # fmt: skip
 def tradeoff_cmd(s: Settings) -> Report:
@@ -230,22 +258,30 @@ def tradeoff_cmd(s: Settings) -> Report:
 
 @command(
     "check",
-    ("qrels", "pool", "new_runs", "gates", *EVALUATION, *ANALYSIS, *OUTPUT),
+    ("qrels", "pool", "new_runs", "scores", "new_names", "name", "gates", *EVALUATION,
+     *ANALYSIS, *CI, *OUTPUT),
     fmt=CHECK_FORMAT,
-)
+    qrels=CHECK_QRELS,
+    pool=CHECK_POOL,
+    new_runs=CHECK_NEW_RUNS,
+)  # fmt: skip
 def check_cmd(s: Settings) -> Report:
     """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
 
     The new runs are evaluated together with the POOL (a directory of runs or
     one run file), so the virtual target and the multiple-baseline risk
     measures include them. Every gate is checked for every new run; one line
-    per gate and new run: PASS|FAIL, the gate, the run, value OP bound.
-    A null value (undefined, e.g. TRisk with a zero standard error) fails.
+    per gate and new run: PASS|FAIL, the gate, the run, value OP bound (a
+    FAIL line ends with "is false"). With --scores FILE --new NAME... the
+    runs are systems of a scores file: the --new ones are gated, every other
+    one is the pool. A null value (undefined, e.g. TRisk with a zero standard error) fails.
 
     FIELD: any per-system field of `bvtest eval` (mean, bias2, var, mse,
     var_rho, var_target, cov_target; with @ALPHA zrisk, georisk,
     zrisk_target, trisk_mean; with --baseline urisk, trisk, zrisk_baseline).
     Alphas the gates name are computed even if --alpha omits them.
+    FIELD.lo / FIELD.hi (e.g. AP:mse.hi<=0.06, nDCG@10:georisk.lo@5>=bm25.run)
+    gate on an end of the field's bootstrap interval: they need --ci LEVEL.
 
     Exit status: 0 all gates pass; 1 a gate fails; 2 bad usage or input, a
     malformed gate, a RIGHT that is not a pool run, or a new run named like a
@@ -257,18 +293,21 @@ def check_cmd(s: Settings) -> Report:
       bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
           --gate 'nDCG@10:georisk@5>=bm25.run'
       bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
+      bvtest check --scores s.tsv --new mine -g 'AP:mse<=bm25'
     """
     from .gate import check
 
     return check(s)
 
 
-@command("plot", (*INPUTS, *EVALUATION, *ANALYSIS, "output"))
+@command("plot", (*INPUTS, *EVALUATION, *ANALYSIS, *CI, "output"))
 def plot_cmd(s: Settings) -> Report:
     """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
 
     One row of three panels per measure, from the same analysis as eval (same
-    options). Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
+    options). The Bias²–Var scatter marks the Pareto front (runs no other run
+    beats on both), and with --ci shows each run's intervals as error bars.
+    Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
     nothing on stdout; exit 2 when matplotlib is missing, the extension is not
     png/svg/pdf or FILE cannot be written.
 
@@ -335,6 +374,234 @@ def _numpy_quiet() -> Any:
     import numpy as np
 
     return np.errstate(all="ignore")
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output)
+
+
+@command(
+    "conditions",
+    (*INPUTS, "condition_map", "condition_pattern", *EVALUATION, "target", "group", "normalize",
+     "repeats", "seed", "ddof", *OUTPUT),
+)  # fmt: skip
+def conditions_cmd(s: Settings) -> Report:
+    """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
+
+    Runs are one system under one condition (e.g. the Session track's
+    RL1–RL4): --map FILE with lines 'run system condition', or --pattern
+    REGEX with named groups system and condition matched against whole run
+    names (with --scores: the scores file's systems). Each condition's runs
+    get their own virtual target, c, Bias², Var, MSE and tradeoff
+    correlation; per system Bias², Var and MSE = Bias² + Var under every
+    condition and the best (lowest MSE) one; per condition how many systems
+    are best under it.
+
+    \b
+    JSON: {"measures": {M: {"n_topics", "systems": {SYSTEM: {"best": COND,
+             "conditions": {COND: {"bias2", "var", "mse"}}}},
+           "conditions": {COND: {"n_systems", "tradeoff": {...}}},
+           "best_counts": {COND: k}}}}
+
+    \b
+    Examples:
+      bvtest conditions --map conditions.txt qrels.txt runs/
+      bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
+      bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+    """
+    from .conditions import conditions_report
+    from .evaluate import load
+
+    matrices, notes = load(s)
+    return conditions_report(matrices, s).prefixed(notes)
+
+
+# ======================================================================================
+# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+
+
+@command(
+    "rankings",
+    ("reference", "collections", "runs", "measures", "samples", "topics", "seed", "rel_level",
+     "jobs", "err_impl", "impl", "quiet", *OUTPUT),
+    measures=RANKINGS_MEASURE,
+    samples=RANKINGS_SAMPLES,
+)  # fmt: skip
+def rankings_cmd(s: Settings) -> Report:
+    """Bias and variance of the system ranking of test collections (Cormack & Grossman 2019).
+
+    How accurately does a test collection X (qrels) rank the runs, compared
+    with a reference collection G? The distance between two rankings is
+    delta = 1 - tau_b on the runs' mean scores (-m). B bootstrap samples of
+    topics (--samples, --topics, --seed), independent for each collection
+    and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
+    Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
+    sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
+    the estimate is negative), sigma, rmse, b2, delta and batch-means
+    standard errors (se_*); sigma_reference. With two or more collections,
+    matrix (the paper's Table 3): every collection measured against every
+    other one as the reference, RMSE with sigma on the diagonal.
+
+    Topics: the reference's topics with a relevant document; a topic a test
+    collection does not judge scores 0 there (a note). NAME=F1,F2,... gives a
+    collection as several qrels samples (a statistical method): each drawn
+    topic takes one of them at random.
+
+    \b
+    JSON: {"reference", "samples", "topics", "seed", "measure", "n_topics",
+           "n_systems", "batches", "sigma_reference", "se_sigma_reference",
+           "collections": {NAME: {"bias", "sigma", "rmse", "b2", "delta",
+                                  "se_bias", "se_sigma", "se_rmse", "se_b2"}},
+           "matrix": {"bias" | "rmse" | "b2" | "se_bias" | "se_rmse":
+                      {G: {X: value}}}}       (two or more collections)
+    trec: AP.bias<TAB>depth5<TAB>0.0812, AP.matrix.bias.G.X<TAB>all<TAB>...
+
+    \b
+    Examples:
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/
+      bvtest rankings --reference G=qrels.txt --collection d5=depth5.qrels \\
+          --collection d20=depth20.qrels -f table runs/
+      bvtest rankings -m infAP --reference qrels.txt \\
+          --collection sampled=s1.qrels,s2.qrels,s3.qrels --topics 200 runs/
+    """
+    from .rankings_report import rankings_report
+
+    return rankings_report(s)
+
+
+@command("pool", ("depth", "inputs", "jobs", "quiet"), inputs=RUNS)
+def pool_cmd(s: Settings) -> Report:
+    """Depth-K pooled qrels: the judgments of QRELS on the top K of any run.
+
+    A document is pooled for a topic when some run ranks it in its top K
+    (score descending, ties by docno descending, as trec_eval). The output is
+    TREC qrels (qid 0 docno rel) on stdout, topics in bvtest's order, docnos
+    sorted; pooled documents that QRELS does not judge are left out (they
+    are counted in a note), and so is a topic whose pool holds no judged
+    document. Compare the pool with the full qrels by `bvtest rankings`.
+
+    \b
+    Examples:
+      bvtest pool --depth 10 qrels.txt runs/ > depth10.qrels
+      bvtest rankings --reference qrels.txt --collection depth10.qrels runs/
+    """
+    from .rankings_report import pool_report
+
+    return pool_report(s)
+
+
+@command("permute", ("output", "inputs", "seed", "jobs", "quiet"), inputs=RUNS, output=PERMUTE_OUT)
+def permute_cmd(s: Settings) -> Report:
+    """Engineered runs (Cormack & Grossman 2019 §4.2) written to --out DIR.
+
+    For every run and topic, the relevant documents (under QRELS) are
+    shuffled among the positions they occupy, within each grade (seeded by
+    --seed, the run's name and the topic). Each engineered run DIR/NAME.perm
+    (run tag NAME.perm) has exactly its source's per-topic AP, nDCG, P@k...
+    under QRELS, but other documents at the top: ranked with the real runs,
+    they expose the bias of a shallow pool. Nothing is printed on stdout.
+
+    \b
+    Examples:
+      bvtest permute --out eng/ qrels.txt runs/
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels   # the real runs' pool
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/ eng/
+    """
+    from .rankings_report import permute_files
+
+    return permute_files(s)
+
+
+# ======================================================================================
+
+
+# =========================================================================== variations
+
+
+@command(
+    "variations",
+    (*INPUTS, "variation_map", "split", "mode", "weights", "alphas", "per_topic", *EVALUATION,
+     "plot", *OUTPUT),
+    alphas=VARIATIONS_ALPHAS,
+)  # fmt: skip
+def variations_cmd(s: Settings) -> Report:
+    """Mean–variance evaluation over query variations (Zuccon16, SPEC §11).
+
+    Runs answer query variations (query ids such as 201-4); the map says the
+    topic (and user) of each, the qrels are keyed by topic. Per measure and
+    run: the mean mu, the variance var and O = mu − alpha var for every alpha
+    (alpha > 0 rewards stable runs, alpha < 0 unstable ones); per alpha,
+    Kendall's tau and tau_AP between the ranking by O and the ranking by mu;
+    and the crossovers: every pair of runs that swaps places within the
+    alpha range, at the exact alpha where it does.
+
+    \b
+    Modes: general  mu, var over user slots of the topic-weighted score
+                    (the map names a user on every line; every user, every topic)
+           intra    each topic over its variations, runs ranked per topic;
+                    tau, tau_ap per topic and their mean (-q: per-topic mu, var, o)
+           inter    one query per topic, over topics (plain TREC data)
+
+    \b
+    JSON: {"mode", "alphas": [...], "measures": {MEASURE: {"n_topics",
+           "n_variations", "n_users" (general), "systems": {RUN: {"mu", "var",
+           "o": {ALPHA: ..}}}, "tau": {ALPHA: ..}, "tau_ap": {ALPHA: ..},
+           "topics" (intra): {TOPIC: {"tau", "tau_ap"}},
+           "crossovers": [{"a", "b", "alpha"} (+ "topic" in intra)]}}}
+    trec: AP.o(alpha=-2)<TAB>run<TAB>v, AP.tau(alpha=5)<TAB>all<TAB>v,
+          AP.crossover<TAB>runA:runB<TAB>0.8136 (runA leads below that alpha)
+
+    \b
+    Examples:
+      bvtest variations --map uqv.map qrels.txt runs/
+      bvtest variations --split - --mode intra -m P@10 -f table qrels.txt runs/
+      bvtest variations --alpha=-1000:1000:10 --plot tau.png qrels.txt runs/
+      bvtest variations --scores s.tsv --map uqv.map --weights w.txt -f json
+    """
+    from .variations_report import variations_report
+
+    return variations_report(s)
+
+
+# ======================================================================= end variations
+
+
+@command(
+    "compare",
+    (*INPUTS, *EVALUATION, "pair", "pairs", "target", "normalize", "ddof", "alphas", "seed",
+     *CI, *OUTPUT),
+    ci=COMPARE_CI,
+    fmt=COMPARE_FORMAT,
+)  # fmt: skip
+def compare_cmd(s: Settings) -> Report:
+    """Is one run significantly more effective, or more stable, than another?
+
+    Paired tests of RUN_A − RUN_B over the same topics, per measure: the
+    difference in mean, Var, MSE and GeoRisk (at each --alpha), each with a
+    paired topic-bootstrap interval (--ci, --bootstrap, --ci-method, --seed)
+    and a two-sided bootstrap p-value; for Var also the Pitman–Morgan test of
+    equal variances for paired samples (p_pm). With exactly two runs they are
+    compared; otherwise name pairs with --pair RUN_A RUN_B (repeatable) or
+    compare every pair with --pairs all. p_holm (and p_pm_holm) are Holm's
+    adjustment over the pairs compared, per field. Every run of the input is
+    in the pool: the virtual target, c (MSE) and GeoRisk use them all.
+
+    \b
+    JSON: {"measures": {M: {"pairs": [{"a", "b", "field", "diff", "lo", "hi",
+           "p", "p_holm"[, "test": "pitman-morgan", "p_pm", "p_pm_holm"]}]}}}
+    trec/tsv/csv: one line per row, columns measure a b field diff lo hi p
+    p_holm test p_pm p_pm_holm (empty where they do not apply).
+
+    \b
+    Examples:
+      bvtest compare qrels.txt runs/bm25.run runs/new.run
+      bvtest compare --pair bm25.run new.run -f table qrels.txt runs/
+      bvtest compare --pairs all --scores scores.tsv -f json
+    """
+    from .compare import compare
+
+    return compare(s)
 
 
 def main() -> None:

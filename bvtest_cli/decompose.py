@@ -3,9 +3,11 @@
 Pure functions over numpy arrays. :func:`decompose` accepts score arrays of
 shape (..., m, n) — m systems, n topics or topic samples — so that the same
 code serves the plain matrix and a stack of R random groupings (R, m, G).
-All moments are population moments (1/n), as in seed 000 eq. 7; an optional
-mask restricts them to the kept samples (1/n_kept), which ratio normalization
-needs when it drops samples whose target is 0 (SPEC §7).
+All moments are population moments (1/n), as in seed 000 eq. 7, unless
+``ddof=1`` asks for the sample (1/(n−1)) estimator of the variances and the
+covariance (Zhang22 Table 8 prints sample variances); an optional mask
+restricts them to the kept samples (1/n_kept), which ratio normalization needs
+when it drops samples whose target is 0 (SPEC §7).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def decompose(
     target: np.ndarray,
     c: np.ndarray | float,
     keep: np.ndarray | None = None,
+    ddof: int = 0,
 ) -> BiasVariance:
     """All SPEC §4–§5 fields of every system for scores x (..., m, n), target (..., n).
 
@@ -56,6 +59,12 @@ def decompose(
     samples (weight 1/n_kept, 0 elsewhere; values there must be finite);
     where nothing is kept every field is NaN. Scores so large that the
     moments overflow give inf or NaN, without numpy warnings.
+
+    ``ddof`` (0 or 1) is the delta degrees of freedom of Var, Var(ρ), Var(x_T)
+    and Cov(x_T, x_i): their sums of squares are divided by n − ddof (NaN
+    where n − ddof <= 0). Bias² and MSE stay 1/n, so with ddof 1
+    MSE = Bias² + (n−1)/n · Var, while Var(ρ) = Var(x_T) + Var(x_i) −
+    2 Cov(x_T, x_i) still holds (every term has the same divisor).
     """
     x = np.asarray(x, dtype=float)
     target = np.asarray(target, dtype=float)
@@ -88,15 +97,30 @@ def decompose(
             first = first[..., 0]
         return np.where(equal, first, plain)
 
+    # n / (n − ddof) turns a population moment into the sample one; the
+    # multiplication is skipped for ddof 0 so that default results stay
+    # bit-identical to the plain 1/n moments.
+    if ddof:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(count > ddof, count / (count - ddof), np.nan)
+    else:
+        scale = None
+
+    def moment(a: np.ndarray, per_system: bool) -> np.ndarray:
+        plain = mean(a, per_system)
+        if scale is None:
+            return plain
+        return plain * (scale[..., np.newaxis] if per_system else scale)
+
     cc = np.asarray(c, dtype=float)[..., np.newaxis]  # (..., 1): broadcast over systems
     mean_x = mean(x, True, exact=True)
     dx = x - mean_x[..., np.newaxis]
-    var = mean(dx**2, True)
+    var = moment(dx**2, True)
     mse = mean((x - cc[..., np.newaxis]) ** 2, True)
     dt = target - mean(target, False, exact=True)[..., np.newaxis]
-    var_target = np.broadcast_to(mean(dt**2, False)[..., np.newaxis], var.shape).copy()
-    cov = mean(dx * dt[..., np.newaxis, :], True)
+    var_target = np.broadcast_to(moment(dt**2, False)[..., np.newaxis], var.shape).copy()
+    cov = moment(dx * dt[..., np.newaxis, :], True)
     rho = target[..., np.newaxis, :] - x
-    var_rho = mean((rho - mean(rho, True, exact=True)[..., np.newaxis]) ** 2, True)
+    var_rho = moment((rho - mean(rho, True, exact=True)[..., np.newaxis]) ** 2, True)
     bias2 = (mean_x - cc) ** 2
     return BiasVariance(mean_x, bias2, var, mse, var_rho, var_target, cov)

@@ -42,6 +42,7 @@ from .trecio import (
     read_run_columns,
     read_scores,
     sort_topics,
+    tagged_sources,
 )
 
 # trec_eval (inside pytrec_eval) allocates a counter for every grade from 0 to
@@ -589,12 +590,18 @@ def evaluate_runs(
     impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
+    unit: str = "topics",
+    on_unknown: Callable[[set[str]], None] | None = None,
 ) -> list[ScoreMatrix]:
     """Evaluate every run and build one ScoreMatrix per measure (SPEC §3).
 
     Topic set: qrels topics with at least one document of grade >= rel_level;
     a run without a ranking for such a topic scores 0 there (trec_eval -c);
     run topics absent from the qrels are ignored. Each rule is reported once.
+    ``unit`` names the qrels' keys in the notes ("variations" when they are
+    query variations); ``on_unknown``, if given, receives the run topics absent
+    from the qrels instead of the generic note (a caller that knows why they
+    are absent says so).
     """
     for spec in specs:
         check_computable(spec)
@@ -626,12 +633,14 @@ def evaluate_runs(
         missing = len(topic_set - r.topics)
         if missing == len(topics):
             note(
-                f"{source.name}: no ranking for any of the {len(topics)} topics (its topics: "
-                f"{list_topics(sort_topics(r.topics))}); it scores 0 on every topic"
+                f"{source.name}: no ranking for any of the {len(topics)} {unit} (its {unit}: "
+                f"{list_topics(sort_topics(r.topics))}); it scores 0 on every one"
             )
         elif missing:
-            note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
-    if unknown:
+            note(f"{source.name}: no ranking for {missing} of {len(topics)} {unit}; they score 0")
+    if on_unknown is not None:
+        on_unknown(unknown)
+    elif unknown:
         note(
             f"{len(unknown)} topic(s) in the runs are not in the qrels; "
             f"ignored: {list_topics(sort_topics(unknown))}"
@@ -658,6 +667,8 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
         sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
         matrices = evaluate_runs(
             qrels_file,

@@ -1,12 +1,15 @@
 """CI gates of ``bvtest check`` (SPEC §12): parse, evaluate and print one gate.
 
-A gate is ``MEASURE:FIELD[@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
-``nDCG@10:mse<=bm25.run`` or ``ERR@20:georisk@5>=bm25.run``:
+A gate is ``MEASURE:FIELD[.END][@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
+``nDCG@10:mse<=bm25.run``, ``ERR@20:georisk@5>=bm25.run`` or ``AP:mse.hi<=0.06``:
 
 - MEASURE is a measure of the report (an ir_measures string, which may itself
   contain ``@``, ``(``, ``=`` and ``,``, e.g. ``AP(rel=2)``).
 - FIELD is a per-system field of the registry (:mod:`bvtest_cli.registry`);
   the alpha-indexed fields need ``@ALPHA`` (e.g. ``5``) and the others forbid it.
+- END (``lo`` or ``hi``, with ``--ci``) takes that end of the field's
+  bootstrap interval instead of its value (issue 14); a run bound then takes
+  the same end of that run's interval.
 - OP is one of ``<=``, ``<``, ``>=``, ``>`` (white space around it is allowed).
 - RIGHT is a number, or the name of a pool run: the gate then compares with
   that run's value of the same measure, field and alpha. A RIGHT that parses as
@@ -30,6 +33,8 @@ import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from . import registry
 from .errors import InputError
@@ -69,12 +74,14 @@ class Gate:
     op: str
     right: float | str
     right_text: str
+    end: str | None = None  # "lo" / "hi": an end of the field's --ci interval
 
     @property
     def lhs(self) -> str:
-        """``MEASURE:FIELD[@ALPHA]`` in canonical form."""
+        """``MEASURE:FIELD[.END][@ALPHA]`` in canonical form."""
         alpha = f"@{self.alpha}" if self.alpha is not None else ""
-        return f"{self.measure}:{self.field}{alpha}"
+        end = f".{self.end}" if self.end is not None else ""
+        return f"{self.measure}:{self.field}{end}{alpha}"
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,14 @@ def parse_gate(text: str) -> Gate:
     # Fields never contain '@', so the first '@' after the colon starts ALPHA.
     field, at, alpha = field_part.partition("@")
     field, alpha = field.strip(), alpha.strip()
+    # Nor '.': FIELD.lo / FIELD.hi is an end of the field's --ci interval.
+    field, dot, end_text = field.partition(".")
+    field, end_text = field.strip(), end_text.strip()
+    if dot and end_text not in ("lo", "hi"):
+        raise GateError(
+            f"{where}: {field}.{end_text}: expected lo or hi after '.' (an end of the --ci "
+            "interval)"
+        )
     try:
         declared = registry.system_field(field)
     except KeyError:
@@ -172,6 +187,7 @@ def parse_gate(text: str) -> Gate:
         op=op,
         right=right,
         right_text=right_text,
+        end=end_text if dot else None,
     )
 
 
@@ -198,7 +214,16 @@ def _lookup(gate: Gate, systems: Table, run: str) -> float | None:
         hint = " (it needs --baseline)" if field.baseline else ""
         raise GateError(f"{where}: field {gate.field!r} was not computed{hint}")
     alpha = None if gate.alpha is None else _alpha_key(systems.alphas, gate.alpha, where)
-    value = systems.value(run, field, alpha)
+    if gate.end is None:
+        value = systems.value(run, field, alpha)
+    else:
+        interval = systems.intervals.get(field.name)
+        if interval is None:
+            raise GateError(f"{where}: field {gate.field!r} has no interval (it needs --ci LEVEL)")
+        cell = np.asarray(interval)[systems.rows.index(run)]
+        if alpha is not None:
+            cell = cell[systems.alphas.index(alpha)]
+        value = float(cell[0 if gate.end == "lo" else 1])
     return value if math.isfinite(value) else None
 
 
@@ -248,7 +273,9 @@ def _fmt(value: float | None, digits: int) -> str:
 
 
 def verdict_fields(verdict: Verdict, digits: int = 4) -> tuple[str, ...]:
-    """One line: ``PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound``.
+    """One line: ``PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound``, and for
+    a FAIL ``value OP bound is false`` (the comparison alone would read as a
+    true statement).
 
     A numeric bound is printed as written; a run bound as its value followed
     by the run's name, e.g. ``0.0712 <= 0.0650 (bm25.run)``.
@@ -260,6 +287,8 @@ def verdict_fields(verdict: Verdict, digits: int = 4) -> tuple[str, ...]:
         bound = f"{_fmt(verdict.bound, digits)} ({verdict.bound_run})"
     status = "PASS" if verdict.passed else "FAIL"
     comparison = f"{_fmt(verdict.value, digits)} {gate.op} {bound}"
+    if not verdict.passed:
+        comparison += " is false"
     return status, gate.text, verdict.run, comparison
 
 
@@ -310,6 +339,8 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
             raise InputError(f"gate {gate.text!r}: name one measure before ':'")
         if registry.system_field(gate.field).baseline and s.baseline is None:
             raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
+        if gate.end is not None and s.ci is None:
+            raise InputError(f"gate {gate.text!r}: {gate.field}.{gate.end} needs --ci LEVEL")
         canonical.append(replace(gate, measure=specs[0].name))
     named = tuple(dict.fromkeys(g.measure for g in canonical))
     if not s.measures:
@@ -330,20 +361,13 @@ def check(s: Settings) -> Report:
     is evaluated."""
     from .evaluate import load
     from .pipeline import eval_report
-    from .trecio import expand_sources
 
     gates, measures = plan(s)
-    pool_sources = expand_sources([s.pool])
-    new_sources = expand_sources(s.new_runs)
-    pool_names = {src.name: src.label for src in pool_sources}
-    new_names = {src.name for src in new_sources}
-    for src in new_sources:
-        if src.name in pool_names:
-            raise InputError(
-                f"new run {src.name!r} has the same name as pool run {pool_names[src.name]}; "
-                "rename the new run",
-                src.label,
-            )
+    if s.scores is not None:
+        pool_names, new_list = _scores_names(s)
+    else:
+        pool_names, new_list = _run_names(s)
+    new_names = set(new_list)
     shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
     for gate in gates:
         if isinstance(gate.right, str) and gate.right in new_names:
@@ -361,7 +385,7 @@ def check(s: Settings) -> Report:
 
     settings = replace(
         s,
-        inputs=(s.qrels, s.pool, *s.new_runs),
+        inputs=() if s.scores is not None else (s.qrels, s.pool, *s.new_runs),
         measures=measures,
         alphas=s.alphas + missing_alphas(gates, s.alphas),
     )
@@ -369,9 +393,9 @@ def check(s: Settings) -> Report:
     report = eval_report(matrices, settings).prefixed(notes)
     try:
         verdicts = [
-            evaluate_gate(gate, report, src.name, set(pool_names))
+            evaluate_gate(gate, report, name, set(pool_names))
             for gate in gates
-            for src in new_sources
+            for name in new_list
         ]
     except GateError as exc:
         raise InputError(str(exc)) from None
@@ -384,3 +408,59 @@ def check(s: Settings) -> Report:
         failed = sum(not v.passed for v in verdicts)
         notes += (f"{failed} of {len(verdicts)} gate verdict(s) failed",)
     return Report(body, notes=notes, status=0 if passed else 1)
+
+
+# ---- issue 15: check --scores FILE --new NAME... (pool: the file's other systems)
+
+
+def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
+    """QRELS POOL NEW_RUN...: pool name → label, new run names (in order)."""
+    from .trecio import expand_sources, tagged_sources
+
+    if s.new_names:
+        raise InputError("--new names systems of a scores file; give --scores FILE", "--new")
+    if s.qrels is None or s.pool is None or not s.new_runs:
+        import click
+
+        raise click.UsageError("expected QRELS POOL NEW_RUN... (or --scores FILE --new NAME...)")
+    pool_sources = expand_sources([s.pool])
+    new_sources = expand_sources(s.new_runs)
+    if s.name == "tag":
+        pool_sources, new_sources = tagged_sources(pool_sources), tagged_sources(new_sources)
+    pool_names = {src.name: src.label for src in pool_sources}
+    for src in new_sources:
+        if src.name in pool_names:
+            raise InputError(
+                f"new run {src.name!r} has the same name as pool run {pool_names[src.name]}; "
+                "rename the new run",
+                src.label,
+            )
+    return pool_names, [src.name for src in new_sources]
+
+
+def _scores_names(s: Settings) -> tuple[dict[str, str], list[str]]:
+    """--scores FILE --new NAME...: every system of the file not named by --new
+    is the pool. The file is read here once more, only for its system names."""
+    import click
+
+    from .trecio import STDIN, read_scores
+
+    if s.qrels is not None or s.pool is not None or s.new_runs:
+        raise click.UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
+    if not s.new_names:
+        raise click.UsageError("with --scores, name the systems to gate with --new NAME")
+    if s.scores == STDIN:
+        raise InputError("check --scores needs a file: standard input cannot be read twice")
+    systems: list[str] = []
+    for m in read_scores(s.scores):
+        systems += [name for name in m.systems if name not in systems]
+    label = s.scores
+    for name in s.new_names:
+        if name not in systems:
+            shown = ", ".join(systems[:8]) + (", ..." if len(systems) > 8 else "")
+            raise InputError(f"--new {name!r} is not a system of the scores file ({shown})", label)
+    new_list = list(dict.fromkeys(s.new_names))
+    pool = {name: name for name in systems if name not in new_list}
+    if not pool:
+        raise InputError("every system of the scores file is --new; the pool is empty", label)
+    return pool, new_list

@@ -55,6 +55,7 @@ import numpy as np
 from .decompose import BiasVariance, decompose
 from .defaults import DEFAULT_REPEATS, DEFAULT_SEED
 from .matrix import ScoreMatrix, quiet, target_constant, virtual_target
+from .tradeoff import correlations
 
 NORMALIZATIONS = ("none", "minmax", "ratio")
 GROUP_KINDS = ("difficulty", "random")
@@ -94,6 +95,8 @@ class Analysis:
     normalize: str
     per_topic: ScoreMatrix  # the per-topic matrix after normalization (SPEC §8)
     notes: list[str] = field(default_factory=list)
+    # random:K only: the tradeoff correlations of each used repeat, name → (R,)
+    repeat_correlations: dict[str, np.ndarray] | None = None
 
     @property
     def bv(self) -> BiasVariance:
@@ -107,10 +110,15 @@ target (..., G), c (...,) and an optional keep mask (..., G) → name → (..., 
 
 
 def bias_variance(
-    x: np.ndarray, target: np.ndarray, c: np.ndarray | float, keep: np.ndarray | None = None
+    x: np.ndarray,
+    target: np.ndarray,
+    c: np.ndarray | float,
+    keep: np.ndarray | None = None,
+    ddof: int = 0,
 ) -> dict[str, np.ndarray]:
-    """The default statistic: every SPEC §4–§5 field of :func:`decompose`."""
-    bv = decompose(x, target, c, keep)
+    """The default statistic: every SPEC §4–§5 field of :func:`decompose`
+    (``ddof`` 1: sample variances, bind it with functools.partial)."""
+    bv = decompose(x, target, c, keep, ddof=ddof)
     return {f: getattr(bv, f) for f in BiasVariance.FIELDS}
 
 
@@ -393,6 +401,9 @@ class RepeatAverage:
     repeats: int  # R
     dropped: int  # samples dropped (target 0) over all repeats
     samples: int  # R × G samples formed
+    # Pearson and Spearman of Bias² and Var in each used repeat, (used,) each;
+    # empty when the statistic has no bias2 and var
+    correlations: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @quiet
@@ -419,7 +430,10 @@ def random_fields(
     it does whenever all R repeats fit in one block (:func:`_repeat_block`;
     the default 1000 repeats do unless m·G, n·G or n·m exceeds ~4000).
     A repeat whose every sample was dropped by ratio normalization is left
-    out of the average.
+    out of the average. When the statistic gives ``bias2`` and ``var``, the
+    Pearson and Spearman correlation of the two across systems is kept for
+    every used repeat (vectorised per block, :func:`tradeoff.correlations`:
+    the distribution of the tradeoff over partitions, issue 14).
     """
     values = np.asarray(values, dtype=float)
     m, n = values.shape
@@ -428,6 +442,8 @@ def random_fields(
     names: list[str] = []
     c_lo, c_hi = np.inf, -np.inf
     used = dropped = samples = 0
+    # the one thing kept per repeat: two floats (exact quantiles need every value)
+    per_repeat: dict[str, np.ndarray] = {}
     for orders in random_order_blocks(n, repeats, seed, block):
         fields, c, keep = grouped_fields(
             values,
@@ -445,8 +461,14 @@ def random_fields(
         if not valid.any():
             continue
         c = c[valid]
-        used += len(c)
         c_lo, c_hi = min(c_lo, float(c.min())), max(c_hi, float(c.max()))
+        if "bias2" in fields and "var" in fields:
+            block_r = correlations(fields["bias2"][valid], fields["var"][valid])
+            for name, r in zip(("pearson", "spearman"), block_r, strict=True):
+                if name not in per_repeat:
+                    per_repeat[name] = np.empty(repeats)
+                per_repeat[name][used : used + len(c)] = r
+        used += len(c)
         parts = [fields[f][valid] for f in names] + [c]
         if sums is None:
             sums = [np.add.reduce(p, axis=0) for p in parts]
@@ -469,7 +491,8 @@ def random_fields(
     # normalization) is that value exactly, not a rounded sum / R.
     c_mean = c_lo if c_lo == c_hi else float(sums[-1] / used)
     means = {f: total / used for f, total in zip(names, sums[:-1], strict=True)}
-    return RepeatAverage(means, c_mean, used, repeats, dropped, samples)
+    repeat_r = {k: v[:used] for k, v in per_repeat.items()}
+    return RepeatAverage(means, c_mean, used, repeats, dropped, samples, repeat_r)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -601,6 +624,7 @@ def analyse(
         normalize=normalize,
         notes=notes,
         per_topic=per_topic,
+        repeat_correlations=avg.correlations or None,
     )
 
 

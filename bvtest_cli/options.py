@@ -26,7 +26,7 @@ from .defaults import (
     MAX_ALPHA,
 )
 
-FORMATS = ("trec", "table", "tsv", "csv", "json")
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,38 @@ class Settings:
     new_runs: tuple[str, ...] = ()
     # --- issue 16 (fast-eval) ---
     impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
+    # ---- rankings, pool, permute (issue #12) ----
+    reference: tuple[str, tuple[str, ...]] | None = None  # (name, (qrels file,))
+    collections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, qrels files)
+    runs: tuple[str, ...] = ()
+    topics: int | None = None  # n′ of `rankings` (None: the reference's n)
+    depth: int = 0  # `pool --depth`
+    # ---- end issue #12 ----
+
+    # ---- issue 15 (paper-output): sample moments, tag names, captions,
+    # check --scores, conditions
+    ddof: int = 0
+    name: str = "file"
+    caption: str | None = None
+    new_names: tuple[str, ...] = ()
+    condition_map: str | None = None
+    condition_pattern: str | None = None
+    # ---- end issue 15
+    # --- variations (issue #13): `bvtest variations`
+    variation_map: str | None = None
+    split: str | None = None
+    mode: str | None = None  # None: from the map (SPEC §11)
+    weights: str | None = None
+    plot: str | None = None
+    # --- end variations
+
+    # ---- issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
+    ci: float | None = None
+    bootstrap: int = 1000
+    ci_method: str = "percentile"
+    pair: tuple[tuple[str, str], ...] = ()
+    pairs: str | None = None
+    # ---- end issue 14
 
     @property
     def group_text(self) -> str | None:
@@ -147,8 +179,28 @@ class Option:
     decorator: Callable[[Callable], Callable]
 
 
+# --- python-api (issue 17): shell completion ----------------------------------
+#: Settings attributes whose values are paths: the shell completes file names
+#: there (click completes commands, options and choices by itself).
+PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
+
+
+def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Let the shell complete file and directory names (bash, zsh, fish)."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
+
+
+# --- end python-api --------------------------------------------------------------
+
+
 def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
-    return Option(attr, click.option(*decls, attr, **kwargs))
+    return Option(attr, click.option(*decls, attr, **_completion(attr, kwargs)))
 
 
 def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
@@ -160,7 +212,7 @@ def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwar
 
 
 def _arg(attr: str, **kwargs: Any) -> Option:
-    return Option(attr, click.argument(attr, **kwargs))
+    return Option(attr, click.argument(attr, **_completion(attr, kwargs)))
 
 
 _MEASURE_HELP = (
@@ -277,7 +329,8 @@ OPTIONS: dict[str, Option] = {
             default="trec",
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
-            "tsv/csv: measure,name,system,value with a header; json: the stable schema.",
+            "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
+            "latex: booktabs tables, best value per column in bold; markdown: GitHub tables.",
         ),
         _opt(
             "digits",
@@ -335,12 +388,12 @@ OPTIONS: dict[str, Option] = {
     )
 }
 
-INPUTS = ("inputs", "scores")
+INPUTS = ("inputs", "scores", "name")
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
-RUNS = Option("inputs", click.argument("inputs", nargs=-1, required=True, metavar="QRELS RUNS..."))
+RUNS = _arg("inputs", nargs=-1, required=True, metavar="QRELS RUNS...")
 EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
-ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline")
-OUTPUT = ("fmt", "digits")
+ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
+OUTPUT = ("fmt", "digits", "caption")
 
 
 def declare(
@@ -372,6 +425,17 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+    if s.scores is not None and s.name == "tag":
+        raise click.UsageError("--name tag names runs read from files; a scores file names them")
+    if s.ci is not None and s.group is not None:
+        # A bootstrap of groups of resampled topics (and, for random:K, of R
+        # groupings per resample) is not defined by any paper; refuse it.
+        raise click.UsageError(
+            "--ci cannot be combined with --group: intervals are for per-topic analyses "
+            "(--normalize is fine)"
+        )
+    if s.pair and s.pairs is not None:
+        raise click.UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
     return s
 
 
@@ -391,8 +455,9 @@ CHECK_FORMAT = _opt(
     type=click.Choice(["text", *FORMATS]),
     default="text",
     show_default=True,
-    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound lines; json: "
-    '{"verdicts": [...], "passed": bool}; table, tsv, csv: the verdicts as a table.',
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
+    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
+    "verdicts as a table.",
 )
 
 
@@ -407,3 +472,361 @@ OPTIONS["impl"] = _opt(
     "every measure through ir_measures' providers (ir_measures). Same values.",
 )
 EVALUATION = (*EVALUATION, "impl")
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): sample moments, run names from the tag column, captions,
+# check --scores, conditions. Appended here to keep merges trivial.
+
+
+def parse_pattern(value: str | None) -> str | None:
+    """A regular expression with named groups ``system`` and ``condition``."""
+    if value is None:
+        return None
+    import re
+
+    try:
+        compiled = re.compile(value)
+    except re.error as exc:
+        raise _bad(f"not a regular expression: {exc}") from None
+    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
+    if missing:
+        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
+    return value
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ddof",
+                "--ddof",
+                type=click.IntRange(0, 1),
+                default=0,
+                show_default=True,
+                help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
+                "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
+            ),
+            _opt(
+                "name",
+                "--name",
+                type=click.Choice(["file", "tag"]),
+                default="file",
+                show_default=True,
+                help="Run names: the file name (without .gz) or the run tag (column 6); "
+                "a run with more than one tag is an error with tag.",
+            ),
+            _opt(
+                "caption",
+                "--caption",
+                metavar="TEXT",
+                help="Caption of -f latex tables (\\caption) and -f markdown tables.",
+            ),
+            _opt(
+                "new_names",
+                "--new",
+                multiple=True,
+                metavar="NAME",
+                help="With --scores: a system of the scores file to gate (repeatable); "
+                "every other system is the pool.",
+            ),
+            _opt(
+                "condition_map",
+                "--map",
+                metavar="FILE",
+                help="Lines 'run system condition' (# comments allowed): which system and "
+                "condition each run (or scores-file system) stands for.",
+            ),
+            _opt(
+                "condition_pattern",
+                "--pattern",
+                metavar="REGEX",
+                callback=_callback(parse_pattern),
+                help="Instead of --map: a regular expression with named groups system and "
+                "condition matched against the whole run name.",
+            ),
+        )
+    }
+)
+
+# check: QRELS POOL NEW_RUN... or --scores FILE --new NAME...
+CHECK_QRELS = _arg("qrels", metavar="[QRELS", required=False)
+CHECK_POOL = _arg("pool", metavar="POOL", required=False)
+CHECK_NEW_RUNS = _arg("new_runs", nargs=-1, required=False, metavar="NEW_RUN...]")
+# ---- end issue 15
+
+
+# ======================================================================================
+# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+
+
+def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
+    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
+    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
+    from .trecio import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
+        return system_name(value), (value,)
+    name = name.strip()
+    if not name:
+        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
+    files = tuple(f.strip() for f in rest.split(","))
+    if not rest.strip() or not all(files):
+        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
+    return name, files
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    parsed = tuple(parse_collection(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
+    name, files = parse_collection(value)
+    if len(files) != 1:
+        raise _bad(f"{value!r}: the reference is one qrels file")
+    return name, files
+
+
+OPTIONS.update(
+    (o.attr, o)
+    for o in (
+        _opt(
+            "reference",
+            "--reference",
+            required=True,
+            metavar="[NAME=]FILE",
+            callback=_callback(parse_reference),
+            help="The reference qrels G (gold standard); named after its file name unless "
+            "NAME= is given.",
+        ),
+        _opt(
+            "collections",
+            "--collection",
+            multiple=True,
+            required=True,
+            metavar="[NAME=]FILE[,FILE...]",
+            callback=_callback(parse_collections),
+            help="A test collection X over the same runs (repeatable): its qrels, or several "
+            "qrels samples of one statistical method, comma-separated.",
+        ),
+        _arg("runs", nargs=-1, required=True, metavar="RUNS..."),
+        _opt(
+            "topics",
+            "--topics",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
+            "[default: the reference's n].",
+        ),
+        _opt(
+            "depth",
+            "--depth",
+            type=click.IntRange(min=1),
+            required=True,
+            metavar="K",
+            help="Pool depth: the top K documents of every run (by score, ties by docno "
+            "descending).",
+        ),
+    )
+)
+
+RANKINGS_MEASURE = _opt(
+    "measures",
+    "-m",
+    "--measure",
+    multiple=True,
+    default=("AP",),
+    show_default=True,
+    metavar="MEASURE",
+    help="The one measure whose mean scores rank the systems: any ir_measures measure "
+    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
+)
+RANKINGS_SAMPLES = _opt(
+    "samples",
+    "--samples",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    metavar="B",
+    help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
+)
+PERMUTE_OUT = _opt(
+    "output",
+    "-o",
+    "--out",
+    required=True,
+    metavar="DIR",
+    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
+    "the same name are replaced).",
+)
+# ======================================================================================
+
+# =========================================================================== variations
+# `bvtest variations` (issue #13, SPEC §11): its own options, and its --alpha,
+# which fills the same `alphas` attribute but takes negative values and the
+# START:STOP:STEP grid syntax (variations.parse_alphas).
+
+from .defaults import VARIATION_ALPHAS, VARIATION_MODES  # noqa: E402
+
+
+def parse_variation_alphas(text: str) -> tuple[str, ...]:
+    from .variations import parse_alphas as parse_grid
+
+    try:
+        return parse_grid(text)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+
+
+OPTIONS.update(
+    (o.attr, o)
+    for o in (
+        _opt(
+            "variation_map",
+            "--map",
+            metavar="FILE",
+            help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
+            "keyed by topic and apply to every variation of it.",
+        ),
+        _opt(
+            "split",
+            "--split",
+            metavar="SEP",
+            help="Without --map: the topic of a query id is its part before the last SEP "
+            "(--split - : 201-4 -> 201).",
+        ),
+        _opt(
+            "mode",
+            "--mode",
+            type=click.Choice(VARIATION_MODES),
+            default=None,
+            help="general: users x topics (needs a user column); intra: each topic over its "
+            "variations; inter: one query per topic, over topics [default: general when "
+            "the map has users, intra with a map or --split, inter without].",
+        ),
+        _opt(
+            "weights",
+            "--weights",
+            metavar="FILE",
+            help="'topic weight' lines, normalised to sum 1 [default: equal weights]; "
+            "general and inter modes.",
+        ),
+        _opt(
+            "plot",
+            "--plot",
+            metavar="FILE",
+            help="Also draw tau and tau_AP against alpha (Zuccon16 Figs. 2-4) to FILE "
+            "(.png, .svg or .pdf; needs matplotlib).",
+        ),
+    )
+)
+
+VARIATIONS_ALPHAS = _opt(
+    "alphas",
+    "--alpha",
+    default=VARIATION_ALPHAS,
+    show_default=True,
+    metavar="LIST|START:STOP:STEP",
+    callback=_callback(parse_variation_alphas),
+    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
+    "(STOP included when reached); negative alphas favour unstable systems.",
+)
+# ======================================================================= end variations
+
+
+# =========================================================================== issue 14: uncertainty
+DEFAULT_BOOTSTRAP = 1000
+
+
+def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
+    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
+
+
+OPTIONS.update(
+    {
+        o.attr: o
+        for o in (
+            _opt(
+                "ci",
+                "--ci",
+                type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+                default=None,
+                metavar="LEVEL",
+                help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
+                "per-system field and to the tradeoff correlations. Not with --group.",
+            ),
+            _opt(
+                "bootstrap",
+                "--bootstrap",
+                type=click.IntRange(min=2),
+                default=DEFAULT_BOOTSTRAP,
+                show_default=True,
+                metavar="B",
+                help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
+            ),
+            _opt(
+                "ci_method",
+                "--ci-method",
+                type=click.Choice(["percentile", "bca"]),
+                default="percentile",
+                show_default=True,
+                help="Interval method: percentile, or bias-corrected and accelerated (bca).",
+            ),
+            _opt(
+                "pair",
+                "--pair",
+                nargs=2,
+                multiple=True,
+                metavar="RUN_A RUN_B",
+                callback=_callback(parse_pair),
+                help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
+                "exactly two runs: those two.",
+            ),
+            _opt(
+                "pairs",
+                "--pairs",
+                type=click.Choice(["all"]),
+                default=None,
+                help="all: every pair of runs, with Holm's correction over the pairs.",
+            ),
+        )
+    }
+)
+
+#: --ci LEVEL, --bootstrap B, --ci-method (with --seed, which ANALYSIS has).
+CI = ("ci", "bootstrap", "ci_method")
+
+#: compare's --ci: a level always (the paired intervals are its output).
+COMPARE_CI = _opt(
+    "ci",
+    "--ci",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.95,
+    show_default=True,
+    metavar="LEVEL",
+    help="Confidence level of the paired intervals.",
+)
+#: compare's --format: its results are records, one line per comparison.
+COMPARE_FORMAT = _opt(
+    "fmt",
+    "-f",
+    "--format",
+    type=click.Choice(FORMATS),
+    default="trec",
+    show_default=True,
+    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
+    "same with commas; table: one table per measure; json: the stable schema.",
+)
+# =========================================================================== end of issue 14

@@ -9,20 +9,20 @@ come from the registry: each is computed by its own pure function over an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from . import grouping, registry, risk
+from . import grouping, registry, risk, uncertainty
 from .decompose import BiasVariance, decompose
 from .errors import InputError
-from .matrix import ScoreMatrix
+from .matrix import ScoreMatrix, target_constant, virtual_target
 from .options import Settings
 from .registry import Field
 from .report import Records, Report, Section, Table, section
-from .tradeoff import Tradeoff, correlate
+from .tradeoff import Tradeoff, correlate, correlations
 from .trecio import SCORES_HEADER
 
 
@@ -43,21 +43,31 @@ class Inputs:
     topics: np.ndarray | None = None
     alphas: np.ndarray | None = None
     baseline: int | None = None
+    ddof: int = 0  # --ddof: 1 for sample variances and covariance
+    fields: Mapping[str, np.ndarray] | None = None  # final values, for basis "fields"
 
     @cached_property
     def bv(self) -> BiasVariance:
+        if self.samples is None and self.fields is not None:
+            return BiasVariance(*(np.asarray(self.fields[f]) for f in BiasVariance.FIELDS))
         assert self.samples is not None and self.target is not None
-        return decompose(self.samples, self.target, self.c, self.keep)
+        return decompose(self.samples, self.target, self.c, self.keep, ddof=self.ddof)
 
     def _base(self) -> np.ndarray:
         assert self.topics is not None and self.baseline is not None
         return self.topics[..., self.baseline, :]
 
-    def zrisk(self) -> np.ndarray:
+    @cached_property
+    def _zrisk(self) -> np.ndarray:  # shared by zrisk and georisk
         return risk.zrisk(self.topics, self.alphas)
 
+    def zrisk(self) -> np.ndarray:
+        return self._zrisk
+
     def georisk(self) -> np.ndarray:
-        return risk.georisk(self.topics, self.alphas)
+        assert self.topics is not None
+        # risk.georisk's own arithmetic, without computing ZRisk a second time
+        return risk.georisk_from(self.topics.mean(axis=-1), self._zrisk, self.topics.shape[-1])
 
     def zrisk_target(self) -> np.ndarray:
         return risk.zrisk_pair(self.topics, self.topics.max(axis=-2), self.alphas)
@@ -75,12 +85,12 @@ class Inputs:
         return risk.zrisk_pair(self.topics, self._base(), self.alphas)
 
 
-def sample_statistic(fields: Sequence[Field]) -> grouping.Statistic:
+def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
     """The samples-basis fields as one function of (x, target, c, keep)."""
     chosen = [f for f in fields if f.basis == "samples"]
 
     def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
-        inputs = Inputs(samples=x, target=target, c=c, keep=keep)
+        inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
         return {f.name: f.compute(inputs) for f in chosen}
 
     return statistic
@@ -105,8 +115,11 @@ def topic_fields(
     return values, notes
 
 
-def tradeoff_section(t: Tradeoff) -> Section:
-    return section(*((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS))
+def tradeoff_section(
+    t: Tradeoff, intervals: Mapping[str, tuple[float, float]] | None = None
+) -> Section:
+    items = tuple((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS)
+    return Section(items, intervals=dict(intervals or {}))
 
 
 def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
@@ -120,7 +133,13 @@ def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
 
 
 def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
-    """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes."""
+    """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes.
+
+    With ``--ci`` every numeric per-system field and the tradeoff correlations
+    get a topic-bootstrap interval (SPEC §11b, :func:`field_intervals`); with
+    ``--group random:K`` the block also holds the distribution of the
+    per-repeat tradeoff correlations (``tradeoff_repeats``).
+    """
     fields = registry.system_fields(s.baseline is not None)
     base = baseline_index(m.systems, s.baseline)
     try:
@@ -131,7 +150,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             target=s.target,
             repeats=s.repeats,
             seed=s.seed,
-            statistic=sample_statistic(fields),
+            statistic=sample_statistic(fields, s.ddof),
         )
     except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
         raise InputError(str(exc)) from None
@@ -143,14 +162,144 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     risk_values, risk_notes = topic_fields(a.per_topic, fields, np.array(s.alpha_values), base)
     values.update(risk_values)
     notes += risk_notes
-    table = Table(rows=m.systems, fields=fields, values=values, alphas=s.alphas)
+    values.update(derived_fields(fields, values))
+    intervals: dict[str, np.ndarray] = {}
+    tradeoff_intervals: dict[str, tuple[float, float]] = {}
+    if s.ci is not None:
+        intervals = field_intervals(a.per_topic, fields, s, base)
+        tradeoff_intervals = {
+            f.name: (float(intervals[f.name][0]), float(intervals[f.name][1]))
+            for f in (registry.PEARSON, registry.SPEARMAN)
+        }
+        intervals = {
+            f.name: intervals.get(f.name, _nan_interval(values[f.name]))
+            for f in fields
+            if np.asarray(values[f.name]).dtype != bool
+        }
+    table = Table(
+        rows=m.systems, fields=fields, values=values, alphas=s.alphas, intervals=intervals
+    )
     counts = [(registry.N_TOPICS, a.n_topics)]
     if a.n_groups is not None:
         counts.append((registry.N_GROUPS, a.n_groups))
-    block = section(
-        *counts, (registry.C, a.c), ("systems", table), ("tradeoff", tradeoff_section(t))
+    items = [
+        *counts,
+        (registry.C, a.c),
+        ("systems", table),
+        ("tradeoff", tradeoff_section(t, tradeoff_intervals)),
+    ]
+    if a.repeat_correlations is not None:
+        items.append(("tradeoff_repeats", repeats_section(a.repeat_correlations)))
+    return section(*items), notes
+
+
+def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
+    """The basis-"fields" fields (pareto) from the final values of the others."""
+    inputs = Inputs(fields=values)
+    return {f.name: f.compute(inputs) for f in fields if f.basis == "fields"}
+
+
+def registry_statistic(
+    fields: Sequence[Field],
+    *,
+    target: str | float,
+    normalized: bool,
+    alphas: np.ndarray,
+    baseline: int | None,
+    nonnegative: bool = True,
+    ddof: int = 0,
+):
+    """The topic-bootstrap statistic (SPEC §11b): every field of ``fields`` that
+    has a numeric value, and the tradeoff correlations, of scores (..., m, n).
+
+    It is the registry itself: each field's ``compute`` over an :class:`Inputs`
+    of the (resampled) per-topic matrix, with the virtual target (1 after
+    normalization) and c recomputed on it, as :func:`grouping.analyse` does on
+    the matrix without grouping — so on the matrix itself it gives the numbers
+    of ``bvtest eval``, and a new registry field gets an interval for free.
+    Flags (boolean fields such as pareto) have no interval. ``nonnegative``
+    False leaves out the fields that need scores >= 0 (ZRisk, GeoRisk).
+    """
+    chosen = [f for f in fields if f.compute is not None and (nonnegative or not f.nonnegative)]
+    flags: set[str] = set()  # fields found boolean on a first call: skipped after
+
+    def statistic(y: np.ndarray) -> dict[str, np.ndarray]:
+        y = np.asarray(y, dtype=float)
+        with np.errstate(all="ignore"):
+            # after normalization the target is 1 on every topic (grouping.analyse)
+            x_t = np.ones(y.shape[:-2] + y.shape[-1:]) if normalized else virtual_target(y)
+            if normalized and target in ("max", "ideal"):
+                c: np.ndarray | float = 1.0
+            else:
+                c = target_constant(x_t, target)
+            inputs = Inputs(
+                samples=y, target=x_t, c=c, topics=y, alphas=alphas, baseline=baseline, ddof=ddof
+            )
+            out = {}
+            for f in chosen:
+                if f.name in flags:
+                    continue
+                value = np.asarray(f.compute(inputs))
+                if value.dtype == bool:
+                    flags.add(f.name)
+                else:
+                    out[f.name] = value
+            pearson, spearman = correlations(inputs.bv.bias2, inputs.bv.var)
+            out[registry.PEARSON.name] = np.asarray(pearson)
+            out[registry.SPEARMAN.name] = np.asarray(spearman)
+        return out
+
+    return statistic
+
+
+def field_intervals(
+    per_topic: ScoreMatrix, fields: Sequence[Field], s: Settings, base: int | None
+) -> dict[str, np.ndarray]:
+    """``--ci``: the topic-bootstrap interval of every per-system field and of
+    the tradeoff correlations, name → array (..., 2) of (lo, hi) (SPEC §11b).
+
+    The bootstrap resamples the topics of the per-topic matrix after
+    normalization (minmax and ratio are per topic, so normalizing then
+    resampling is resampling then normalizing); ``--seed`` seeds it, and the
+    resamples depend only on (seed, number of topics, B).
+    """
+    x = per_topic.values
+    if s.ci_method == "bca" and x.shape[1] < 2:
+        raise InputError(f"{per_topic.measure}: --ci-method bca needs at least 2 topics")
+    statistic = registry_statistic(
+        fields,
+        target=s.target,
+        normalized=s.normalize != "none",
+        alphas=np.array(s.alpha_values),
+        baseline=base,
+        nonnegative=not risk.has_negative(x),
+        ddof=s.ddof,
     )
-    return block, notes
+    assert s.ci is not None
+    got = uncertainty.bootstrap_intervals(
+        x, statistic, B=s.bootstrap, seed=s.seed, level=s.ci, method=s.ci_method
+    )
+    return {name: np.stack([iv.lo, iv.hi], axis=-1) for name, iv in got.items()}
+
+
+def _nan_interval(values: np.ndarray) -> np.ndarray:
+    return np.full((*np.shape(values), 2), np.nan)
+
+
+def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
+    """``tradeoff_repeats``: per correlation, the mean and 2.5 % / 97.5 %
+    quantiles of its per-repeat values over the random groupings, and the
+    number of repeats where it is defined (issue 14)."""
+    summaries = uncertainty.correlation_distribution(per_repeat)
+    return section(
+        *(
+            (
+                name,
+                section(("mean", d.mean), ("lo", d.lo), ("hi", d.hi), ("defined", d.defined)),
+            )
+            for name, d in summaries.items()
+        )
+    )
 
 
 def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:
@@ -204,25 +353,42 @@ def instability_view(full: Report) -> Report:
         t = block.get("systems")
         assert isinstance(t, Table)
         values = dict(t.values)
-        values[registry.ABS_ZRISK_TARGET.name] = np.abs(
-            t.column(registry.ZRISK_TARGET)[:, t.alphas.index("0")]
-        )
-        t = Table(t.rows, (*t.fields, registry.ABS_ZRISK_TARGET), values, t.alphas)
+        at0 = t.alphas.index("0")
+        values[registry.ABS_ZRISK_TARGET.name] = np.abs(t.column(registry.ZRISK_TARGET)[:, at0])
+        intervals = dict(t.intervals)
+        if registry.ZRISK_TARGET.name in intervals:
+            intervals[registry.ABS_ZRISK_TARGET.name] = abs_interval(
+                np.asarray(intervals[registry.ZRISK_TARGET.name])[:, at0]
+            )
+        t = Table(t.rows, (*t.fields, registry.ABS_ZRISK_TARGET), values, t.alphas, None, intervals)
         mean = t.column(registry.MEAN)
         order = sorted(range(len(t.rows)), key=lambda i: (-mean[i], t.rows[i]))
         var_target = float(t.column(registry.VAR_TARGET)[order[0]]) if order else None
-        blocks.append(
-            (
-                measure,
-                section(
-                    (registry.N_TOPICS, block.get(registry.N_TOPICS)),
-                    (registry.VAR_TARGET, var_target),
-                    ("systems", t.select(INSTABILITY_FIELDS, order)),
-                ),
-            )
+        shared = {}
+        if order and registry.VAR_TARGET.name in intervals:
+            lo, hi = np.asarray(intervals[registry.VAR_TARGET.name])[order[0]]
+            shared[registry.VAR_TARGET.name] = (float(lo), float(hi))
+        items = (
+            (registry.N_TOPICS, block.get(registry.N_TOPICS)),
+            (registry.VAR_TARGET, var_target),
+            ("systems", t.select(INSTABILITY_FIELDS, order)),
         )
+        blocks.append((measure, Section(items, intervals=shared)))
     body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
     return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
+
+
+def abs_interval(interval: np.ndarray) -> np.ndarray:
+    """The image of intervals (..., 2) under |·|: [lo, hi] if lo >= 0, [−hi, −lo]
+    if hi <= 0, else [0, max(−lo, hi)]. Whenever the interval holds ZRisk, its
+    image holds |ZRisk|, so the level is kept (a percentile interval of |ZRisk|
+    itself would need the replicates)."""
+    iv = np.asarray(interval, dtype=float)
+    lo, hi = iv[..., 0], iv[..., 1]
+    new_lo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    new_hi = np.where(lo >= 0, hi, np.where(hi <= 0, -lo, np.maximum(-lo, hi)))
+    undefined = np.isnan(lo) | np.isnan(hi)
+    return np.stack([np.where(undefined, np.nan, new_lo), np.where(undefined, np.nan, new_hi)], -1)
 
 
 def pertopic_report(result, measure: str, s: Settings) -> Report:

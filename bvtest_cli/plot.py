@@ -6,7 +6,9 @@ Panels, left to right, for each measure of an ``eval`` report:
    as lines (seed 000 Fig. 1). Run names label the x axis when there are few
    enough to read; otherwise they are dropped and the axis label says so.
 2. Bias² against Var, one point per run, with the Pearson and Spearman
-   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3).
+   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3),
+   the Pareto front of (Bias², Var) drawn as a staircase through its runs
+   and, with ``--ci``, the runs' intervals as error bars (issue 14).
 3. GeoRisk against alpha, one line per run (seed 004 Figs. 2–3), with a
    legend when there are at most LEGEND_MAX_RUNS runs.
 
@@ -18,14 +20,17 @@ without it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import tempfile
 from typing import Any
 
+import numpy as np
+
 from . import registry
 from .errors import InputError
-from .report import Report, Section, leaves, table_of
+from .report import Records, Report, Section, Table, leaves, table_of
 
 #: Output formats, by file extension.
 FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
@@ -167,14 +172,37 @@ def _panel_decomposition(ax: Any, measure: str, block: Section) -> None:
 
 
 def _panel_tradeoff(ax: Any, measure: str, block: Section) -> None:
-    """Panel 2: Bias²–Var scatter, correlations in the title."""
+    """Panel 2: Bias²–Var scatter, correlations in the title; the Pareto front
+    (runs with the pareto flag) as a staircase through its runs, and with
+    ``--ci`` each run's Bias² and Var intervals as error bars."""
     t = table_of(block)
-    points = list(
-        zip(t.column(registry.BIAS2).tolist(), t.column(registry.VAR).tolist(), strict=True)
-    )
-    points = [(b, v) for b, v in points if not (math.isnan(b) or math.isnan(v))]
-    size = 25 if len(points) <= TICK_LABEL_MAX_RUNS else 12
-    ax.scatter([p[0] for p in points], [p[1] for p in points], s=size, alpha=0.75)
+    bias2, var = t.column(registry.BIAS2), t.column(registry.VAR)
+    ok = ~(np.isnan(bias2) | np.isnan(var))
+    size = 25 if int(ok.sum()) <= TICK_LABEL_MAX_RUNS else 12
+    if registry.BIAS2.name in t.intervals and registry.VAR.name in t.intervals:
+        b_iv = np.asarray(t.intervals[registry.BIAS2.name], dtype=float)
+        v_iv = np.asarray(t.intervals[registry.VAR.name], dtype=float)
+        # errorbar wants distances below and above the point, never NaN
+        xerr = np.nan_to_num(np.abs(np.stack([bias2 - b_iv[:, 0], b_iv[:, 1] - bias2])))
+        yerr = np.nan_to_num(np.abs(np.stack([var - v_iv[:, 0], v_iv[:, 1] - var])))
+        ax.errorbar(
+            bias2[ok], var[ok], xerr=xerr[:, ok], yerr=yerr[:, ok], fmt="none",
+            ecolor="0.6", elinewidth=0.7, capsize=0, zorder=1,
+            label="bootstrap interval",
+        )  # fmt: skip
+    ax.scatter(bias2[ok], var[ok], s=size, alpha=0.75, zorder=2, label="run")
+    if registry.PARETO in t.fields:
+        front = np.asarray(t.values[registry.PARETO.name], dtype=bool) & ok
+        order = np.argsort(bias2[front], kind="stable")
+        fx, fy = bias2[front][order], var[front][order]
+        if fx.size:
+            # Everything up and to the right of the staircase is dominated.
+            ax.step(fx, fy, where="post", color="C3", lw=1.0, zorder=3)
+            ax.scatter(
+                fx, fy, s=size * 1.8, facecolors="none", edgecolors="C3", zorder=4,
+                label=f"Pareto front ({fx.size})",
+            )  # fmt: skip
+        ax.legend(fontsize=7, loc="best")
     trade = block.get("tradeoff")
     assert isinstance(trade, Section)
     values = leaves(trade)
@@ -300,6 +328,12 @@ def plot_report(report: Report, path: str) -> None:
         f"bvtest: bias–variance decomposition and risk of {n_runs} runs{suffix}", fontsize=13
     )
     fig.tight_layout()
+    _save(fig, path, fmt)
+
+
+def _save(fig: Any, path: str, fmt: str) -> None:
+    """Write ``fig`` to a temporary file next to ``path``, then rename it, so
+    ``path`` is never left half-written."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".bvtest-plot-", suffix=f".{fmt}", dir=directory)
     try:
@@ -318,3 +352,174 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+# =========================================================================== variations
+# `bvtest variations --plot FILE`: Zuccon16 Figs. 2–4 — the rank correlations
+# between the ranking by O = μ − α σ² and the ranking by μ, against α.
+
+
+def _figure_class() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotUnavailable(_INSTALL_HINT) from None
+    return Figure
+
+
+def _series(block: Section, field: registry.Field) -> tuple[list[float], list[float]]:
+    """(alphas, values) of an alpha-keyed section, in ascending alpha."""
+    node = block.get(field)
+    assert isinstance(node, Section)
+    values = {str(k): v for k, v in node.items}
+    pairs = _alpha_sorted(list(values))
+    return [a for a, _ in pairs], [_num(values[k]) for _, k in pairs]
+
+
+def _grid_order(alphas: tuple[str, ...]) -> tuple[list[float], list[int]]:
+    """The alphas ascending, and the column of each in ``alphas``."""
+    column = {k: j for j, k in enumerate(alphas)}
+    pairs = _alpha_sorted(list(alphas))
+    return [a for a, _ in pairs], [column[k] for _, k in pairs]
+
+
+def _panel_correlations(ax: Any, measure: str, block: Section, mode: str) -> None:
+    """τ and τ_AP against α (Zuccon16 Figs. 2 and 4; intra: means over topics,
+    each topic's τ_AP as a thin line, Fig. 3 flattened)."""
+    topics = block.get("topics") if mode == "intra" else None
+    if isinstance(topics, Table) and len(topics.rows) <= TOPIC_LINES_MAX:
+        xs, order = _grid_order(topics.alphas)
+        column = topics.column(registry.VARIATIONS_TOPIC_TAU_AP)
+        for i in range(len(topics.rows)):
+            ax.plot(
+                xs,
+                column[i, order],
+                color="0.6",
+                lw=0.6,
+                alpha=0.6,
+                label="τ_AP of one topic" if i == 0 else None,
+            )
+    xs, tau = _series(block, registry.VARIATIONS_TAU)
+    _, tau_ap = _series(block, registry.VARIATIONS_TAU_AP)
+    mean = "mean " if mode == "intra" else ""
+    marker = "o" if len(xs) <= 60 else None
+    ax.plot(xs, tau, marker=marker, ms=3, lw=1.6, color="C0", label=f"{mean}Kendall τ")
+    ax.plot(xs, tau_ap, marker=marker, ms=3, lw=1.6, color="C3", label=f"{mean}τ_AP")
+    ax.axvline(0.0, color="0.3", lw=0.6, ls=":")
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("α (α > 0: stability rewarded; α < 0: instability rewarded)")
+    ax.set_ylabel("correlation with the ranking by μ")
+    n = leaves(block).get(registry.N_TOPICS.name)
+    ax.set_title(
+        f"{measure} ({mode} mode, {n} topics): ranking by O = μ − α σ² vs by μ", fontsize=10
+    )
+    ax.grid(True, alpha=0.3)
+    if all(math.isnan(v) for v in tau_ap):
+        ax.text(
+            0.5, 0.5, "undefined: every run has the same μ", ha="center", va="center",
+            transform=ax.transAxes,
+        )  # fmt: skip
+    ax.legend(fontsize=8, loc="lower left")
+
+
+def _panel_values(ax: Any, measure: str, block: Section, mode: str) -> None:
+    """O = μ − α σ² per run against α: its crossings are the crossover list."""
+    t = table_of(block)
+    xs, order = _grid_order(t.alphas)
+    o = t.column(registry.VARIATIONS_O)
+    n = len(t.rows)
+    few = n <= LEGEND_MAX_RUNS
+    # Legend (and colour) order: the lines' order at the largest alpha, highest first.
+    ranked = sorted(range(n), key=lambda r: (-_nan_low(float(o[r, order[-1]])), t.rows[r]))
+    for i, row in enumerate(ranked):
+        name = t.rows[row]
+        ax.plot(
+            xs,
+            o[row, order],
+            color=f"C{i % 10}" if few else _viridis(i / max(n - 1, 1)),
+            linestyle="-" if i < 10 or not few else "--",
+            lw=1.2 if few else 0.8,
+            label=_short(name),
+        )
+    crossings = block.get("crossovers")
+    count = len(crossings.items) if isinstance(crossings, Records) else 0
+    if mode == "intra":  # the crossovers are per topic, not of these means
+        title = f"{measure}: mean over topics of O per run ({count} per-topic crossovers)"
+    else:
+        title = f"{measure}: O per run ({count} crossovers)"
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("α")
+    ax.set_ylabel("O = μ − α σ²")
+    ax.grid(True, alpha=0.3)
+    if few:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+
+
+def _panel_topics(ax: Any, measure: str, block: Section) -> None:
+    """Intra mode: τ_AP per topic and α as an image (Zuccon16 Fig. 3, seen from above)."""
+    topics = block.get("topics")
+    assert isinstance(topics, Table)
+    xs, order = _grid_order(topics.alphas)
+    values = topics.column(registry.VARIATIONS_TOPIC_TAU_AP)[:, order]
+    # Cell edges halfway between grid points, so a list grid (uneven steps)
+    # draws each alpha's column where it belongs.
+    mids = [(a + b) / 2 for a, b in itertools.pairwise(xs)]
+    first = xs[0] - (mids[0] - xs[0] if mids else 0.5)
+    last = xs[-1] + (xs[-1] - mids[-1] if mids else 0.5)
+    n = len(topics.rows)
+    image = ax.pcolormesh(
+        [first, *mids, last],
+        [i - 0.5 for i in range(n + 1)],
+        np.ma.masked_invalid(values),
+        cmap="RdBu",
+        vmin=-1.0,
+        vmax=1.0,
+    )
+    ax.invert_yaxis()
+    if n <= TOPIC_LABEL_MAX:
+        ax.set_yticks(range(n))
+        ax.set_yticklabels([_short(t) for t in topics.rows], fontsize=7)
+    ax.set_ylabel("topic")
+    ax.set_xlabel("α")
+    ax.set_title(f"{measure}: τ_AP per topic (white: undefined or 0)", fontsize=10)
+    ax.figure.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
+
+
+#: Intra mode: at most this many topics get their own τ_AP line.
+TOPIC_LINES_MAX = 60
+#: Intra mode: at most this many topic ids label the per-topic image.
+TOPIC_LABEL_MAX = 40
+
+
+def plot_variations(report: Report, path: str) -> None:
+    """Draw a ``bvtest variations`` report: per measure a row of τ and τ_AP
+    against α, O per run against α and, in intra mode, τ_AP per topic.
+    Same contract as :func:`plot_report` (format by extension, written
+    through a temporary file)."""
+    fmt = output_format(path)
+    measures = list(report.measure_blocks())
+    if not measures:
+        raise ValueError("the result has no measures to plot")
+    figure = _figure_class()
+    mode = str(report.settings().get("mode"))
+    cols = 3 if mode == "intra" else 2
+    fig = figure(figsize=(6.2 * cols, 4.6 * len(measures) + 0.6))
+    axes = fig.subplots(len(measures), cols, squeeze=False)
+    for row, (measure, block) in enumerate(measures):
+        _panel_correlations(axes[row][0], measure, block, mode)
+        _panel_values(axes[row][1], measure, block, mode)
+        if mode == "intra":
+            _panel_topics(axes[row][2], measure, block)
+    n_runs = max(len(table_of(block).rows) for _, block in measures)
+    fig.suptitle(
+        f"bvtest variations: mean–variance evaluation of {n_runs} runs ({mode} mode)",
+        fontsize=13,
+    )
+    fig.tight_layout()
+    _save(fig, path, fmt)
+
+
+# ======================================================================= end variations

@@ -82,8 +82,16 @@ from functools import partial
 import numpy as np
 
 from .errors import InputError
-from .evaluate import MeasureSpec, RunEvaluator, check_grades, map_runs
-from .trecio import Note, Qrels, QrelsFile, Run, Source, sort_topics
+from .evaluate import MeasureSpec, RunEvaluator, check_computable, check_grades, map_runs
+from .trecio import (
+    Note,
+    QrelsFile,
+    QrelsTable,
+    RunColumns,
+    Source,
+    read_run_columns,
+    sort_topics,
+)
 
 DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
 DEFAULT_BATCHES = 10
@@ -597,15 +605,14 @@ class CollectionScores:
 
 
 def _multi_scorer(
-    qrels_list: Sequence[Qrels], specs: Sequence[MeasureSpec], err_impl: str, topics: frozenset
-) -> Callable[[int, Run], tuple[list[dict[str, dict[str, float]]], frozenset]]:
-    evaluators = [RunEvaluator(q, specs, err_impl) for q in qrels_list]
+    tables: Sequence[QrelsTable], specs: Sequence[MeasureSpec], err_impl: str, impl: str
+) -> Callable[[int, RunColumns], tuple[list[dict[str, dict[str, float]]], frozenset]]:
+    evaluators = [RunEvaluator(t, specs, err_impl, impl) for t in tables]
 
-    def work(_: int, run: Run):
-        # Only the reference's topics are scored; the run's own topics are
-        # sent back for the missing-topic note.
-        kept = {t: docs for t, docs in run.items() if t in topics}
-        return [e.calc(kept) if kept else {} for e in evaluators], frozenset(run)
+    def work(_: int, run: RunColumns):
+        # Scores of topics outside the reference's set are never read; the
+        # run's own topics are sent back for the notes.
+        return [e.calc(run) for e in evaluators], frozenset(run.topics)
 
     return work
 
@@ -619,6 +626,7 @@ def evaluate_collections(
     rel_level: int = 1,
     jobs: int = 1,
     err_impl: str = "fast",
+    impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
 ) -> list[CollectionScores]:
@@ -630,12 +638,14 @@ def evaluate_collections(
     ranking for a topic scores 0 (trec_eval -c), as in ``evaluate_runs``.
     """
     files = [reference] + [f for group in collections.values() for f in group]
+    for spec in specs:
+        check_computable(spec)
     for f in files:
         check_grades(f, specs)
     topics = sort_topics(reference.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", reference.label)
-    dropped = len(reference.qrels) - len(topics)
+    dropped = len(reference.topics()) - len(topics)
     if dropped:
         note(
             f"{dropped} reference topic(s) have no relevant document (rel >= {rel_level}); dropped"
@@ -644,20 +654,20 @@ def evaluate_collections(
         if not group:
             raise InputError(f"collection {name!r} has no qrels file")
         for f in group:
-            absent = sum(t not in f.qrels for t in topics)
+            absent = sum(t not in f.table.topic_index for t in topics)
             if absent:
                 note(
                     f"{name} ({f.label}): {absent} of {len(topics)} topics have no judgments; "
                     "every run scores 0 there"
                 )
 
-    make_work = partial(
-        _multi_scorer, [f.qrels for f in files], list(specs), err_impl, frozenset(topics)
-    )
-    results = map_runs(sources, make_work, jobs=jobs, tick=tick)
+    # The qrels tables are built here, before the workers fork: they share
+    # them (as evaluate_runs does) instead of each building its own.
+    make_work = partial(_multi_scorer, [f.table for f in files], list(specs), err_impl, impl)
+    results = map_runs(sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns)
     unknown: set[str] = set()
     for source, (_, run_topics) in zip(sources, results, strict=True):
-        unknown |= run_topics - reference.qrels.keys()
+        unknown |= run_topics - reference.table.topic_index.keys()
         missing = len(set(topics) - run_topics)
         if missing:
             note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")

@@ -47,6 +47,7 @@ class Field:
     basis: str = "samples"
     nonnegative: bool = False
     short: str = ""  # a column header when the column's group already names the field
+    better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
 
     @property
     def header(self) -> str:
@@ -74,7 +75,12 @@ def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
 # Order is the order of the JSON keys and of the trec lines.
 
 MEAN = Field(
-    "mean", "mean score over topics (or groups)", "Zhang22 eq. 7", table=True, compute=_bv("mean")
+    "mean",
+    "mean score over topics (or groups)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mean"),
+    better="higher",
 )
 BIAS2 = Field(
     "bias2",
@@ -82,6 +88,7 @@ BIAS2 = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("bias2"),
+    better="lower",
 )
 VAR = Field(
     "var",
@@ -89,6 +96,7 @@ VAR = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("var"),
+    better="lower",
 )
 MSE = Field(
     "mse",
@@ -96,6 +104,7 @@ MSE = Field(
     "Zhang22 eq. 7",
     table=True,
     compute=_bv("mse"),
+    better="lower",
 )
 VAR_RHO = Field(
     "var_rho",
@@ -103,6 +112,7 @@ VAR_RHO = Field(
     "Zhang22 eq. 16",
     table=True,
     compute=_bv("var_rho"),
+    better="lower",
 )
 VAR_TARGET = Field(
     "var_target",
@@ -114,10 +124,20 @@ COV_TARGET = Field(
     "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
 )
 ZRISK = _risk_field(
-    "zrisk", "ZRisk with every run as a baseline", "Dincer16 eq. 6", table=True, nonnegative=True
+    "zrisk",
+    "ZRisk with every run as a baseline",
+    "Dincer16 eq. 6",
+    table=True,
+    nonnegative=True,
+    better="higher",
 )
 GEORISK = _risk_field(
-    "georisk", "GeoRisk = √(mean · Φ(ZRisk/n))", "Dincer16 eq. 7", table=True, nonnegative=True
+    "georisk",
+    "GeoRisk = √(mean · Φ(ZRisk/n))",
+    "Dincer16 eq. 7",
+    table=True,
+    nonnegative=True,
+    better="higher",
 )
 ZRISK_TARGET = _risk_field(
     "zrisk_target",
@@ -126,13 +146,23 @@ ZRISK_TARGET = _risk_field(
     nonnegative=True,
 )
 TRISK_MEAN = _risk_field(
-    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3"
+    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3", better="higher"
 )
 URISK = _risk_field(
-    "urisk", "URisk against --baseline", "Dincer16 eq. 1", baseline=True, table=True
+    "urisk",
+    "URisk against --baseline",
+    "Dincer16 eq. 1",
+    baseline=True,
+    table=True,
+    better="higher",
 )
 TRISK = _risk_field(
-    "trisk", "TRisk = URisk / SE against --baseline", "Dincer16 eq. 2", baseline=True, table=True
+    "trisk",
+    "TRisk = URisk / SE against --baseline",
+    "Dincer16 eq. 2",
+    baseline=True,
+    table=True,
+    better="higher",
 )
 ZRISK_BASELINE = _risk_field(
     "zrisk_baseline",
@@ -164,7 +194,11 @@ TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
 # --------------------------------------------------------------------------- views
 
 ABS_ZRISK_TARGET = Field(
-    "abs_zrisk_target", "|ZRisk| against the target at alpha 0", "Zhang22 Table 8", table=True
+    "abs_zrisk_target",
+    "|ZRisk| against the target at alpha 0",
+    "Zhang22 Table 8",
+    table=True,
+    better="lower",
 )
 TOPIC_PEARSON = Field(
     "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
@@ -186,3 +220,172 @@ def system_field(name: str) -> Field:
         if f.name == name:
             return f
     raise KeyError(name)
+
+
+# --------------------------------------------------------------------------- issue 15
+# (paper-output): per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+
+BEST_CONDITION = Field(
+    "best",
+    "the condition under which the system's MSE = Bias² + Var is lowest",
+    "Zhang22 §5.4",
+    table=True,
+)
+# ---- end issue 15
+
+
+# ======================================================================================
+# Ranking bias and variance: `bvtest rankings` (issue #12; SPEC §10; Cormack19).
+# Per test collection X against the reference G, and the pairwise Table 3.
+
+RANK_BIAS = Field(
+    "bias",
+    "|b| = √b², or −√(−b²) when the bootstrap estimate b² is negative (chance error)",
+    "Cormack19 §2, Table 2",
+    table=True,
+    better="lower",
+)
+RANK_SIGMA = Field(
+    "sigma",
+    "σ(X) = √(½ Δ(X, X′)): spread of X's ranking under topic sampling",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_RMSE = Field(
+    "rmse",
+    "√(b² + σ²(X)): X's expected distance δ = 1 − τ_b from the true ranking",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_B2 = Field("b2", "b² = Δ(X, G) − σ²(X) − σ²(G)", "Cormack19 §2")
+RANK_DELTA = Field(
+    "delta", "Δ(X, G) = E δ²(X_b, G_b) over all B × B bootstrap pairs", "Cormack19 §2–3"
+)
+RANK_SE_BIAS = Field(
+    "se_bias",
+    "batch-means standard error of bias (Monte Carlo error of the bootstrap)",
+    "bvtest: batch means",
+    table=True,
+)
+RANK_SE_SIGMA = Field(
+    "se_sigma", "batch-means standard error of sigma", "bvtest: batch means", table=True
+)
+RANK_SE_RMSE = Field(
+    "se_rmse", "batch-means standard error of rmse", "bvtest: batch means", table=True
+)
+RANK_SE_B2 = Field("se_b2", "batch-means standard error of b2", "bvtest: batch means")
+SIGMA_REFERENCE = Field("sigma_reference", "σ(G) of the reference", "Cormack19 §2")
+SE_SIGMA_REFERENCE = Field(
+    "se_sigma_reference", "batch-means standard error of sigma_reference", "bvtest: batch means"
+)
+RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
+RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
+RANK_BATCHES = Field(
+    "batches", "K, batches of the batch-means standard errors", "bvtest: batch means"
+)
+# Table 3's panels, matrix.FIELD[G][X]: collection X measured with collection G as the
+# reference; the table format shows G as rows and X as columns.
+PAIR_BIAS = Field("bias", "|b| of X (column) with G (row) as the reference", "Cormack19 Table 3")
+PAIR_RMSE = Field(
+    "rmse", "RMSE of X (column) against G (row); σ(X) on the diagonal", "Cormack19 Table 3"
+)
+PAIR_B2 = Field("b2", "b² of X (column) against G (row), signed", "Cormack19 Table 3")
+PAIR_SE_BIAS = Field("se_bias", "batch-means standard error of matrix.bias", "bvtest: batch means")
+PAIR_SE_RMSE = Field("se_rmse", "batch-means standard error of matrix.rmse", "bvtest: batch means")
+
+RANKING_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
+    RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, RANK_SE_B2,
+)  # fmt: skip
+RANKING_TABLE_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
+)  # fmt: skip
+PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+# ======================================================================================
+
+
+# =========================================================================== variations
+# `bvtest variations` (SPEC §11; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
+# Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from Inputs,
+# and `var` here is the portfolio variance, not the bias–variance Var above
+# (same JSON key, another quantity, hence a Field of its own).
+
+VARIATIONS_MU = Field(
+    "mu",
+    "portfolio mean μ = Σ_i w_i mean_k r[k, i] (intra: mean over topics of the per-topic means)",
+    "Zuccon16 eq. 2",
+    table=True,
+    better="higher",
+)
+VARIATIONS_VAR = Field(
+    "var",
+    "portfolio variance σ² over user slots, sample (n − 1) estimator "
+    "(inter: over topics; intra: mean over topics of the per-topic variances)",
+    "Zuccon16 eqs. 3–4, 8–9",
+    table=True,
+)
+VARIATIONS_O = Field(
+    "o",
+    "portfolio value O = μ − α σ² (α < 0 favours unstable systems)",
+    "Zuccon16 eq. 5",
+    alpha=True,
+    better="higher",
+)
+VARIATIONS_TAU = Field(
+    "tau",
+    "Kendall τ_b between the ranking by O and the ranking by μ "
+    "(intra: mean over the topics where it is defined)",
+    "Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TAU_AP = Field(
+    "tau_ap",
+    "AP rank correlation of the ranking by O against the ranking by μ (intra: mean over topics)",
+    "Yilmaz08; Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TOPIC_TAU = Field(
+    "tau", "Kendall τ_b of one topic's rankings by O and by μ", "Zuccon16 §4.2", alpha=True
+)
+VARIATIONS_TOPIC_TAU_AP = Field(
+    "tau_ap", "τ_AP of one topic's ranking by O against its ranking by μ", "Zuccon16 §4.2",
+    alpha=True,
+)  # fmt: skip
+N_VARIATIONS = Field("n_variations", "query variations analysed (columns of the score matrix)")
+N_USERS = Field("n_users", "user slots k of the general framework", "Zuccon16 §4.1")
+
+VARIATIONS_FIELDS: tuple[Field, ...] = (
+    VARIATIONS_MU, VARIATIONS_VAR, VARIATIONS_O, VARIATIONS_TAU, VARIATIONS_TAU_AP,
+    VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
+)  # fmt: skip
+# ======================================================================= end variations
+
+# =========================================================================== issue 14: uncertainty
+# (cmd-uncertainty) Fields of `--ci`, `bvtest compare` and the Pareto front.
+# basis "fields": computed from the other per-system fields once they are
+# final (after averaging over random groupings), not per sample or repeat.
+
+
+def _pareto(inputs: Any) -> np.ndarray:
+    from .uncertainty import pareto_front
+
+    return pareto_front(inputs.bv.bias2, inputs.bv.var)
+
+
+PARETO = Field(
+    "pareto",
+    "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
+    "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
+    "SPEC §11b",
+    table=True,
+    compute=_pareto,
+    basis="fields",
+)
+
+SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
+ALL_FIELDS = (*ALL_FIELDS, PARETO)
+# =========================================================================== end of issue 14

@@ -3,10 +3,14 @@
 One renderer for every command. The layout comes from the report's types
 (:mod:`bvtest_cli.report`) and the field registry: a :class:`Table` prints a
 line per (field, row), alpha-indexed fields as ``field(alpha=A)``, intervals
-as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name;
-:class:`Records` print one line each. All text formats come from one
+as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name,
+and a Section keyed by an alpha-indexed field holds that field's value per
+alpha (``field(alpha=A)``); :class:`Records` print one line each (inside a
+measure block, as rows like any other). All text formats come from one
 flattening into (measure, name, system, value) rows, so they carry the same
-numbers in the same stable order.
+numbers in the same stable order. In the table format a Section of Sections
+of numbers is a grid (a row per child), and a Section of such grids is a set
+of named matrices, one table each (``rankings``' Table 3 panels).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import numpy as np
 from .registry import Field
 from .report import Records, Report, Section, Table, Value, is_leaf
 
-FORMATS = ("trec", "table", "tsv", "csv", "json")
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
 ALL = "all"  # the system column of results that belong to no single system
 
 Row = tuple[str, str, str, Any]  # measure, name, system, value
@@ -74,12 +78,12 @@ def _alpha_name(f: Field, alpha: str) -> str:
     return f"{f.name}(alpha={alpha})"
 
 
-def _table_rows(measure: str, prefix: str, t: Table) -> Iterator[Row]:
+def _table_rows(measure: str, prefix: str, t: Table, digits: int) -> Iterator[Row]:
     if t.children is not None:  # nested detail: row by row
         for i, row in enumerate(t.rows):
             for f in t.fields:
                 yield from _cells(measure, prefix, t, f, [i])
-            yield from _section_rows(measure, f"{prefix}{row}.", t.children[i])
+            yield from _section_rows(measure, f"{prefix}{row}.", t.children[i], digits)
         return
     for f in t.fields:
         yield from _cells(measure, prefix, t, f, range(len(t.rows)))
@@ -101,30 +105,53 @@ def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]
                     yield measure, f"{prefix}{name}.{end}", t.rows[i], cell[e]
 
 
-def _section_rows(measure: str, prefix: str, s: Section) -> Iterator[Row]:
-    """Leaves first, then tables and nested sections in order."""
+def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[Row]:
+    """A leaf's row, then its interval's ``.lo`` / ``.hi`` rows if it has one."""
+    yield measure, name, ALL, node
+    interval = s.intervals.get(str(key))
+    if interval is not None:
+        yield measure, f"{name}.lo", ALL, interval[0]
+        yield measure, f"{name}.hi", ALL, interval[1]
+
+
+def _section_rows(measure: str, prefix: str, s: Section, digits: int) -> Iterator[Row]:
+    """Leaves first, then tables, nested sections and records in order."""
     for key, node in s.items:
         if is_leaf(node):
-            yield measure, f"{prefix}{key}", ALL, node
+            yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
-            yield from _table_rows(measure, prefix, node)
+            yield from _table_rows(measure, prefix, node, digits)
         elif isinstance(node, Section):
-            yield from _nested(measure, f"{prefix}{key}", node)
+            yield from _nested(measure, f"{prefix}{key}", node, by_alpha(key))
+        elif isinstance(node, Records):
+            # inside a measure block a record is one row: as_text gives (name, system, value)
+            for item in node.items:
+                name, system, value = node.as_text(item, digits)
+                yield measure, f"{prefix}{name}", system, value
 
 
-def _nested(measure: str, name: str, s: Section) -> Iterator[Row]:
+def by_alpha(key: Field | str) -> bool:
+    """A Section keyed by an alpha-indexed field maps each alpha to that field's value."""
+    return isinstance(key, Field) and key.alpha
+
+
+def _nested(measure: str, name: str, s: Section, alpha: bool = False) -> Iterator[Row]:
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
         elif is_leaf(node):
-            yield measure, f"{name}.{key}", ALL, node
+            if alpha:
+                yield measure, f"{name}(alpha={key})", ALL, node
+            else:
+                yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
 
 
-def flatten(report: Report) -> Iterator[Row]:
-    """(measure, name, system, value) rows of every measure block, in order."""
+def flatten(report: Report, digits: int = 4) -> Iterator[Row]:
+    """(measure, name, system, value) rows of every measure block, in order;
+    ``digits`` formats the values of records (already text)."""
     for measure, block in report.measure_blocks():
-        yield from _section_rows(measure, "", block)
+        yield from _section_rows(measure, "", block, digits)
 
 
 # --------------------------------------------------------------------------- json
@@ -133,7 +160,12 @@ def flatten(report: Report) -> Iterator[Row]:
 def to_json(node: Any) -> Any:
     """The JSON value of a report node (NaN → null)."""
     if isinstance(node, Section):
-        return {str(k): to_json(v) for k, v in node.items}
+        out_section: dict[str, Any] = {}
+        for k, v in node.items:
+            out_section[str(k)] = to_json(v)
+            if str(k) in node.intervals:  # a sibling, so the key keeps its meaning
+                out_section[f"{k}_ci"] = _lohi(node.intervals[str(k)])
+        return out_section
     if isinstance(node, Records):
         return [{k: plain(v) for k, v in node.as_json(item).items()} for item in node.items]
     if isinstance(node, Table):
@@ -156,6 +188,8 @@ def to_json(node: Any) -> Any:
                 cells.update(to_json(node.children[i]))
             out[row] = cells
         return out
+    if isinstance(node, (tuple, list)):  # a list setting (variations' alphas)
+        return [plain(v) for v in node]
     return plain(node)
 
 
@@ -170,20 +204,63 @@ def _header(f: Field, alpha: str | None) -> str:
     return f.name if alpha is None else f"{f.name}@{alpha}"
 
 
-def _wide(t: Table, shown: Sequence[Field], digits: int) -> tuple[list[str], list[list[str]]]:
+def _child_columns(t: Table) -> list[tuple[str, list[Any], Field | None]]:
+    """Columns a table's per-row children add to it in the table format: a
+    child Table's (row, field) cells as ``ROW field``, a child Section's leaves
+    (also one level down) by their header; in order of first appearance."""
+    if t.children is None:
+        return []
+    columns: dict[str, list[Any]] = {}
+    headers: dict[str, str] = {}
+    owners: dict[str, Field | None] = {}
+
+    def put(name: str, i: int, value: Any, header: str | None = None, f: Any = None) -> None:
+        columns.setdefault(name, [None] * len(t.rows))[i] = value
+        headers[name] = header or name
+        owners[name] = f if isinstance(f, Field) else None
+
+    for i, child in enumerate(t.children):
+        for key, node in child.items:
+            if isinstance(node, Table) and not node.alphas:
+                for r, row in enumerate(node.rows):
+                    for f in node.fields:
+                        put(f"{row} {f.header}", i, np.asarray(node.values[f.name])[r], None, f)
+            elif isinstance(node, Section):
+                for k, v in node.items:
+                    if is_leaf(v):
+                        put(f"{key}.{k}", i, v, k.header if isinstance(k, Field) else str(k), k)
+            elif is_leaf(node):
+                put(str(key), i, node)
+    return [(headers[name], values, owners[name]) for name, values in columns.items()]
+
+
+def _wide(
+    t: Table, shown: Sequence[Field], digits: int, first: str = "system"
+) -> tuple[list[str], list[list[str]]]:
     columns = [(f, a) for f in shown for a in (t.alphas if f.alpha else (None,))]
-    headers = ["system"] + [_header(f, a) for f, a in columns]
+    extra = _child_columns(t)
+    headers = [first] + [_header(f, a) for f, a in columns] + [h for h, _, _ in extra]
+    _BETTER[id(headers)] = (
+        [None]
+        + [f.better for f, _ in columns]
+        + [f.better if f is not None else None for _, _, f in extra]
+    )
     rows = []
     for i, row in enumerate(t.rows):
         cells = [row]
         for f, a in columns:
-            v = np.asarray(t.values[f.name])[i]
+            column = np.asarray(t.values[f.name])
+            v = column[i]
+            if column.dtype == bool:  # a flag (pareto): marked, blank when false
+                cells.append("*" if v else "")
+                continue
             cell = fmt(plain(v if a is None else v[t.alphas.index(a)]), digits)
             if f.name in t.intervals:
                 iv = np.asarray(t.intervals[f.name])[i]
                 iv = iv if a is None else iv[t.alphas.index(a)]
                 cell += f" [{fmt(plain(iv[0]), digits)}, {fmt(plain(iv[1]), digits)}]"
             cells.append(cell)
+        cells += [fmt(plain(values[i]), digits) for _, values, _ in extra]
         rows.append(cells)
     return headers, rows
 
@@ -221,8 +298,130 @@ def _grid(rows: list[tuple[str, Section]], shown: Sequence[Field], digits: int) 
     return _tabulate(body, headers)
 
 
+# The direction ("lower"/"higher") of each column of a header list built by
+# _wide, keyed by the list's id while the table is rendered (latex bolds the best).
+_BETTER: dict[int, list[str | None]] = {}
+_STYLE = {"style": "table", "caption": None}
+
+
+def _latex_escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in "&%$#_{}":
+            out.append("\\" + ch)
+        elif ch == "\\":
+            out.append("\\textbackslash{}")
+        elif ch == "~":
+            out.append("\\textasciitilde{}")
+        elif ch == "^":
+            out.append("\\textasciicircum{}")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    for uni, tex in (("²", "$^2$"), ("ρ", "$\\rho$"), ("−", "$-$"), ("√", "$\\surd$")):
+        text = text.replace(uni, tex)
+    return text
+
+
+def _number(cell: str) -> float | None:
+    try:
+        value = float(cell.split(" ")[0])
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) -> str:
+    """A booktabs tabular; the best value of each column whose field has a
+    direction (registry ``better``) in bold, ties all bold."""
+    # pop: once the list is freed its id may be reused by another table's headers
+    better = _BETTER.pop(id(headers), None) or [None] * len(headers)
+    bold = [[False] * len(headers) for _ in rows]
+    for j, direction in enumerate(better):
+        if direction is None:
+            continue
+        column = [_number(r[j]) for r in rows]
+        known = [v for v in column if v is not None]
+        if len(known) < 2:
+            continue
+        best = min(known) if direction == "lower" else max(known)
+        for i, v in enumerate(column):
+            bold[i][j] = v == best
+    align = ("l" if first_left else "r") + "r" * (len(headers) - 1)
+    lines = [f"\\begin{{tabular}}{{{align}}}", "\\toprule"]
+    lines.append(" & ".join(_latex_escape(h) for h in headers) + " \\\\")
+    lines.append("\\midrule")
+    for i, r in enumerate(rows):
+        cells = [
+            f"\\textbf{{{_latex_escape(c)}}}" if bold[i][j] else _latex_escape(c)
+            for j, c in enumerate(r)
+        ]
+        lines.append(" & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _is_grid(node: Any) -> bool:
+    """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix).
+    A cell may also hold sections (tradeoff's ``repeats``): the grid leaves
+    them out, and they are printed under it."""
+    return (
+        isinstance(node, Section)
+        and bool(node.items)
+        and all(
+            isinstance(g, Section)
+            and any(is_leaf(v) for _, v in g.items)
+            and all(is_leaf(v) or isinstance(v, Section) for _, v in g.items)
+            for _, g in node.items
+        )
+    )
+
+
+def _shows(node: Section, shown: Sequence[Field]) -> bool:
+    """Whether a grid row has a column among the fields the table shows."""
+    return any(k in shown for _, g in node.items if isinstance(g, Section) for k, _ in g.items)
+
+
+def _is_matrices(node: Any) -> bool:
+    """A Section of grids: named matrices (Cormack19 Table 3's panels)."""
+    return (
+        isinstance(node, Section) and bool(node.items) and all(_is_grid(g) for _, g in node.items)
+    )
+
+
+def _matrices(key: str, node: Section, digits: int) -> list[str]:
+    """Each matrix M of ``node`` as a table, M[row][column], under a caption
+    with the field's meaning when its key is a registry field."""
+    out = []
+    for mk, m in node.items:
+        assert isinstance(m, Section)
+        caption = f"{key}.{mk}" + (f": {mk.meaning}" if isinstance(mk, Field) else "")
+        columns: list[str] = []
+        for _, row in m.items:
+            assert isinstance(row, Section)
+            columns += [str(k) for k, _ in row.items if str(k) not in columns]
+        body = []
+        for rk, row in m.items:
+            assert isinstance(row, Section)
+            cells = dict((str(k), v) for k, v in row.items)
+            body.append([str(rk)] + [fmt(plain(cells.get(c)), digits) for c in columns])
+        gap = [] if _STYLE["style"] == "markdown" else [""]  # markdown brings its own
+        out += [*gap, _text(caption), _tabulate(body, ["", *columns])]
+    return out
+
+
 def _tabulate(rows: list[list[str]], headers: list[str], first_left: bool = True) -> str:
     from tabulate import tabulate
+
+    style = _STYLE["style"]
+    if style == "latex":
+        return _latex_table(rows, headers, first_left)
+    if style == "markdown":
+        align = ("left",) + ("right",) * (len(headers) - 1) if first_left else None
+        return "\n" + tabulate(
+            rows, headers=headers, tablefmt="pipe", disable_numparse=True,
+            colalign=align, stralign=None if first_left else "right",
+        ) + "\n"  # fmt: skip
 
     if first_left:
         align = ("left",) + ("right",) * (len(headers) - 1)
@@ -230,35 +429,61 @@ def _tabulate(rows: list[list[str]], headers: list[str], first_left: bool = True
     return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
 
 
+def _row_header(key: str) -> str:
+    """The header of a table's row column: its key in the singular (systems → system)."""
+    return key[:-1] if key.endswith("s") else key
+
+
 def render_table(report: Report, digits: int) -> str:
     """One table per measure: a row per system, scalars and settings in the title."""
-    settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+    # A list setting (variations' alphas) is not a title item: the tables show its values.
+    settings = [
+        f"{k}={v}"
+        for k, v in report.settings().items()
+        if v is not None and not isinstance(v, (tuple, list))
+    ]
     out: list[str] = []
     for measure, block in report.measure_blocks():
-        title = [f"{k}={fmt(v, digits)}" for k, v in block.items if is_leaf(v)]
+        title = [_leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v)]
         tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
         systems = tables[0][1] if tables else None
         shown: list[Field] = []
         if systems is not None:
             shown = [f for f in report.table_fields if f in systems.fields] or list(systems.fields)
             title += [f"{k}={fmt(v, digits)}" for k, v in _shared(systems, shown).items()]
-        out.append(f"# {measure}  " + "  ".join(title + settings))
+        out.append(_title(f"# {measure}  " + "  ".join(title + settings), measure))
         if systems is not None and systems.rows:
-            out.append(_tabulate(*reversed(_wide(systems, shown, digits))))
+            first = _row_header(tables[0][0])
+            out.append(_tabulate(*reversed(_wide(systems, shown, digits, first))))
         grid = [
-            (str(k), v)
-            for k, v in block.items
-            if isinstance(v, Section)
-            and v.items
-            and all(isinstance(g, Section) for _, g in v.items)
+            (str(k), v) for k, v in block.items if _is_grid(v) and _shows(v, report.table_fields)
         ]
         if grid:
             out.append(_grid(grid, report.table_fields, digits))
+            for key, row in grid:  # what a cell holds beyond its columns (tradeoff's repeats)
+                for gk, cell in row.items:
+                    assert isinstance(cell, Section)
+                    for k, v in cell.items:
+                        if isinstance(v, Section):
+                            out += [
+                                _text(line) for line in _section_lines(f"{key}.{gk}.{k}", v, digits)
+                            ]
         for key, node in block.items:
-            if isinstance(node, Section) and (str(key), node) not in grid:
-                pairs = [f"{k}={fmt(v, digits)}" for k, v in node.items if is_leaf(v)]
-                out.append(f"{key}: " + "  ".join(pairs))
-        for _, detail in tables[1:]:  # per-topic rows
+            if _is_matrices(node):
+                out += _matrices(str(key), node, digits)
+            elif isinstance(node, Section) and (str(key), node) not in grid and not by_alpha(key):
+                out += [_text(line) for line in _section_lines(str(key), node, digits)]
+        series = [(str(k), v) for k, v in block.items if isinstance(v, Section) and by_alpha(k)]
+        if series:
+            out.append(_alpha_table(series, digits))
+        for key, detail in tables[1:]:  # per-topic rows, per-condition rows, ...
+            if any(f.alpha for f in detail.fields):  # as many columns as fields
+                out.append(_long_table(detail, digits))
+                continue
+            if detail.children is not None:
+                first = _row_header(key)
+                out.append(_tabulate(*reversed(_wide(detail, detail.fields, digits, first))))
+                continue
             headers = ["topic"] + [f.name for f in detail.fields]
             rows = [
                 [row]
@@ -266,30 +491,145 @@ def render_table(report: Report, digits: int) -> str:
                 for i, row in enumerate(detail.rows)
             ]
             out.append(_tabulate(rows, headers, first_left=False))
+        for key, node in block.items:
+            if isinstance(node, Records):
+                out.append(_text(f"{key}:" if node.items else f"{key}: none"))
+                if node.items:
+                    out.append(_records_table(node, digits))
+        if _STYLE["style"] == "latex":
+            out.append("\\end{table}")
         out.append("")
     return "\n".join(out)
+
+
+def _alpha_table(series: list[tuple[str, Section]], digits: int) -> str:
+    """Sections keyed by alpha-indexed fields as one table: a row per alpha,
+    a column per field (variations' tau and tau_ap)."""
+    alphas = list(dict.fromkeys(str(a) for _, s in series for a, _ in s.items))
+    columns = [{str(a): v for a, v in s.items} for _, s in series]
+    rows = [[a] + [fmt(plain(c.get(a)), digits) for c in columns] for a in alphas]
+    return _tabulate(rows, ["alpha"] + [name for name, _ in series], first_left=False)
+
+
+def _long_table(t: Table, digits: int) -> str:
+    """A detail table with alpha-indexed fields, a line per (row, alpha): as many
+    columns as fields, however long the alpha grid."""
+    headers = ["topic", "alpha"] + [f.name for f in t.fields]
+    rows = []
+    for i, row in enumerate(t.rows):
+        for j, a in enumerate(t.alphas):
+            cells = [row, a]
+            for f in t.fields:
+                v = np.asarray(t.values[f.name])[i]
+                cells.append(fmt(plain(v[j] if f.alpha else v), digits))
+            rows.append(cells)
+    return _tabulate(rows, headers, first_left=False)
+
+
+def _records_table(records: Records, digits: int) -> str:
+    rows = [records.as_json(item) for item in records.items]
+    headers = list(rows[0]) if rows else []
+    cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+    return _tabulate(cells, headers)
+
+
+def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
+    """``key=value``, and `` [lo, hi]`` when the leaf has an interval."""
+    text = f"{key}={fmt(value, digits)}"
+    interval = node.intervals.get(str(key))
+    if interval is not None:
+        text += f" [{fmt(plain(interval[0]), digits)}, {fmt(plain(interval[1]), digits)}]"
+    return text
+
+
+def _section_lines(name: str, node: Section, digits: int) -> list[str]:
+    """``name: k=v  k=v [lo, hi]`` for a section's leaves, then one such line
+    per nested section (``name.sub: ...``)."""
+    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v)]
+    lines = [f"{name}: " + "  ".join(pairs)] if pairs else []
+    for k, v in node.items:
+        if isinstance(v, Section):
+            lines.extend(_section_lines(f"{name}.{k}", v, digits))
+    return lines
+
+
+def _title(line: str, measure: str) -> str:
+    """The title line of a measure: a comment (table), a heading (markdown),
+    the start of a table float with its caption (latex)."""
+    style, caption = _STYLE["style"], _STYLE["caption"]
+    if style == "markdown":
+        head = f"**{caption}**\n\n" if caption else ""
+        return f"{head}### {line[2:]}"
+    if style == "latex":
+        lines = ["\\begin{table}[ht]", "\\centering"]
+        if caption:
+            lines.append(f"\\caption{{{_latex_escape(caption)} ({_latex_escape(measure)})}}")
+        lines.append(f"% {line[2:]}")
+        return "\n".join(lines)
+    return line
+
+
+def _text(line: str) -> str:
+    """A line of scalars under a table: a comment in latex, a paragraph in markdown."""
+    style = _STYLE["style"]
+    if style == "latex":
+        return f"% {line}"
+    if style == "markdown":
+        return f"\n{line}\n"
+    return line
+
+
+def render_styled(report: Report, style: str, digits: int, caption: str | None = None) -> str:
+    """-f latex / -f markdown: the table layout, tables in that markup."""
+    _STYLE.update(style=style, caption=caption)
+    try:
+        records = [v for _, v in report.body.items if isinstance(v, Records)]
+        if records:
+            text = _render_records(records[0], "table", digits)
+            if style == "latex":
+                return _wrap_latex(text, caption)
+            return (f"**{caption}**\n\n" if caption else "") + text
+        nested = _measure_records(report)
+        if nested:
+            return _render_measure_records(report, nested, "table", digits)
+        return render_table(report, digits)
+    finally:
+        _STYLE.update(style="table", caption=None)
+        _BETTER.clear()
+
+
+def _wrap_latex(tabular: str, caption: str | None) -> str:
+    head = ["\\begin{table}[ht]", "\\centering"]
+    if caption:
+        head.append(f"\\caption{{{_latex_escape(caption)}}}")
+    return "\n".join([*head, tabular.rstrip("\n"), "\\end{table}", ""])
 
 
 # --------------------------------------------------------------------------- entry point
 
 
-def render(report: Report, fmt_name: str, digits: int = 4) -> str:
+def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None = None) -> str:
     """The whole output of one report; ends with a newline."""
+    if fmt_name in ("latex", "markdown"):
+        return render_styled(report, fmt_name, digits, caption)
     if fmt_name == "json":
         return json.dumps(to_json(report.body), indent=2, allow_nan=False) + "\n"
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
         return _render_records(records[0], fmt_name, digits)
+    nested = _measure_records(report)
+    if nested:
+        return _render_measure_records(report, nested, fmt_name, digits)
     if fmt_name == "trec":
         return "".join(
             f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
-            for m, name, system, v in flatten(report)
+            for m, name, system, v in flatten(report, digits)
         )
     if fmt_name in ("tsv", "csv"):
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
         writer.writerow(["measure", "name", "system", "value"])
-        writer.writerows((m, n, s, fmt(plain(v), digits)) for m, n, s, v in flatten(report))
+        writer.writerows((m, n, s, fmt(plain(v), digits)) for m, n, s, v in flatten(report, digits))
         return buf.getvalue()
     if fmt_name == "table":
         return render_table(report, digits)
@@ -302,13 +642,53 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
         lines = [records.header] if records.header else []
         lines += [records.as_text(item, digits) for item in records.items]
         return "".join("\t".join(line) + "\n" for line in lines)
+    if fmt_name == "table":
+        return _records_table(records, digits) + "\n"
     rows = [records.as_json(item) for item in records.items]
     headers = list(rows[0]) if rows else []
     cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
-    if fmt_name == "table":
-        return _tabulate(cells, headers) + "\n"
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
     writer.writerow(headers)
     writer.writerows(cells)
     return buf.getvalue()
+
+
+def _measure_records(report: Report) -> list[tuple[str, Records]]:
+    """The Records of the measure blocks (``compare``'s pairs), in order."""
+    if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
+        return []
+    return [
+        (measure, node)
+        for measure, block in report.measure_blocks()
+        for _, node in block.items
+        if isinstance(node, Records)
+    ]
+
+
+def _render_measure_records(
+    report: Report, nested: list[tuple[str, Records]], fmt_name: str, digits: int
+) -> str:
+    """Records inside measure blocks: their ``as_text`` lines (which name the
+    measure) under one header line in trec/tsv/csv; a table per measure in
+    the table format (and latex, markdown)."""
+    header = list(nested[0][1].header)
+    if fmt_name == "table":
+        settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+        out = []
+        for measure, records in nested:
+            out.append(_title(f"# {measure}  " + "  ".join(settings), measure))
+            rows = [list(records.as_text(item, digits)) for item in records.items]
+            out.append(_tabulate(rows, list(records.header)))
+            if _STYLE["style"] == "latex":
+                out.append("\\end{table}")
+            out.append("")
+        return "\n".join(out)
+    lines = [records.as_text(item, digits) for _, records in nested for item in records.items]
+    if fmt_name == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(lines)
+        return buf.getvalue()
+    return "".join("\t".join(line) + "\n" for line in [tuple(header), *lines])

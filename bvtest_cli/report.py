@@ -30,9 +30,12 @@ Node = Union[Value, "Section", "Table", "Records"]
 
 @dataclass(frozen=True)
 class Section:
-    """Named children, in output order. Keys are registry fields or plain strings."""
+    """Named children, in output order. Keys are registry fields or plain strings.
+    ``intervals[name]`` (optional) holds the (lo, hi) of a leaf child, e.g. the
+    bootstrap interval of a tradeoff correlation (rendered as Table.intervals are)."""
 
     items: tuple[tuple[Field | str, Node], ...]
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def get(self, key: Field | str) -> Node:
         name = str(key)
@@ -92,7 +95,9 @@ class Table:
 class Records:
     """A list of records (verdicts, comparisons): ``as_json(item)`` is the
     item's JSON object (also the columns of table/tsv/csv) and
-    ``as_text(item, digits)`` the tab-separated fields of its trec line."""
+    ``as_text(item, digits)`` the tab-separated fields of its trec line.
+    Records inside a measure block (variations' crossovers) are rows like any
+    other there: ``as_text`` then gives exactly (name, system, value)."""
 
     items: tuple[Any, ...]
     as_json: Callable[[Any], Mapping[str, Value]]
@@ -109,6 +114,10 @@ class Report:
     table_fields: tuple[Field, ...] = ()
     notes: tuple[str, ...] = ()
     status: int = 0  # the exit status (1: a `check` gate failed)
+    # A report on one measure whose body is that measure's block, without a
+    # "measures" level (`rankings`): the measure's name, which prefixes the
+    # names of the text formats.
+    measure: str | None = None
 
     @property
     def measures(self) -> Section:
@@ -117,6 +126,9 @@ class Report:
         return node
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
+        if self.measure is not None:
+            yield self.measure, self.body
+            return
         for name, block in self.measures.items:
             assert isinstance(block, Section)
             yield str(name), block
@@ -126,8 +138,54 @@ class Report:
         return replace(self, notes=tuple(notes) + self.notes)
 
     def settings(self) -> dict[str, Any]:
-        """Top-level scalar keys (the analysis settings), in order."""
+        """Top-level scalar keys (the analysis settings), in order; none for a
+        one-measure report, whose scalars are its block's."""
+        if self.measure is not None:
+            return {}
         return {str(k): v for k, v in self.body.items if is_leaf(v)}
+
+    # --- python-api (issue 17): the report from Python -----------------------
+
+    def render(self, fmt: str = "trec", digits: int = 4) -> str:
+        """The text the command prints with ``--format fmt --digits digits``
+        (trec, table, tsv, csv, json; ``text`` for check)."""
+        from .render import render
+
+        return render(self, fmt, digits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``--format json`` as Python objects (NaN and
+        infinities are None, as null in JSON)."""
+        from .render import to_json
+
+        return to_json(self.body)
+
+    def to_frame(self) -> Any:
+        """A long pandas DataFrame: one row per number, columns measure, field,
+        system, alpha, value (the numbers of the trec format, full precision).
+
+        ``field`` is the trec name without the measure (``bias2``,
+        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha key of an
+        alpha-indexed field (None otherwise), ``system`` the row (``all`` for
+        a measure's own values), ``value`` a float (NaN where undefined). A
+        report of records (``scores``, ``check``) gives one row per record
+        with the JSON keys as columns. The report's settings are in
+        ``frame.attrs["settings"]``. Needs pandas (``pip install
+        'bvtest[pandas]'``).
+
+        >>> import bvtest
+        >>> frame = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP").to_frame()
+        >>> list(frame.columns)
+        ['measure', 'field', 'system', 'alpha', 'value']
+        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == '5'")
+        >>> round(float(row.value.iloc[0]), 4)
+        -20.6516
+        """
+        from .longform import to_frame
+
+        return to_frame(self)
+
+    # --- end python-api ---------------------------------------------------------
 
 
 def is_leaf(node: Any) -> bool:

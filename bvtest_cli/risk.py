@@ -67,11 +67,13 @@ def _risk_reward(v: np.ndarray, a: np.ndarray) -> np.ndarray:
     term (scores so large that they overflowed) makes the result NaN rather
     than silently counting as neither a win nor a loss.
     """
-    wins = np.where(v > 0, v, 0.0).sum(axis=-1)
-    losses = np.where(v < 0, v, 0.0).sum(axis=-1)
+    # max(v, 0) and min(v, 0) hold the same non-zero terms as "v where v > 0"
+    # (resp. < 0), so the sums are the same floats; they propagate NaN, which
+    # is the rule for an undefined term, in one pass each.
+    wins = np.maximum(v, 0.0).sum(axis=-1)
+    losses = np.minimum(v, 0.0).sum(axis=-1)
     out = wins[..., np.newaxis] + (1.0 + a) * losses[..., np.newaxis]
-    undefined = np.isnan(v).any(axis=-1)[..., np.newaxis]
-    return np.where(undefined, np.nan, out + 0.0)  # −0.0 + 0.0 = +0.0
+    return out + 0.0  # −0.0 + 0.0 = +0.0
 
 
 def has_negative(x: np.ndarray) -> bool:
@@ -105,30 +107,43 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     *sample* standard deviation (n − 1), so TRisk is the paired Student t
     statistic of the d_j (Dinçer et al. 2014, cited as [13] in seed 004).
 
-    Edge cases: SE = 0 exactly when all d_j are equal (which is also how it is
-    detected, so rounding in a computed std can never turn 0/0 into ±1e16):
-    TRisk is 0 if every δ_j is 0 (a run against itself), NaN otherwise. With
-    n = 1 the sample deviation is undefined, which gives the same rule.
-    Returns shape (..., m, k).
+    Computed from moments of the (..., m, n) differences instead of the
+    (..., m, k, n) weighted ones (it runs once per bootstrap resample): with
+    δ⁺ = max(δ, 0), δ⁻ = min(δ, 0) and c = 1 + α, d = δ⁺ + c δ⁻, so
+    Σ (d − d̄)² = S₊₊ + 2c S₊₋ + c² S₋₋ with the centred (stable) sums
+    S₊₊ = Σ (δ⁺ − mean δ⁺)², S₊₋, S₋₋ likewise. The numerator is
+    :func:`urisk`, the mean of d.
+
+    Edge cases: SE = 0 exactly when all d_j are equal, i.e. when all δ_j are
+    (d is increasing in δ), which is also how it is detected, so rounding can
+    never turn 0/0 into ±1e16: TRisk is 0 if every δ_j is 0 (a run against
+    itself), NaN otherwise. With n = 1 the sample deviation is undefined,
+    which gives the same rule. Returns shape (..., m, k).
     """
     x = _scores(x)
     a = _alphas(alphas)
     n = x.shape[-1]
     delta = x - np.asarray(baseline, dtype=float)[..., np.newaxis, :]
-    # d depends on α only through the losses, so build it as (..., m, k, n).
-    factor = np.where(delta[..., np.newaxis, :] < 0, 1.0 + a[:, np.newaxis], 1.0)
-    d = delta[..., np.newaxis, :] * factor
-    u = d.mean(axis=-1)  # equals URisk: mean of d is eq. (1)
-    constant = np.all(d == d[..., :1], axis=-1)
+    pos = np.maximum(delta, 0.0)
+    neg = np.minimum(delta, 0.0)
+    wins = pos.sum(axis=-1, keepdims=True)
+    losses = neg.sum(axis=-1, keepdims=True)
+    c = 1.0 + a
+    u = (wins + c * losses + 0.0) / n  # URisk (eq. 1) as urisk computes it, (..., m, k)
+    top = delta.max(axis=-1)[..., np.newaxis]
+    constant = top == delta.min(axis=-1)[..., np.newaxis]
     if n > 1:
-        centred = d - u[..., np.newaxis]
-        se = np.sqrt((centred**2).sum(axis=-1) / (n - 1) / n)
+        pc = pos - wins / n  # centred: the sums of products below are stable
+        nc = neg - losses / n
+        spp = np.einsum("...j,...j->...", pc, pc)[..., np.newaxis]
+        spn = np.einsum("...j,...j->...", pc, nc)[..., np.newaxis]
+        snn = np.einsum("...j,...j->...", nc, nc)[..., np.newaxis]
+        se = np.sqrt(np.maximum(spp + 2.0 * c * spn + c * c * snn, 0.0) / (n - 1) / n)
     else:
         se = np.zeros_like(u)
     # Divide only where SE is a genuine non-zero deviation; elsewhere NaN.
     out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
-    all_zero = np.all(delta == 0, axis=-1)[..., np.newaxis]
-    return np.where(all_zero, 0.0, out) + 0.0  # + 0.0: never −0.0
+    return np.where(constant & (top == 0), 0.0, out) + 0.0  # + 0.0: never −0.0
 
 
 @quiet
@@ -143,6 +158,23 @@ def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     """
     x = _scores(x)
     return trisk(x, exact_mean(x, axis=-2), alphas)
+
+
+def _deviates(x: np.ndarray, st: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """z = (x − e)/√e with e = S_i T_j / N: e = 0 where N is not > 0 and z = 0
+    where e is not > 0 (no information), and z undefined (NaN) where N is not
+    finite (sums that overflowed). Those cells divide by +inf instead of
+    going through a masked division, and the full-size masks are only built
+    when such a cell exists (numpy's where is several times slower than
+    arithmetic, and this runs once per bootstrap resample); elsewhere the
+    floats are those of the plain formula."""
+    e = st / np.where(total > 0, total, np.inf)  # total is small: (..., m or 1, 1)
+    root = np.sqrt(np.maximum(e, 0.0))
+    if not root.min(initial=np.inf) > 0:  # some e is 0 (or NaN)
+        root = np.where(root > 0, root, np.inf)
+    z = (x - e) / root
+    finite = np.isfinite(total)
+    return z if finite.all() else np.where(finite, z, np.nan)
 
 
 @quiet
@@ -163,13 +195,12 @@ def zscores(x: np.ndarray) -> np.ndarray:
     s = x.sum(axis=-1, keepdims=True)  # S_i, (..., m, 1)
     t = x.sum(axis=-2, keepdims=True)  # T_j, (..., 1, n)
     total = s.sum(axis=-2, keepdims=True)  # N, (..., 1, 1)
-    st = s * t
-    e = np.divide(st, total, out=np.zeros_like(st), where=total > 0)
-    root = np.sqrt(np.maximum(e, 0.0))
-    z = np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)
-    # Sums that overflowed (scores near 1e308) leave z undefined, not 0.
-    z = np.where(np.isfinite(total), z, np.nan)
-    same = np.all(x == x[..., :1, :], axis=(-2, -1), keepdims=True)
+    z = _deviates(x, s * t, total)
+    # Equal rows have equal sums: only then is the full comparison needed.
+    candidates = np.all(s == s[..., :1, :], axis=(-2, -1), keepdims=True)
+    if not candidates.any():
+        return z
+    same = candidates & np.all(x == x[..., :1, :], axis=(-2, -1), keepdims=True)
     return np.where(same, 0.0, z)
 
 
@@ -191,14 +222,30 @@ def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarr
     With ``reference`` a baseline run this is the single-baseline ZRisk of
     seed 004 Table 4; with the virtual target x_T[j] = max_i x_ij and α = 0
     it is the ZRisk against the target of seed 000 Table 8.
-    ``reference`` has shape (..., n). All m pairs are stacked on a new axis
-    (..., m, 2, n) and evaluated at once. Requires x ≥ 0 and reference ≥ 0.
+    ``reference`` has shape (..., n). Requires x ≥ 0 and reference ≥ 0.
     Returns shape (..., m, k).
+
+    :func:`zscores` of the m two-row matrices without stacking them: only row
+    i's z-scores count, and they need only S_i, S_r, N = S_i + S_r and the
+    column sums T_j = x_ij + r_j, so e_ij = S_i T_j / N is computed as
+    zscores computes it (the same floating-point operations, hence the same
+    numbers), with its edge cases: z = 0 where e = 0, NaN where N overflowed,
+    and exactly 0 when x_i equals the reference.
     """
-    x = _scores(x)
-    ref = np.broadcast_to(np.asarray(reference, dtype=float)[..., np.newaxis, :], x.shape)
-    pairs = np.stack([x, ref], axis=-2)
-    return zrisk(pairs, alphas)[..., 0, :]
+    # Row sums of a C-ordered array: numpy sums a strided row (a minmax-
+    # normalized matrix is Fortran-ordered) in another order, and the numbers
+    # should not depend on the caller's memory layout.
+    x = np.ascontiguousarray(_scores(x))
+    a = _alphas(alphas)
+    ref = np.ascontiguousarray(np.asarray(reference, dtype=float)[..., np.newaxis, :])
+    s = x.sum(axis=-1, keepdims=True)  # S_i, (..., m, 1)
+    s_ref = ref.sum(axis=-1, keepdims=True)
+    total = s + s_ref  # N = S_i + S_r
+    z = _deviates(x, s * (x + ref), total)  # S_i T_j / N
+    candidates = s == s_ref  # a run paired with itself has the reference's sum
+    if candidates.any():
+        z = np.where(candidates & np.all(x == ref, axis=-1, keepdims=True), 0.0, z)
+    return _risk_reward(z, a)
 
 
 @quiet

@@ -66,12 +66,47 @@ def correlate(bias2: np.ndarray, var: np.ndarray) -> Tradeoff:
     for name, v in (("Bias²", bias2), ("Var", var)):
         if not np.isfinite(v).all():  # scores so large that the moments overflowed
             return Tradeoff(nan, nan, nan, nan, f"{name} is not finite for every system")
-        if np.ptp(v) <= 1e-15 * max(1.0, float(np.abs(v).max())):
+        if constant(v):
             return Tradeoff(nan, nan, nan, nan, f"{name} is the same for every system")
     rb, rv = rank_average(bias2), rank_average(var)
     r = float(pearson_r(bias2, var))
     rho = float(pearson_r(rb, rv))
     return Tradeoff(r, p_value(bias2, var, r), rho, p_value(rb, rv, rho))
+
+
+def constant(v: np.ndarray) -> np.ndarray:
+    """True where the vector (last axis) is the same everywhere, to rounding:
+    its range is at most 1e-15 of its largest magnitude (or of 1), (..., m) → (...)."""
+    v = np.asarray(v, dtype=float)
+    scale = np.maximum(1.0, np.abs(v).max(axis=-1))
+    return (np.ptp(v, axis=-1) <= 1e-15 * scale)[()]
+
+
+@quiet
+def defined(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Where :func:`correlate` gives a correlation (SPEC §6): at least 3 systems,
+    both vectors finite and neither constant; (..., m) → bool (...)."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    ok = np.isfinite(x).all(axis=-1) & np.isfinite(y).all(axis=-1)
+    if x.shape[-1] < 3:
+        return np.zeros(ok.shape, dtype=bool)[()]
+    return (ok & ~constant(x) & ~constant(y))[()]
+
+
+@quiet
+def correlations(bias2: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson and Spearman of Bias² and Var for stacks (..., m) → two (...)
+    arrays: the numbers of :func:`correlate` (same arithmetic, row by row), NaN
+    where it says undefined. For bootstrap resamples and random-grouping repeats.
+    """
+    b, v = np.broadcast_arrays(np.asarray(bias2, dtype=float), np.asarray(var, dtype=float))
+    ok = np.asarray(defined(b, v))
+    # Undefined rows are replaced by a harmless vector before dividing by their norm.
+    safe = np.arange(b.shape[-1], dtype=float)
+    b = np.where(ok[..., np.newaxis], b, safe)
+    v = np.where(ok[..., np.newaxis], v, safe)
+    nan = np.nan
+    return np.where(ok, pearson_r(b, v), nan)[()], np.where(ok, spearman_r(b, v), nan)[()]
 
 
 def p_value(x: np.ndarray, y: np.ndarray, r: float) -> float:

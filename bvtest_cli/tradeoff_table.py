@@ -12,6 +12,10 @@ by :func:`bvtest_cli.tradeoff.correlate`, so every number equals what
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
 
 from . import grouping, registry
 from .matrix import ScoreMatrix
@@ -32,11 +36,21 @@ def groupings(s: Settings) -> list[tuple[str, tuple[str, int] | None]]:
     ]
 
 
-def _cell(t: Tradeoff, n_topics: int, n_groups: int | None, grouped: bool) -> Section:
-    items = [(f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS]
+def _cell(
+    t: Tradeoff,
+    n_topics: int,
+    n_groups: int | None,
+    grouped: bool,
+    repeats: dict[str, np.ndarray] | None = None,
+) -> Section:
+    items: list[tuple[Any, Any]] = [(f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS]
     items.append((registry.N_TOPICS, n_topics))
     if grouped:
         items.append((registry.N_GROUPS, n_groups))
+    if repeats is not None:  # random:K: the distribution over the repeats (issue 14)
+        from .pipeline import repeats_section
+
+        items.append(("repeats", repeats_section(repeats)))
     return section(*items)
 
 
@@ -51,7 +65,13 @@ def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             where = f"{row}/{column}"
             try:
                 a = grouping.analyse(
-                    m, group=group, normalize=norm, target=s.target, repeats=s.repeats, seed=s.seed
+                    m,
+                    group=group,
+                    normalize=norm,
+                    target=s.target,
+                    repeats=s.repeats,
+                    seed=s.seed,
+                    statistic=partial(grouping.bias_variance, ddof=s.ddof),
                 )
             except ValueError as exc:
                 # e.g. every topic tied under minmax: this cell only is undefined
@@ -63,7 +83,8 @@ def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             t = correlate(a.fields["bias2"], a.fields["var"])
             if t.reason:
                 undefined.setdefault(t.reason, []).append(where)
-            cells.append((column, _cell(t, a.n_topics, a.n_groups, group is not None)))
+            cell = _cell(t, a.n_topics, a.n_groups, group is not None, a.repeat_correlations)
+            cells.append((column, cell))
         rows.append((row, section(*cells)))
     for reason, where in undefined.items():
         scope = "every setting" if len(where) == 6 else ", ".join(where)

@@ -546,6 +546,69 @@ def _parse_run_slow(data: bytes, label: str) -> Run:
     return run
 
 
+def run_tag(source: Source) -> str:
+    """The run tag (column 6) shared by every line of a run file (``--name tag``).
+
+    A run whose lines carry more than one tag is an error at the first line
+    whose tag differs from the first line's; so is a line without a tag.
+    Reads the file once more, apart from the scores: the fast path compares
+    the tag column as one byte matrix, so it costs little next to evaluation.
+    """
+    if source.path == STDIN:
+        raise InputError("--name tag needs run files; standard input cannot be read twice")
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    fields = _fields(data, 6)
+    segments = fields.segments(5) if fields is not None else None
+    if fields is not None and segments is not None:
+        if len(segments) > 1:
+            first, (other, lo, _) = segments[0][0], segments[1]
+            raise InputError(
+                f"a second run tag {other!r} (the first line has {first!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                int(fields.lines[lo]) + 1,
+            )
+        return segments[0][0]
+    tag = None
+    for lineno, row in _lines(data, source.label):
+        if len(row) < 6:
+            raise InputError(
+                f"expected 6 fields 'qid Q0 docno rank score tag', found {len(row)}",
+                source.label,
+                lineno,
+            )
+        this = row[5].decode("utf-8", "replace")
+        if tag is None:
+            tag = this
+        elif this != tag:
+            raise InputError(
+                f"a second run tag {printable(this)!r} (the first line has {printable(tag)!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                lineno,
+            )
+    assert tag is not None  # the file is not empty
+    return tag
+
+
+def tagged_sources(sources: Iterable[Source]) -> list[Source]:
+    """The sources named by their run tags (``--name tag``), names unique."""
+    out: list[Source] = []
+    seen: dict[str, str] = {}
+    for source in sources:
+        tagged = Source(source.path, run_tag(source))
+        _check_system_name(tagged)
+        if tagged.name in seen:
+            raise InputError(
+                f"run tag {tagged.name!r} also names {seen[tagged.name]}; run names must be unique",
+                source.label,
+            )
+        seen[tagged.name] = source.label
+        out.append(tagged)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Qrels
 
@@ -728,6 +791,15 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
         table[(system, topic)] = score
     if not cells:
         raise InputError("no scores found", label)
+    n_cells = sum(len(table) for table in cells.values())
+    if len(cells) > 10 and len(cells) * 2 > n_cells:
+        # A real scores file repeats each measure over systems × topics; a qrels
+        # or run file read as one has a "measure" (its docno column) per line.
+        raise InputError(
+            f"{len(cells)} different measures in {n_cells} lines: not a scores file "
+            "'system topic measure value' (a qrels or run file?)",
+            label,
+        )
     return [_matrix_from_cells(measure, table, note) for measure, table in cells.items()]
 
 

@@ -19,6 +19,10 @@ system (..., m), per system and alpha (..., m, k) or one value (...,). It is
 applied once per block to the gathered (b, ..., m, n) resamples and once to
 the n leave-one-out matrices stacked as (n, ..., m, n−1) (the jackknife that
 BCa needs) — always one vectorised call per block, never a loop over resamples.
+``bvtest eval --ci`` and ``bvtest compare`` use the field registry itself as
+the statistic (:func:`bvtest_cli.pipeline.registry_statistic`): every field's
+own function on the resampled stack, so there is one implementation of each
+formula and a new field gets an interval for free.
 
 Intervals (level 1 − 2α, α = (1 − level)/2):
 
@@ -57,14 +61,12 @@ Decisions (SPEC is silent; the README states them):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import risk
-from .decompose import decompose
-from .matrix import target_constant, virtual_target
+from .tradeoff import constant, correlations
 
 __all__ = [
     "Comparison",
@@ -85,22 +87,16 @@ __all__ = [
     "normal_cdf",
     "normal_ppf",
     "pareto_front",
-    "pearson_r",
     "percentile_interval",
     "pitman_morgan",
-    "rank_average",
-    "spearman_r",
-    "system_fields",
-    "trisk",
-    "urisk_trisk",
-    "zrisk_pair",
+    "tradeoff_correlations",
 ]
 
 Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 # Bound on the elements of one gathered block of resamples (b, ..., m, n):
 # 2^17 float64 = 1 MiB. A statistic makes dozens of temporaries of that size
-# (system_fields' largest are (b, m, n) too), and blocks that stay in cache
+# (the registry's fields on a block are (b, m, n) too), and blocks that stay in cache
 # are faster than bigger ones; the working set is bounded whatever B.
 _BLOCK_ELEMENTS = 1 << 17
 
@@ -390,200 +386,6 @@ def bootstrap_intervals(
     return out
 
 
-# --------------------------------------------------------------------------- the fields
-
-
-def _constant_check(v: np.ndarray) -> np.ndarray:
-    """True where the vector (last axis) is the same everywhere, as tradeoff.correlate decides."""
-    scale = np.maximum(1.0, np.abs(v).max(axis=-1))
-    return np.ptp(v, axis=-1) <= 1e-15 * scale
-
-
-def _pearson_raw(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r along the last axis; within rounding of ±1 it is ±1 (as tradeoff.pearson)."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
-    return np.where(np.abs(r) > 1.0 - 1e-12, np.sign(r), r)
-
-
-def _correlation_defined(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """SPEC §6: m >= 3 and neither vector constant (nor undefined anywhere)."""
-    finite = np.isfinite(x).all(axis=-1) & np.isfinite(y).all(axis=-1)
-    if x.shape[-1] < 3:
-        return np.zeros(finite.shape, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return finite & ~_constant_check(x) & ~_constant_check(y)
-
-
-def pearson_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r across systems for inputs (..., m) → (...), NaN where SPEC §6 says
-    it is undefined (m < 3, a constant vector) — the numbers of tradeoff.correlate."""
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    ok = _correlation_defined(x, y)
-    return np.where(
-        ok, _pearson_raw(np.where(ok[..., None], x, 0), np.where(ok[..., None], y, 0)), np.nan
-    )
-
-
-def rank_average(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..m along the last axis, ties given their average rank; vectorised.
-
-    Each run of equal values in sorted order spans positions [start, end];
-    its members all get (start + end)/2 + 1.
-    """
-    x = np.asarray(x, dtype=float)
-    m = x.shape[-1]
-    order = np.argsort(x, axis=-1, kind="stable")
-    s = np.take_along_axis(x, order, axis=-1)
-    pos = np.broadcast_to(np.arange(m), s.shape)
-    first = np.ones(s.shape, dtype=bool)
-    first[..., 1:] = s[..., 1:] != s[..., :-1]
-    last = np.ones(s.shape, dtype=bool)
-    last[..., :-1] = first[..., 1:]
-    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
-    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, m - 1), -1), axis=-1), -1)
-    ranks = np.empty(s.shape)
-    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=-1)
-    return ranks
-
-
-def spearman_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho across systems (Pearson on average ranks), (..., m) → (...)."""
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    ok = _correlation_defined(x, y)
-    safe_x = np.where(ok[..., None], x, 0)
-    safe_y = np.where(ok[..., None], y, 0)
-    return np.where(ok, _pearson_raw(rank_average(safe_x), rank_average(safe_y)), np.nan)
-
-
-def _wins_losses(v: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis for every α (Dinçer et al. 2016, eqs. 1, 6).
-
-    As ``Σ v + α Σ_{v<0} v``: two passes over v instead of four.
-    """
-    total = v.sum(axis=-1)
-    losses = np.minimum(v, 0.0).sum(axis=-1)
-    return total[..., np.newaxis] + a * losses[..., np.newaxis]
-
-
-def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """:func:`risk.zrisk_pair` (Dinçer et al. 2016, §4.1) without the (..., m, 2, n)
-    stack: in the two-row matrix [x_i; r] only row i's z-scores count, and they
-    need only S_i, S_r and T_j = x_ij + r_j. Several times faster (it runs B
-    times over); equal to risk.zrisk_pair to rounding (tested). Shapes as there.
-    """
-    a = np.atleast_1d(np.asarray(alphas, dtype=float))
-    ref = np.asarray(reference, dtype=float)[..., np.newaxis, :]  # (..., 1, n)
-    s = x.sum(axis=-1, keepdims=True)  # S_i, (..., m, 1)
-    total = s + ref.sum(axis=-1, keepdims=True)  # N = S_i + S_r
-    st = s * (x + ref)  # S_i T_j
-    e = np.divide(st, total, out=np.zeros_like(st), where=total > 0)
-    root = np.sqrt(np.maximum(e, 0.0))
-    z = np.divide(x - e, root, out=np.zeros_like(e), where=root > 0)  # e = 0: no information
-    return _wins_losses(z, a)
-
-
-def trisk(x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """:func:`risk.trisk`, fused: see :func:`urisk_trisk`. Returns (..., m, k)."""
-    return urisk_trisk(x, baseline, alphas)[1]
-
-
-def urisk_trisk(
-    x: np.ndarray, baseline: np.ndarray, alphas: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """URisk and TRisk (Dinçer et al. 2016, eqs. 1–2; :func:`risk.urisk`,
-    :func:`risk.trisk`) from moments of the (..., m, n) differences δ instead
-    of the (..., m, k, n) weighted ones: with δ⁺ = max(δ, 0), δ⁻ = min(δ, 0)
-    and c = 1 + α, d = δ⁺ + c δ⁻, so mean d = mean δ⁺ + c mean δ⁻ and
-    Σ (d − d̄)² = S₊₊ + 2c S₊₋ + c² S₋₋ with centred (stable) sums S. d is
-    constant exactly when δ is (d is increasing in δ), which gives risk.trisk's
-    edge cases: 0 when every δ is 0, NaN when δ is constant otherwise. The
-    mean of d is URisk (eq. 1), returned too. Equal to risk.urisk and
-    risk.trisk to rounding (tested), several times faster. Returns two
-    arrays (..., m, k).
-    """
-    a = np.atleast_1d(np.asarray(alphas, dtype=float))
-    n = x.shape[-1]
-    delta = x - np.asarray(baseline, dtype=float)[..., np.newaxis, :]
-    pos = np.maximum(delta, 0.0)
-    neg = np.minimum(delta, 0.0)
-    pos_mean = pos.mean(axis=-1, keepdims=True)
-    neg_mean = neg.mean(axis=-1, keepdims=True)
-    pc = pos - pos_mean
-    nc = neg - neg_mean
-    spp = (pc * pc).sum(axis=-1)[..., np.newaxis]
-    spn = (pc * nc).sum(axis=-1)[..., np.newaxis]
-    snn = (nc * nc).sum(axis=-1)[..., np.newaxis]
-    c = 1.0 + a
-    u = pos_mean + c * neg_mean  # URisk, (..., m, k)
-    if n > 1:
-        se = np.sqrt(np.maximum(spp + 2.0 * c * spn + c * c * snn, 0.0) / (n - 1) / n)
-    else:
-        se = np.zeros_like(u)
-    top = delta.max(axis=-1)[..., np.newaxis]
-    constant = top == delta.min(axis=-1)[..., np.newaxis]
-    out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
-    return u, np.where(constant & (top == 0), 0.0, out)  # every δ 0: a run against itself
-
-
-def system_fields(
-    x: np.ndarray,
-    *,
-    target: str | float = "max",
-    alphas: Sequence[float] | np.ndarray = (0.0, 1.0, 5.0, 10.0),
-    baseline_index: int | None = None,
-) -> dict[str, np.ndarray]:
-    """Every per-system number of ``bvtest eval`` for scores (..., m, n): a statistic.
-
-    - shape (..., m), SPEC §4–§5 through :func:`decompose`, with x_T the max
-      over the systems of each topic column and c from ``target`` ("max":
-      mean of x_T; "ideal": 1; a number): mean, bias2, var, mse, var_rho,
-      var_target, cov_target;
-    - shape (..., m, k) for k alphas, SPEC §8: zrisk and georisk
-      (:mod:`risk`), zrisk_target, trisk_mean and, with ``baseline_index``,
-      urisk, trisk, zrisk_baseline (ZRisk against one row, URisk and TRisk
-      through the fused :func:`zrisk_pair` and :func:`urisk_trisk` of this
-      module). The ZRisk-based fields are NaN on a slice that has a negative
-      score; with no alphas the risk fields are left out;
-    - shape (...), SPEC §6: pearson and spearman, the tradeoff correlations
-      of Bias² and Var across the systems.
-
-    On the unresampled matrix these are the numbers of the eval pipeline
-    without grouping or normalization (tested on the sample track).
-    """
-    x = np.asarray(x, dtype=float)
-    if x.ndim < 2 or x.shape[-1] == 0 or x.shape[-2] == 0:
-        raise ValueError(f"scores must have shape (..., m, n) with m, n >= 1, got {x.shape}")
-    x_t = virtual_target(x)
-    c = target_constant(x_t, target)
-    bv = decompose(x, x_t, c)
-    out = {name: getattr(bv, name) for name in bv.FIELDS}
-    a = np.atleast_1d(np.asarray(alphas, dtype=float))
-    if a.size:
-        n = x.shape[-1]
-        negative = (x < 0).any(axis=(-2, -1))[..., np.newaxis, np.newaxis]  # (..., 1, 1)
-
-        def nonneg(values: np.ndarray) -> np.ndarray:
-            return np.where(negative, np.nan, values)
-
-        with np.errstate(invalid="ignore"):  # √ of a negative mean: NaN'd just below
-            z = risk.zrisk(x, a)
-            geo = risk.georisk_from(bv.mean, z, n)
-        out["zrisk"] = nonneg(z)
-        out["georisk"] = nonneg(geo)
-        out["zrisk_target"] = nonneg(zrisk_pair(x, x_t, a))
-        out["trisk_mean"] = trisk(x, x.mean(axis=-2), a)  # TRisk*: the mean run as baseline
-        if baseline_index is not None:
-            base = x[..., baseline_index, :]
-            out["urisk"], out["trisk"] = urisk_trisk(x, base, a)
-            out["zrisk_baseline"] = nonneg(zrisk_pair(x, base, a))
-    out["pearson"] = pearson_r(bv.bias2, bv.var)
-    out["spearman"] = spearman_r(bv.bias2, bv.var)
-    return out
-
-
 # --------------------------------------------------------------------------- paired tests
 
 
@@ -606,7 +408,7 @@ def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray,
         return nan, nan.copy(), nan.copy()
     sc = s - s.mean(axis=-1, keepdims=True)
     dc = d - d.mean(axis=-1, keepdims=True)
-    degenerate = _constant_check(s) | _constant_check(d)
+    degenerate = constant(s) | constant(d)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = (sc * dc).sum(axis=-1) / np.sqrt((sc * sc).sum(axis=-1) * (dc * dc).sum(axis=-1))
         r = np.where(degenerate, 0.0, np.clip(r, -1.0, 1.0))
@@ -703,27 +505,6 @@ def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]
     return labels, np.array([float(a) for a in alphas], dtype=float)
 
 
-def _comparison_statistic(target: str | float, alphas: np.ndarray) -> Statistic:
-    """mean, var, mse (SPEC §4) and GeoRisk (SPEC §8) of every run, the fields compared.
-
-    GeoRisk and MSE depend on all runs (the chi-square expectations; c), so
-    they are computed on the whole (resampled) matrix, then differenced.
-    """
-
-    def statistic(x: np.ndarray) -> dict[str, np.ndarray]:
-        x_t = virtual_target(x)
-        bv = decompose(x, x_t, target_constant(x_t, target))
-        out = {"mean": bv.mean, "var": bv.var, "mse": bv.mse}
-        if alphas.size:
-            negative = (x < 0).any(axis=(-2, -1))[..., np.newaxis, np.newaxis]
-            with np.errstate(invalid="ignore"):
-                geo = risk.georisk_from(bv.mean, risk.zrisk(x, alphas), x.shape[-1])
-            out["georisk"] = np.where(negative, np.nan, geo)
-        return out
-
-    return statistic
-
-
 def _pair_indices(
     systems: Sequence[str], pairs: Sequence[tuple[str, str]] | None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -752,7 +533,7 @@ def compare_runs(
     systems: Sequence[str],
     pairs: Sequence[tuple[str, str]] | None = None,
     *,
-    target: str | float = "max",
+    statistic: Statistic,
     alphas: Sequence[str | float] = ("0", "1", "5", "10"),
     B: int = 1000,
     seed: int = 0,
@@ -767,9 +548,12 @@ def compare_runs(
     Pitman–Morgan test (Pitman 1939; Morgan 1939) on the per-topic scores.
 
     ``x`` (m, n) is the whole score matrix: each resample draws the same topics
-    for every run, and the fields that depend on all runs are recomputed on
-    the whole resample. ``pairs`` defaults to every pair (i < j) in the order
-    of ``systems``. Rows come pair by pair, fields in the order above.
+    for every run, and the fields that depend on all runs (c, the GeoRisk
+    expectations) are recomputed on the whole resample by ``statistic``,
+    which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
+    (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
+    its columns). ``pairs`` defaults to every pair (i < j) in the order of
+    ``systems``. Rows come pair by pair, fields in the order above.
     """
     if method not in METHODS:
         raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
@@ -777,8 +561,7 @@ def compare_runs(
     if x.ndim != 2 or x.shape[0] != len(systems):
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
     ia, ib = _pair_indices(systems, pairs)
-    labels, a_values = _alpha_labels(alphas)
-    statistic = _comparison_statistic(target, a_values)
+    labels, _ = _alpha_labels(alphas)
     estimate = statistic(x)
     reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
     jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else None
@@ -881,20 +664,17 @@ class CorrelationSummary:
 
 
 def correlation_distribution(
-    bias2: np.ndarray, var: np.ndarray, level: float = 0.95
+    correlations_by_name: Mapping[str, np.ndarray], level: float = 0.95
 ) -> dict[str, CorrelationSummary]:
-    """Pearson and Spearman correlation of Bias² and Var in each random-grouping
-    repeat (SPEC §7), inputs (R, m) → mean and 2.5 % / 97.5 % quantiles (for
-    level 0.95; numpy's linear interpolation) over the repeats where the
-    correlation is defined; NaN when it is defined in none."""
+    """Distribution of per-repeat correlations, e.g. the Pearson and Spearman
+    correlation of Bias² and Var in each random-grouping repeat (SPEC §7):
+    name → (R,) values (NaN where undefined) → mean and the α / 1 − α
+    quantiles (2.5 % / 97.5 % for level 0.95; numpy's linear interpolation)
+    over the repeats where it is defined; NaN when it is defined in none."""
     alpha = _tail(level)
-    b = np.asarray(bias2, dtype=float)
-    v = np.asarray(var, dtype=float)
-    if b.ndim != 2 or b.shape != v.shape:
-        raise ValueError(f"expected Bias² and Var of one shape (R, m), got {b.shape}, {v.shape}")
     out: dict[str, CorrelationSummary] = {}
-    for name, fn in (("pearson", pearson_r), ("spearman", spearman_r)):
-        r = fn(b, v)
+    for name, values in correlations_by_name.items():
+        r = np.asarray(values, dtype=float)
         ok = r[np.isfinite(r)]
         if ok.size:
             lo, hi = np.quantile(ok, [alpha, 1.0 - alpha])
@@ -904,3 +684,11 @@ def correlation_distribution(
         else:
             out[name] = CorrelationSummary(np.nan, np.nan, np.nan, 0, len(r))
     return out
+
+
+def tradeoff_correlations(bias2: np.ndarray, var: np.ndarray) -> dict[str, np.ndarray]:
+    """Pearson and Spearman of Bias² and Var for stacks (R, m) → name → (R,)
+    (:func:`bvtest_cli.tradeoff.correlations`), the input of
+    :func:`correlation_distribution`."""
+    pearson, spearman = correlations(bias2, var)
+    return {"pearson": np.atleast_1d(pearson), "spearman": np.atleast_1d(spearman)}

@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
 
-LINE = re.compile(r"^(PASS|FAIL)\t([^\t]+)\t([^\t]+)\t(\S+) (<=|<|>=|>) (\S+)( \(([^)]+)\))?$")
+LINE = re.compile(
+    r"^(PASS|FAIL)\t([^\t]+)\t([^\t]+)\t(\S+) (<=|<|>=|>) (\S+)( \(([^)]+)\))?( is false)?$"
+)
 
 
 @pytest.fixture
@@ -61,6 +63,8 @@ def verdicts(proc) -> list[re.Match]:
     lines = proc.stdout.splitlines()
     matches = [LINE.match(line) for line in lines]
     assert all(matches), proc.stdout
+    # a FAIL reads as false (issue 15), a PASS as the true comparison it is
+    assert all((m.group(1) == "FAIL") == (m.group(9) is not None) for m in matches), proc.stdout
     return matches
 
 
@@ -237,7 +241,7 @@ def test_null_value_fails(bvtest, tmp_path):
     args = ("check", "--quiet", "--baseline", "base.run", qrels, base, new, "-g", "AP:trisk@1>=0")
     proc = bvtest(*args)
     assert proc.returncode == 1
-    assert proc.stdout == "FAIL\tAP:trisk@1>=0\tnew.run\tnull >= 0\n"
+    assert proc.stdout == "FAIL\tAP:trisk@1>=0\tnew.run\tnull >= 0 is false\n"
     proc = bvtest(*args, "-f", "json")
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["verdicts"][0]["value"] is None

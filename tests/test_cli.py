@@ -21,6 +21,7 @@ SYSTEM_KEYS = {
     "georisk",
     "zrisk_target",
     "trisk_mean",
+    "pareto",
 }
 TRADEOFF_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p"}
 
@@ -48,6 +49,7 @@ def test_json_schema(sample_json):
             assert set(fields) == SYSTEM_KEYS
             assert list(fields["zrisk"]) == ["0", "1", "5", "10"]
             assert fields["mse"] == pytest.approx(fields["bias2"] + fields["var"], abs=1e-12)
+            assert isinstance(fields["pareto"], bool)
 
 
 def test_notes_on_stderr_only(sample_json):

@@ -223,7 +223,7 @@ def test_number_gate_passes(result: dict) -> None:
 def test_number_gate_fails(result: dict) -> None:
     verdict = check("nDCG@10:mse<=0.06", result)
     assert not verdict.passed
-    assert format_verdict(verdict) == "FAIL\tnDCG@10:mse<=0.06\tnew.run\t0.0712 <= 0.06"
+    assert format_verdict(verdict) == "FAIL\tnDCG@10:mse<=0.06\tnew.run\t0.0712 <= 0.06 is false"
 
 
 def test_run_gate_passes(result: dict) -> None:
@@ -237,7 +237,7 @@ def test_run_gate_fails(result: dict) -> None:
     verdict = check("nDCG@10:mse<=bm25.run", result)
     assert not verdict.passed
     assert format_verdict(verdict) == (
-        "FAIL\tnDCG@10:mse<=bm25.run\tnew.run\t0.0712 <= 0.0650 (bm25.run)"
+        "FAIL\tnDCG@10:mse<=bm25.run\tnew.run\t0.0712 <= 0.0650 (bm25.run) is false"
     )
 
 
@@ -247,7 +247,7 @@ def test_alpha_gate_passes_and_fails(result: dict) -> None:
     failing = check("ERR@20:georisk@5>=bm25.run", result)
     assert not failing.passed
     assert format_verdict(failing) == (
-        "FAIL\tERR@20:georisk@5>=bm25.run\tnew.run\t0.3000 >= 0.3100 (bm25.run)"
+        "FAIL\tERR@20:georisk@5>=bm25.run\tnew.run\t0.3000 >= 0.3100 (bm25.run) is false"
     )
     assert check("ERR@20:georisk@10 > 0.2", result).passed
     assert not check("ERR@20:georisk@10 < 0.2", result).passed
@@ -278,14 +278,14 @@ def test_digits(result: dict) -> None:
 def test_null_value_fails(result: dict) -> None:
     verdict = check("AP:mse<=1", result, run="weird.run")
     assert not verdict.passed and verdict.value is None
-    assert format_verdict(verdict) == "FAIL\tAP:mse<=1\tweird.run\tnull <= 1"
+    assert format_verdict(verdict) == "FAIL\tAP:mse<=1\tweird.run\tnull <= 1 is false"
     assert not check("AP:trisk@5>=-100", result, run="weird.run").passed
 
 
 def test_null_bound_fails(result: dict) -> None:
     verdict = check("AP:mse<=weird.run", result)
     assert not verdict.passed and verdict.bound is None
-    assert format_verdict(verdict).endswith("\t0.0512 <= null (weird.run)")
+    assert format_verdict(verdict).endswith("\t0.0512 <= null (weird.run) is false")
 
 
 def test_nan_in_memory_is_null(result: dict) -> None:

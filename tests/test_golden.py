@@ -12,6 +12,7 @@ skip when ``../shared/data`` is absent.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -98,11 +99,106 @@ def _cases() -> dict[str, tuple[str, ...]]:
         "-g",
         "ERR@20:zrisk_baseline@0>-100",
     )
+    # issue 14: --ci, compare, gates on interval ends
+    for fmt in FORMATS:
+        cases[f"eval-ci-{fmt}"] = (
+            "eval",
+            "--ci",
+            "0.9",
+            "--bootstrap",
+            "200",
+            "-m",
+            "AP",
+            "-f",
+            fmt,
+            *S,
+        )
+        cases[f"compare-{fmt}"] = (
+            "compare", "--pair", "sys001", "sys002", "--pair", "sample_runs/sys005", "sys003",
+            "--bootstrap", "200", "-m", "AP,nDCG@10", "--alpha", "0,5", "-f", fmt, *S,
+        )  # fmt: skip
+    cases["eval-ci-bca"] = (
+        "eval", "--ci", "0.95", "--bootstrap", "200", "--ci-method", "bca", "--baseline", "sys003",
+        "--normalize", "minmax", "-m", "nDCG@10", "-f", "json", *S,
+    )  # fmt: skip
+    cases["instability-ci-table"] = (
+        "instability", "--ci", "0.95", "--bootstrap", "100", "--seed", "5", "-f", "table", *S,
+    )  # fmt: skip
+    cases["compare-all"] = (
+        "compare", "--pairs", "all", "--scores", SCORES, "-m", "ERR@20", "--bootstrap", "100",
+        "--alpha", "1", "--ci-method", "bca", "-f", "json",
+    )  # fmt: skip
+    cases["check-ci"] = (
+        "check", "qrels/qrels.txt", "sample_runs/", "NEW/new.run", "--ci", "0.9",
+        "--bootstrap", "100", "-g", "AP:mse.hi<=sys001", "-g", "nDCG@10:georisk.lo@5>=0.3",
+    )  # fmt: skip
     cases["cast-instability-table"] = ("instability", "-m", "ERR@20", "-f", "table", *C)
     cases["cast-tradeoff"] = ("tradeoff", "--repeats", "30", *C)
     cases["cast-scores"] = ("scores", *C)
     cases["cast-eval-baseline"] = ("eval", "--baseline", "org_manual_bm25.run", "-f", "json", *C)
+    # Issue #12: rankings, pool, permute (POOLS/: depth-5 and depth-20 pools of the sample track).
+    rankings = (
+        "rankings", "--reference", "qrels/qrels.txt", "--collection", "depth5=POOLS/d5.qrels",
+        "--collection", "POOLS/d20.qrels", "--samples", "200",
+    )  # fmt: skip
+    for fmt in (*FORMATS, "latex", "markdown"):
+        cases[f"rankings-{fmt}"] = (*rankings, "-f", fmt, "sample_runs/")
+    cases["rankings-one"] = (
+        "rankings", "--reference", "G=qrels/qrels.txt", "--collection", "qrels/qrels.txt",
+        "-m", "nDCG@10", "--topics", "58", "--samples", "300", "--seed", "7", "sample_runs/",
+    )  # fmt: skip
+    cases["rankings-qrels-samples"] = (
+        "rankings", "--reference", "qrels/qrels.txt", "--collection",
+        "S=POOLS/d5.qrels,POOLS/d20.qrels", "-m", "P@10", "-l", "2", "--samples", "100",
+        "-f", "json", "sample_runs/",
+    )  # fmt: skip
+    cases["pool"] = ("pool", "--depth", "5", "qrels/qrels.txt", "sample_runs/")
+    cases["permute"] = ("permute", "--seed", "3", "--out", "OUT", "qrels/qrels.txt", "sample_runs/")
+    cases.update(_variation_cases())
     return cases
+
+
+# --- variations (issue #13): a UQV100-like track generated at test time (UQV/)
+U = ("UQV/qrels.txt", "UQV/runs/")
+UMAP = ("--map", "UQV/map.txt")
+
+
+def _variation_cases() -> dict[str, tuple[str, ...]]:
+    cases: dict[str, tuple[str, ...]] = {}
+    for fmt in FORMATS:
+        cases[f"variations-{fmt}"] = (
+            "variations", "-m", "AP,P@10", "--alpha=-2:2:0.5", *UMAP, "-f", fmt, *U,
+        )  # fmt: skip
+    for fmt in ("trec", "table", "json", "latex", "markdown"):
+        cases[f"variations-intra-{fmt}"] = (
+            "variations", "-m", "AP", "--mode", "intra", "-q", "--alpha=-4,0,4", *UMAP,
+            "-f", fmt, *U,
+        )  # fmt: skip
+    cases["variations-split"] = ("variations", "-m", "nDCG@10", "--split", "-", "--alpha=0,1", *U)
+    cases["variations-weights"] = (
+        "variations", "-m", "AP", "--weights", "UQV/weights.txt", "--alpha=-1,0,1", *UMAP,
+        "-f", "json", *U,
+    )  # fmt: skip
+    cases["variations-inter"] = ("variations", "-m", "AP", "-f", "table", *S)
+    cases["variations-scores"] = ("variations", "--scores", SCORES, "--alpha=0,5", "-f", "json")
+    cases["variations-general-error"] = ("variations", "-m", "AP", "--mode", "general", *U)
+    return cases
+
+
+@pytest.fixture(scope="module")
+def uqv_dir(tmp_path_factory) -> Path:
+    """The 4 topics × 5 variations × 3 runs track of tests/test_variations_cmd.py."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import gen_track
+
+    out = tmp_path_factory.mktemp("golden-uqv")
+    gen_track.generate(
+        out, runs=3, topics=4, variations=5, depth=30, judged=40, seed=7, norel_topics=1
+    )
+    (out / "weights.txt").write_text("401 1\n402 2\n403 1\n")
+    return out
 
 
 CASES = _cases()
@@ -117,18 +213,48 @@ def new_run(tmp_path_factory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def pools(tmp_path_factory) -> Path:
+    """POOLS/: depth-5 and depth-20 pools of the sample track, for `rankings`."""
+    from bvtest_cli.pooling import format_qrels, pool
+    from bvtest_cli.trecio import expand_sources, read_qrels, read_run
+
+    directory = tmp_path_factory.mktemp("golden") / "POOLS"
+    directory.mkdir()
+    qrels = read_qrels(str(REPO / "qrels" / "qrels.txt")).qrels
+    runs = [read_run(s) for s in expand_sources([str(REPO / "sample_runs")])]
+    for depth in (5, 20):
+        (directory / f"d{depth}.qrels").write_text(format_qrels(pool(qrels, runs, depth).qrels))
+    return directory
+
+
 def _record(proc) -> str:
     return f"exit: {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
 
 
+def _files(directory: Path) -> str:
+    """What a command wrote into OUT (`permute`): name and SHA-256 of each file."""
+    lines = [
+        f"{p.name} {hashlib.sha256(p.read_bytes()).hexdigest()}\n"
+        for p in sorted(directory.iterdir())
+    ]
+    return "--- files\n" + "".join(lines)
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_golden(name: str, new_run: Path) -> None:
+def test_golden(name: str, new_run: Path, pools: Path, uqv_dir: Path, tmp_path: Path) -> None:
     args = CASES[name]
     if any(a.startswith(CAST) for a in args) and not (SHARED / "data").is_dir():
         pytest.skip("../shared/data is not present")
+    out = tmp_path / "OUT"
     args = tuple(str(new_run / "new.run") if a == "NEW/new.run" else a for a in args)
+    args = tuple(str(out) if a == "OUT" else a.replace("POOLS/", f"{pools}/") for a in args)
+    args = tuple(str(uqv_dir) + a[3:] if a.startswith("UQV/") else a for a in args)
     proc = run_bvtest(*args, cwd=REPO)
-    got = _record(proc).replace(str(new_run), "NEW")
+    got = _record(proc).replace(str(new_run), "NEW").replace(str(pools), "POOLS")
+    got = got.replace(str(out), "OUT").replace(str(uqv_dir), "UQV")
+    if "OUT" in CASES[name]:
+        got += _files(out)
     path = GOLDEN / f"{name}.out"
     if UPDATE:
         GOLDEN.mkdir(exist_ok=True)

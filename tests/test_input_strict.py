@@ -470,3 +470,13 @@ def test_scores_file_names_without_control_characters(bvtest, files, line):
     # not be one line
     scores = files("s.tsv", ("a\t2\tAP\t0.5\n" + line + "\n").encode())
     assert_one_line_error(bvtest("eval", "--scores", scores), "s.tsv:2:", "control character")
+
+
+def test_qrels_file_given_as_scores_is_an_error(bvtest):
+    """A qrels line has four white-space separated fields, like a scores line;
+    read as one, every docno would become a measure (issue 10: no silent wrong
+    number)."""
+    from conftest import SAMPLE_QRELS
+
+    proc = bvtest("eval", "--scores", SAMPLE_QRELS)
+    assert_one_line_error(proc, "qrels.txt", "not a scores file")

@@ -156,6 +156,9 @@ def test_extreme_scores_print_no_warnings(bvtest, tmp_path, kind):
         ("eval", "--group", "difficulty:2", "--normalize", "minmax", "-f", "json"),
         ("instability",),
         ("tradeoff", "--random-size", "2", "--difficulty-size", "2", "--repeats", "20"),
+        ("eval", "--ci", "0.9", "--bootstrap", "20", "--ci-method", "bca", "-f", "json"),
+        ("instability", "--ci", "0.9", "--bootstrap", "20"),
+        ("compare", "--pairs", "all", "--bootstrap", "20", "-f", "json"),
     ]
     for args in runs:
         proc = bvtest(*args, "--scores", path)

@@ -403,3 +403,61 @@ def test_negative_alpha_and_empty_topics_rejected() -> None:
 def test_has_negative() -> None:
     assert not has_negative(TABLE3)
     assert has_negative(np.array([[0.1, -0.2]]))
+
+
+# --------------------------------------------------------------------------
+# The kernels without (..., m, 2, n) or (..., m, k, n) stacks (issue 14: they
+# run once per bootstrap resample) against the formulas written out directly.
+# --------------------------------------------------------------------------
+def _direct_zrisk_pair(x, ref, alphas):
+    """ZRisk of row 0 of each two-row matrix [x_i; ref] by zscores (seed 004 §4.1)."""
+    pairs = np.stack([x, np.broadcast_to(ref[..., np.newaxis, :], x.shape)], axis=-2)
+    z = zscores(pairs)[..., 0, :]
+    wins = np.where(z > 0, z, 0).sum(-1)[..., np.newaxis]
+    losses = np.where(z < 0, z, 0).sum(-1)[..., np.newaxis]
+    return wins + (1 + np.asarray(alphas, float)) * losses
+
+
+def _direct_trisk(x, ref, alphas):
+    """Seed 004 eq. 2 with d_j = δ_j or (1+α) δ_j built out, sample deviation."""
+    delta = x - ref[..., np.newaxis, :]
+    a = np.asarray(alphas, float)[:, np.newaxis]
+    d = np.where(
+        delta[..., np.newaxis, :] < 0,
+        (1 + a) * delta[..., np.newaxis, :],
+        delta[..., np.newaxis, :],
+    )
+    n = x.shape[-1]
+    return d.mean(-1) / (d.std(-1, ddof=1) / math.sqrt(n))
+
+
+def _scores(m, n, seed):
+    rng = np.random.default_rng(seed)
+    x = np.clip(rng.beta(2, 3, (m, n)) + rng.normal(0, 0.1, (m, 1)), 0, 1)
+    x[rng.random((m, n)) < 0.1] = 0.0
+    return x
+
+
+def test_fused_kernels_equal_the_direct_formulas() -> None:
+    x = np.stack([_scores(7, 30, 5), _scores(7, 30, 6), _scores(7, 30, 7)])
+    x[1, :, ::3] = 0.0
+    for ref in (x.max(axis=-2), x[:, 0], x.mean(axis=-2)):
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(
+                zrisk_pair(x, ref, ALPHAS), _direct_zrisk_pair(x, ref, ALPHAS)
+            )
+            want = _direct_trisk(x, ref, ALPHAS)
+        got = trisk(x, ref, ALPHAS)
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-13, atol=1e-13)
+        delta = x - ref[..., np.newaxis, :]
+        for j, a in enumerate(ALPHAS):
+            d = np.where(delta < 0, (1 + a) * delta, delta)
+            np.testing.assert_allclose(urisk(x, ref, ALPHAS)[..., j], d.mean(-1), atol=1e-15)
+    # Exactly 0 for a run paired with itself, undefined for a constant δ.
+    y = np.round(_scores(6, 20, 8) * 64) / 64  # dyadic: the differences below are exact
+    y[4] = y[0]
+    y[5] = y[0] + 0.125
+    assert np.all(trisk(y, y[0], ALPHAS)[[0, 4]] == 0.0)
+    assert np.all(np.isnan(trisk(y, y[0], ALPHAS)[5]))
+    assert np.all(zrisk_pair(y, y[0], ALPHAS)[[0, 4]] == 0.0)

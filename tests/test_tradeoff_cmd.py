@@ -302,6 +302,12 @@ def test_formats(bvtest, sample_scores, fmt):
                 assert list(block[row]) == ["raw", "minmax"]
                 for cell in block[row].values():
                     keys = CELL_KEYS | ({"n_groups"} if row != "all" else set())
+                    if row.startswith("random"):  # the per-repeat distribution (issue 14)
+                        keys |= {"repeats"}
+                        for r in cell["repeats"].values():
+                            assert set(r) == {"mean", "lo", "hi", "defined"}
+                            assert -1 <= r["lo"] <= r["mean"] <= r["hi"] <= 1
+                            assert r["defined"] == 20
                     assert set(cell) == keys
                     assert -1 <= cell["pearson"] <= 1 and 0 <= cell["pearson_p"] <= 1
     elif fmt == "trec":

@@ -2,8 +2,8 @@
 
 Oracles: scipy.stats (bootstrap BCa, pearsonr, spearmanr, rankdata, t), numpy's
 own generator and quantiles, direct per-resample loops written here, hand
-computations (seed 000 Table 2, Holm), the risk module for the fused
-kernels, and the installed ``bvtest eval`` on the sample track.
+computations (seed 000 Table 2, Holm), and the installed ``bvtest eval``
+on the sample track.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 from scipy import stats
 
-from bvtest_cli import risk, uncertainty
+from bvtest_cli import registry, risk
+from bvtest_cli.pipeline import registry_statistic
+from bvtest_cli.tradeoff import correlations, rank_average
 from bvtest_cli.trecio import read_scores
 from bvtest_cli.uncertainty import (
     bca_interval,
@@ -31,15 +33,36 @@ from bvtest_cli.uncertainty import (
     iter_bootstrap_indices,
     jackknife_indices,
     pareto_front,
-    pearson_r,
     percentile_interval,
     pitman_morgan,
-    rank_average,
-    spearman_r,
-    system_fields,
+    tradeoff_correlations,
 )
 
 ALPHAS = (0.0, 1.0, 5.0, 10.0)
+
+
+def system_fields(y, *, alphas=ALPHAS, baseline_index=None, target="max"):
+    """The bootstrap statistic of ``bvtest eval --ci``: the registry's fields
+    (without the alpha-indexed ones when ``alphas`` is empty) on scores (..., m, n)."""
+    fields = registry.system_fields(baseline_index is not None)
+    if not len(alphas):
+        fields = tuple(f for f in fields if not f.alpha)
+    statistic = registry_statistic(
+        fields,
+        target=target,
+        normalized=False,
+        alphas=np.array(alphas, dtype=float),
+        baseline=baseline_index,
+    )
+    return statistic(y)
+
+
+def comparison_statistic(alphas):
+    """compare's statistic: mean, var, mse, georisk of the registry."""
+    fields = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
+    return registry_statistic(
+        fields, target="max", normalized=False, alphas=np.array(alphas, float), baseline=None
+    )
 
 
 def scores(m: int, n: int, seed: int) -> np.ndarray:
@@ -240,26 +263,6 @@ def test_coverage_of_the_var_interval(record_property):
 # --------------------------------------------------------------------------- fields
 
 
-def test_fused_kernels_equal_the_risk_module():
-    x = scores(7, 30, 5)[np.newaxis].repeat(3, axis=0)
-    x[1, :, ::3] = 0.0
-    x[2] = np.round(x[2] * 64) / 64  # dyadic scores: the differences below are exact
-    x[2, 4] = x[2, 0]  # a run equal to the baseline: TRisk 0
-    x[2, 5] = x[2, 0] + 0.125  # a constant δ: TRisk undefined
-    a = np.array(ALPHAS)
-    for ref in (x.max(axis=-2), x[:, 0], x.mean(axis=-2)):
-        np.testing.assert_allclose(
-            uncertainty.zrisk_pair(x, ref, a), risk.zrisk_pair(x, ref, a), rtol=1e-13, atol=1e-13
-        )
-        np.testing.assert_allclose(
-            uncertainty.trisk(x, ref, a), risk.trisk(x, ref, a), rtol=1e-11, atol=1e-12
-        )
-        u, _ = uncertainty.urisk_trisk(x, ref, a)
-        np.testing.assert_allclose(u, risk.urisk(x, ref, a), rtol=1e-13, atol=1e-15)
-    t = uncertainty.trisk(x, x[:, 0], a)
-    assert np.all(t[2, 4] == 0.0) and np.all(np.isnan(t[2, 5]))
-
-
 @pytest.fixture(scope="module")
 def sample_track():
     """Per-topic scores and the eval report (with a baseline) of the sample track."""
@@ -272,7 +275,7 @@ def sample_track():
     return scores_run.stdout, json.loads(report.stdout)
 
 
-def test_system_fields_equal_the_eval_pipeline_on_the_sample_track(sample_track, tmp_path):
+def test_bootstrap_statistic_equals_the_eval_pipeline_on_the_sample_track(sample_track, tmp_path):
     text, report = sample_track
     path = tmp_path / "scores.tsv"
     path.write_text(text)
@@ -284,44 +287,40 @@ def test_system_fields_equal_the_eval_pipeline_on_the_sample_track(sample_track,
         for i, s in enumerate(m.systems):
             want = block["systems"][s]
             for name, value in want.items():
+                if name == "pareto":  # a flag: no interval, not in the statistic
+                    assert value == bool(pareto_front(got["bias2"], got["var"])[i])
+                    continue
+                # The same functions on the same matrix: the same floats, bit for bit
+                # (JSON writes floats by repr, which reads back exactly).
                 if isinstance(value, dict):
                     expected = [np.nan if v is None else v for v in value.values()]
-                    np.testing.assert_allclose(got[name][i], expected, rtol=1e-12, atol=1e-13)
+                    np.testing.assert_array_equal(got[name][i], expected, err_msg=f"{s} {name}")
                 else:
-                    assert got[name][i] == pytest.approx(value, rel=1e-12, abs=1e-14), (s, name)
+                    assert got[name][i] == value, (s, name)
         for name in ("pearson", "spearman"):
-            assert float(got[name]) == pytest.approx(block["tradeoff"][name], abs=1e-12)
-
-
-def test_negative_scores_leave_zrisk_undefined_per_slice():
-    x = scores(4, 10, 6)[np.newaxis].repeat(2, axis=0)
-    x[1, 0, 0] = -0.5
-    got = system_fields(x, alphas=ALPHAS, baseline_index=1)
-    for name in ("zrisk", "georisk", "zrisk_target", "zrisk_baseline"):
-        assert np.isfinite(got[name][0]).all() and np.isnan(got[name][1]).all(), name
-    assert np.isfinite(got["trisk_mean"][1]).all()
+            assert float(got[name]) == block["tradeoff"][name]
 
 
 def test_correlations_against_scipy():
     rng = np.random.default_rng(8)
     b = rng.random((50, 17))
     v = np.round(rng.random((50, 17)) * 4) / 4 - 0.3 * b  # ties in v
-    r, rho = pearson_r(b, v), spearman_r(b, v)
+    r, rho = correlations(b, v)
     for k in range(50):
         assert r[k] == pytest.approx(stats.pearsonr(b[k], v[k]).statistic, abs=1e-12)
         assert rho[k] == pytest.approx(stats.spearmanr(b[k], v[k]).statistic, abs=1e-12)
     np.testing.assert_array_equal(rank_average(v), stats.rankdata(v, method="average", axis=-1))
     # SPEC §6: undefined with fewer than 3 systems or a constant vector.
-    assert np.isnan(pearson_r([0.1, 0.2], [0.3, 0.1]))
-    assert np.isnan(spearman_r([0.1, 0.1, 0.1], [0.3, 0.1, 0.2]))
-    assert pearson_r([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]) == -1.0
+    assert np.isnan(correlations([0.1, 0.2], [0.3, 0.1])[0])
+    assert np.isnan(correlations([0.1, 0.1, 0.1], [0.3, 0.1, 0.2])[1])
+    assert correlations([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])[0] == -1.0
 
 
 def test_correlation_distribution_against_a_loop():
     rng = np.random.default_rng(12)
     bias2, var = rng.random((200, 9)), rng.random((200, 9)) - 0.2 * rng.random((200, 9))
     var[5] = 0.3  # Var the same for every run in repeat 5: undefined there
-    got = correlation_distribution(bias2, var)
+    got = correlation_distribution(tradeoff_correlations(bias2, var))
     for name, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
         rs = np.array([fn(bias2[k], var[k]).statistic for k in range(200) if k != 5])
         s = got[name]
@@ -329,7 +328,7 @@ def test_correlation_distribution_against_a_loop():
         assert s.mean == pytest.approx(rs.mean(), abs=1e-12)
         assert s.lo == pytest.approx(np.quantile(rs, 0.025), abs=1e-12)
         assert s.hi == pytest.approx(np.quantile(rs, 0.975), abs=1e-12)
-    empty = correlation_distribution(np.ones((3, 4)), np.ones((3, 4)))
+    empty = correlation_distribution(tradeoff_correlations(np.ones((3, 4)), np.ones((3, 4))))
     assert empty["pearson"].defined == 0 and math.isnan(empty["pearson"].mean)
 
 
@@ -381,7 +380,9 @@ def test_compare_runs_against_a_direct_loop():
     x[3] = x[1]  # a copy: every difference 0, p = 1
     systems = ("a", "b", "c", "d")
     B, seed = 200, 21
-    rows = compare_runs(x, systems, target="max", alphas=("0", "5"), B=B, seed=seed)
+    rows = compare_runs(
+        x, systems, statistic=comparison_statistic([0, 5]), alphas=("0", "5"), B=B, seed=seed
+    )
     fields = ["mean", "var", "mse", "georisk@0", "georisk@5"]
     pairs = list(itertools.combinations(range(4), 2))
     assert [(r.a, r.b, r.field) for r in rows] == [
@@ -425,7 +426,10 @@ def test_compare_runs_against_a_direct_loop():
 def test_compare_runs_bca_and_chosen_pairs():
     x = scores(5, 20, 15)
     names = ("r1", "r2", "r3", "r4", "r5")
-    rows = compare_runs(x, names, [("r2", "r5")], alphas=(1.0,), B=300, seed=3, method="bca")
+    statistic = comparison_statistic([1.0])
+    rows = compare_runs(
+        x, names, [("r2", "r5")], statistic=statistic, alphas=(1.0,), B=300, seed=3, method="bca"
+    )
     assert [r.field for r in rows] == ["mean", "var", "mse", "georisk@1"]
     mean = rows[0]
     # BCa on the mean difference of the paired topics, against scipy (paired=True
@@ -441,9 +445,9 @@ def test_compare_runs_bca_and_chosen_pairs():
     assert mean.lo == pytest.approx(ref.confidence_interval.low, abs=1e-12)
     assert mean.hi == pytest.approx(ref.confidence_interval.high, abs=1e-12)
     with pytest.raises(ValueError, match="not among"):
-        compare_runs(x, names, [("r2", "r9")], B=10, seed=0)
+        compare_runs(x, names, [("r2", "r9")], statistic=statistic, B=10, seed=0)
     with pytest.raises(ValueError, match="itself"):
-        compare_runs(x, names, [("r2", "r2")], B=10, seed=0)
+        compare_runs(x, names, [("r2", "r2")], statistic=statistic, B=10, seed=0)
 
 
 # --------------------------------------------------------------------------- Pareto
