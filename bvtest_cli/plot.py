@@ -43,7 +43,7 @@ TICK_LABEL_MAX_RUNS = 40
 #: which is where run names usually differ (``org_variant_k100.run``).
 MAX_NAME_CHARS = 28
 #: Tick labels of panel 1 and point labels of panel 2 are shorter still.
-TICK_NAME_CHARS = 20
+TICK_NAME_CHARS = 22
 #: At most this many run names label the points of the Bias²–Var scatter.
 SCATTER_LABELS_MAX = 12
 
@@ -115,6 +115,16 @@ def _short(name: str, limit: int = MAX_NAME_CHARS) -> str:
     return "…" + name[-(limit - 1) :]
 
 
+def display_names(names: list[str] | tuple[str, ...]) -> list[str]:
+    """Run names as labels: an extension every name shares (``.run``) says
+    nothing and is dropped, then long names are shortened (:func:`_short`)."""
+    ext = {os.path.splitext(n)[1] for n in names}
+    common = next(iter(ext)) if len(ext) == 1 else ""
+    if common and all(len(n) > len(common) for n in names):
+        names = [n[: -len(common)] for n in names]
+    return [_short(n, TICK_NAME_CHARS) for n in names]
+
+
 def _fmt_corr(value: Any, p: Any) -> str:
     r = _num(value)
     if math.isnan(r):
@@ -162,8 +172,9 @@ def _panel_decomposition(ax: Any, measure: str, block: Section) -> None:
         step = max(1, math.ceil(n / TICK_LABEL_MAX_RUNS))
         shown = xs[::step]
         ax.set_xticks(shown)
+        labels = display_names([r[0] for r in rows])
         ax.set_xticklabels(
-            [_short(rows[i][0], TICK_NAME_CHARS) for i in shown],
+            [labels[i] for i in shown],
             rotation=90,
             fontsize=8 if len(shown) <= 20 else (7 if len(shown) <= 30 else 6),
         )
@@ -236,9 +247,9 @@ def _panel_tradeoff(ax: Any, measure: str, block: Section) -> list[tuple[float, 
         if registry.PARETO in t.fields
         else np.zeros(len(t.rows), dtype=bool)
     )
+    names = display_names(t.rows)
     return [
-        (float(bias2[i]), float(var[i]), _short(t.rows[i], TICK_NAME_CHARS))
-        for i in label_priority(bias2, var, mse, front)
+        (float(bias2[i]), float(var[i]), names[i]) for i in label_priority(bias2, var, mse, front)
     ]
 
 
@@ -698,8 +709,9 @@ def _panel_conditions(
     step = max(1, math.ceil(n / TICK_LABEL_MAX_RUNS))
     shown = list(range(n))[::step]
     ax.set_xticks(shown)
+    labels = display_names(systems)
     ax.set_xticklabels(
-        [_short(systems[i], TICK_NAME_CHARS) for i in shown], rotation=90,
+        [labels[i] for i in shown], rotation=90,
         fontsize=8 if len(shown) <= 20 else (7 if len(shown) <= 30 else 6),
     )  # fmt: skip
     if n:
