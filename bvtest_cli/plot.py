@@ -293,7 +293,11 @@ _LABEL_OFFSETS = (
 
 
 def place_labels(
-    fig: Any, ax: Any, points: list[tuple[float, float, str]], limit: int = SCATTER_LABELS_MAX
+    fig: Any,
+    ax: Any,
+    points: list[tuple[float, float, str]],
+    limit: int = SCATTER_LABELS_MAX,
+    id_prefix: str = "",
 ) -> list[str]:
     """Greedy labelling of scatter points: in priority order, each name goes at
     the first offset where its box (measured by the renderer) stays inside the
@@ -316,6 +320,7 @@ def place_labels(
                 name, (x, y), xytext=offset, textcoords="offset points", ha=ha, va=va,
                 fontsize=7, color="0.15", zorder=5,
             )  # fmt: skip
+            text.set_gid(f"run-label-{id_prefix}{len(placed)}")  # findable in an SVG
             box = text.get_window_extent(renderer)
             inside = (
                 box.x0 >= frame.x0 and box.x1 <= frame.x1
@@ -458,7 +463,7 @@ def plot_report(report: Report, path: str) -> None:
     fig.tight_layout()
     fig.canvas.draw()  # legends placed with loc="best" get their final position
     for row, points in enumerate(labels):
-        place_labels(fig, axes[row][1], points)
+        place_labels(fig, axes[row][1], points, id_prefix=f"{row}-")
     _save(fig, path, fmt)
 
 
