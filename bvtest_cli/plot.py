@@ -3,14 +3,21 @@
 Panels, left to right, for each measure of an ``eval`` report:
 
 1. Bias², Var and Bias²+Var (= MSE) per run, runs sorted by Bias² ascending,
-   as lines (seed 000 Fig. 1). Run names label the x axis when there are few
-   enough to read; otherwise they are dropped and the axis label says so.
+   as markers: runs are categories, so no line joins them (BV-Test Fig. 1).
+   Vertical run names label the x axis; above TICK_LABEL_MAX_RUNS runs only
+   every k-th is named and the axis label says so.
 2. Bias² against Var, one point per run, with the Pearson and Spearman
-   correlation of the result's ``tradeoff`` in the title (seed 000 §5.3),
-   the Pareto front of (Bias², Var) drawn as a staircase through its runs
-   and, with ``--ci``, the runs' intervals as error bars (issue 14).
-3. GeoRisk against alpha, one line per run (seed 004 Figs. 2–3), with a
-   legend when there are at most LEGEND_MAX_RUNS runs.
+   correlation of the result's ``tradeoff`` in the title (BV-Test §5.3),
+   the Pareto front of (Bias², Var) drawn as a staircase through its runs,
+   up to SCATTER_LABELS_MAX run names placed greedily without overlaps
+   (lowest MSE first, then the front, then outliers) and, with ``--ci``, the
+   runs' intervals as error bars (issue 14).
+3. GeoRisk against alpha, one line per run (Dinçer et al. 2016 Figs. 2–3),
+   with a legend when there are at most LEGEND_MAX_RUNS runs; with negative
+   scores GeoRisk is undefined and the panel says so.
+
+``bvtest conditions --plot`` and ``bvtest variations --plot`` have their own
+figures at the end of the module.
 
 matplotlib is an optional dependency (``pip install 'bvtest[plot]'``): it is
 imported only inside :func:`plot_report`, so the rest of the tool works
