@@ -29,6 +29,7 @@ from .options import (
     CI,
     COMPARE_CI,
     COMPARE_FORMAT,
+    CONDITIONS_PLOT,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -383,7 +384,8 @@ def _numpy_quiet() -> Any:
 @command(
     "conditions",
     (*INPUTS, "condition_map", "condition_pattern", *EVALUATION, "target", "group", "normalize",
-     "repeats", "seed", "ddof", *OUTPUT),
+     "repeats", "seed", "ddof", "plot", *OUTPUT),
+    plot=CONDITIONS_PLOT,
 )  # fmt: skip
 def conditions_cmd(s: Settings) -> Report:
     """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
@@ -408,12 +410,19 @@ def conditions_cmd(s: Settings) -> Report:
       bvtest conditions --map conditions.txt qrels.txt runs/
       bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
       bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+      bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
     """
     from .conditions import conditions_report
     from .evaluate import load
+    from .plot import check_output, draw, plot_conditions
 
+    if s.plot is not None:
+        check_output(s.plot)  # everything that can fail before evaluating
     matrices, notes = load(s)
-    return conditions_report(matrices, s).prefixed(notes)
+    report = conditions_report(matrices, s).prefixed(notes)
+    if s.plot is not None:
+        draw(plot_conditions, report, s.plot)
+    return report
 
 
 # ======================================================================================

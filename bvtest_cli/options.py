@@ -830,3 +830,15 @@ COMPARE_FORMAT = _opt(
     "same with commas; table: one table per measure; json: the stable schema.",
 )
 # =========================================================================== end of issue 14
+
+
+# =========================================================================== plots
+#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
+CONDITIONS_PLOT = _opt(
+    "plot",
+    "--plot",
+    metavar="FILE",
+    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
+    "to FILE (.png, .svg or .pdf; needs matplotlib).",
+)
+# ======================================================================= end plots
