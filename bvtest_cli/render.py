@@ -655,15 +655,18 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
 
 
 def _measure_records(report: Report) -> list[tuple[str, Records]]:
-    """The Records of the measure blocks (``compare``'s pairs), in order."""
+    """The Records of measure blocks made only of records (``compare``'s pairs)."""
     if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
         return []
-    return [
-        (measure, node)
-        for measure, block in report.measure_blocks()
-        for _, node in block.items
-        if isinstance(node, Records)
-    ]
+    blocks = list(report.measure_blocks())
+    # Only blocks that are nothing but records (compare's pairs); records beside
+    # numbers (variations' crossovers) are rows of their block.
+    if not blocks or not all(
+        block.items and all(isinstance(node, Records) for _, node in block.items)
+        for _, block in blocks
+    ):
+        return []
+    return [(measure, node) for measure, block in blocks for _, node in block.items]
 
 
 def _render_measure_records(

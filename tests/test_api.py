@@ -86,6 +86,11 @@ CASES["variations"] = (
     ("variations", "-m", "AP", "--alpha=-2:2:1", Q, R),
     lambda: bvtest.variations(Q, R, measures=["AP"], alphas="-2:2:1"),
 )
+# Issue #14: compare, every pair with Holm's correction.
+CASES["compare"] = (
+    ("compare", "-m", "AP", "--pairs", "all", "--bootstrap", "50", Q, R),
+    lambda: bvtest.compare(Q, R, measures=["AP"], pairs="all", bootstrap=50),
+)
 WITHOUT_FORMAT = {"scores", "pool", "permute"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
