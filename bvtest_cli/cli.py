@@ -535,7 +535,7 @@ def permute_cmd(s: Settings) -> Report:
     alphas=VARIATIONS_ALPHAS,
 )  # fmt: skip
 def variations_cmd(s: Settings) -> Report:
-    """Mean–variance evaluation over query variations (Zuccon16, SPEC §11).
+    """Mean–variance evaluation over query variations (Zuccon16).
 
     Runs answer query variations (query ids such as 201-4); the map says the
     topic (and user) of each, the qrels are keyed by topic. Per measure and
