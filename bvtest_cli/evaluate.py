@@ -660,6 +660,20 @@ def evaluate_runs(
 # The input of every analysis
 
 
+def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
+    """The evaluation options of ``s`` as keywords of :func:`evaluate_runs`
+    (and of the evaluators built on it): level, jobs, implementations, notes,
+    progress."""
+    return {
+        "rel_level": s.rel_level,
+        "jobs": s.jobs or default_jobs(),
+        "err_impl": s.err_impl,
+        "impl": s.impl,
+        "note": notes.append,
+        "tick": progress(n_runs, s.quiet),
+    }
+
+
 def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
     (SPEC §1–§3), and the notes about the inputs."""
@@ -670,17 +684,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
         if s.name == "tag":
             sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
-        matrices = evaluate_runs(
-            qrels_file,
-            sources,
-            specs,
-            rel_level=s.rel_level,
-            jobs=s.jobs or default_jobs(),
-            err_impl=s.err_impl,
-            impl=s.impl,
-            note=notes.append,
-            tick=progress(len(sources), s.quiet),
-        )
+        matrices = evaluate_runs(qrels_file, sources, specs, **how(s, notes, len(sources)))
         return matrices, notes
     matrices = read_scores(s.scores, notes.append)
     if not s.measures:

@@ -400,9 +400,8 @@ def load(s: Settings) -> Loaded:
     runs but not in the map, topics without relevant documents, variations a
     run did not answer (they score 0)."""
     from .defaults import DEFAULT_MEASURES
-    from .evaluate import evaluate_runs, parse_measures
+    from .evaluate import evaluate_runs, how, parse_measures
     from .evaluate import load as load_scores
-    from .parallel import default_jobs, progress
     from .trecio import expand_sources, read_qrels, tagged_sources
 
     if s.variation_map is not None and s.split is not None:
@@ -450,12 +449,7 @@ def load(s: Settings) -> Loaded:
             qrels,
             sources,
             specs,
-            rel_level=s.rel_level,
-            jobs=s.jobs or default_jobs(),
-            err_impl=s.err_impl,
-            impl=s.impl,
-            note=notes.append,
-            tick=progress(len(sources), s.quiet),
+            **how(s, notes, len(sources)),
             unit="variations" if vmap is not None else "topics",
             on_unknown=on_unknown,
         )
