@@ -186,7 +186,7 @@ def time_files_track(directory: Path, k: int, seed: int) -> dict[str, float]:
     out = {}
     for jobs in (1, 2):
         _, wall, cpu = timed(
-            lambda jobs=jobs: simulate_ap(qrels.qrels, runs, topics, k=k, seed=seed, jobs=jobs)
+            lambda jobs=jobs: simulate_ap(qrels.qrels, runs, topics, k=k, seed=seed, jobs=jobs)[0]
         )
         out[f"jobs={jobs}"] = wall
         print(f"  fast jobs={jobs}: {wall:6.2f} s wall, {cpu:6.2f} s CPU")
@@ -223,7 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cubes: dict[str, np.ndarray] = {}
     for jobs in (1, 2):
         cubes[f"fast{jobs}"], wall, cpu = timed(
-            lambda jobs=jobs: simulate_ap(qrels, runs, topics, k=args.k, seed=args.seed, jobs=jobs)
+            lambda jobs=jobs: simulate_ap(qrels, runs, topics, k=args.k, seed=args.seed, jobs=jobs)[
+                0
+            ]
         )
         timings[f"fast jobs={jobs}"] = wall
         print(f"  fast jobs={jobs}: {wall:6.2f} s wall, {cpu:6.2f} s CPU")

@@ -29,6 +29,7 @@ from .options import (
     CI,
     COMPARE_CI,
     COMPARE_FORMAT,
+    CONDITIONS_PLOT,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -37,6 +38,7 @@ from .options import (
     RANKINGS_SAMPLES,
     RUNS,
     TRADEOFF_NORMALIZE,
+    VARIATIONS_ALPHAS,
     Settings,
     declare,
 )
@@ -382,7 +384,8 @@ def _numpy_quiet() -> Any:
 @command(
     "conditions",
     (*INPUTS, "condition_map", "condition_pattern", *EVALUATION, "target", "group", "normalize",
-     "repeats", "seed", "ddof", *OUTPUT),
+     "repeats", "seed", "ddof", "plot", *OUTPUT),
+    plot=CONDITIONS_PLOT,
 )  # fmt: skip
 def conditions_cmd(s: Settings) -> Report:
     """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
@@ -407,12 +410,19 @@ def conditions_cmd(s: Settings) -> Report:
       bvtest conditions --map conditions.txt qrels.txt runs/
       bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
       bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+      bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
     """
     from .conditions import conditions_report
     from .evaluate import load
+    from .plot import check_output, draw, plot_conditions
 
+    if s.plot is not None:
+        check_output(s.plot)  # everything that can fail before evaluating
     matrices, notes = load(s)
-    return conditions_report(matrices, s).prefixed(notes)
+    report = conditions_report(matrices, s).prefixed(notes)
+    if s.plot is not None:
+        draw(plot_conditions, report, s.plot)
+    return report
 
 
 # ======================================================================================
@@ -513,6 +523,57 @@ def permute_cmd(s: Settings) -> Report:
 
 
 # ======================================================================================
+
+
+# =========================================================================== variations
+
+
+@command(
+    "variations",
+    (*INPUTS, "variation_map", "split", "mode", "weights", "alphas", "per_topic", *EVALUATION,
+     "plot", *OUTPUT),
+    alphas=VARIATIONS_ALPHAS,
+)  # fmt: skip
+def variations_cmd(s: Settings) -> Report:
+    """Mean–variance evaluation over query variations (Zuccon16).
+
+    Runs answer query variations (query ids such as 201-4); the map says the
+    topic (and user) of each, the qrels are keyed by topic. Per measure and
+    run: the mean mu, the variance var and O = mu − alpha var for every alpha
+    (alpha > 0 rewards stable runs, alpha < 0 unstable ones); per alpha,
+    Kendall's tau and tau_AP between the ranking by O and the ranking by mu;
+    and the crossovers: every pair of runs that swaps places within the
+    alpha range, at the exact alpha where it does.
+
+    \b
+    Modes: general  mu, var over user slots of the topic-weighted score
+                    (the map names a user on every line; every user, every topic)
+           intra    each topic over its variations, runs ranked per topic;
+                    tau, tau_ap per topic and their mean (-q: per-topic mu, var, o)
+           inter    one query per topic, over topics (plain TREC data)
+
+    \b
+    JSON: {"mode", "alphas": [...], "measures": {MEASURE: {"n_topics",
+           "n_variations", "n_users" (general), "systems": {RUN: {"mu", "var",
+           "o": {ALPHA: ..}}}, "tau": {ALPHA: ..}, "tau_ap": {ALPHA: ..},
+           "topics" (intra): {TOPIC: {"tau", "tau_ap"}},
+           "crossovers": [{"a", "b", "alpha"} (+ "topic" in intra)]}}}
+    trec: AP.o(alpha=-2)<TAB>run<TAB>v, AP.tau(alpha=5)<TAB>all<TAB>v,
+          AP.crossover<TAB>runA:runB<TAB>0.8136 (runA leads below that alpha)
+
+    \b
+    Examples:
+      bvtest variations --map uqv.map qrels.txt runs/
+      bvtest variations --split - --mode intra -m P@10 -f table qrels.txt runs/
+      bvtest variations --alpha=-1000:1000:10 --plot tau.png qrels.txt runs/
+      bvtest variations --scores s.tsv --map uqv.map --weights w.txt -f json
+    """
+    from .variations_report import variations_report
+
+    return variations_report(s)
+
+
+# ======================================================================= end variations
 
 
 @command(

@@ -3,7 +3,7 @@
 Pure functions over numpy arrays. :func:`decompose` accepts score arrays of
 shape (..., m, n) — m systems, n topics or topic samples — so that the same
 code serves the plain matrix and a stack of R random groupings (R, m, G).
-All moments are population moments (1/n), as in seed 000 eq. 7, unless
+All moments are population moments (1/n), as in Zhang22 eq. 7, unless
 ``ddof=1`` asks for the sample (1/(n−1)) estimator of the variances and the
 covariance (Zhang22 Table 8 prints sample variances); an optional mask
 restricts them to the kept samples (1/n_kept), which ratio normalization needs
@@ -49,8 +49,8 @@ def decompose(
     """All SPEC §4–§5 fields of every system for scores x (..., m, n), target (..., n).
 
     mean_i, Bias²_i = (mean_i − c)², Var_i = (1/n) Σ_j (x_ij − mean_i)²,
-    MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (seed 000 eq. 7);
-    Var(ρ_i) with ρ_ij = x_T[j] − x_ij, Var(x_T) and Cov(x_T, x_i) (seed 000
+    MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (Zhang22 eq. 7);
+    Var(ρ_i) with ρ_ij = x_T[j] − x_ij, Var(x_T) and Cov(x_T, x_i) (Zhang22
     eq. 16). Var(ρ) is computed from ρ directly, so that
     Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i) is a real check, not a
     definition. ``c`` is a scalar or an array of shape (...).

@@ -590,12 +590,18 @@ def evaluate_runs(
     impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
+    unit: str = "topics",
+    on_unknown: Callable[[set[str]], None] | None = None,
 ) -> list[ScoreMatrix]:
     """Evaluate every run and build one ScoreMatrix per measure (SPEC §3).
 
     Topic set: qrels topics with at least one document of grade >= rel_level;
     a run without a ranking for such a topic scores 0 there (trec_eval -c);
     run topics absent from the qrels are ignored. Each rule is reported once.
+    ``unit`` names the qrels' keys in the notes ("variations" when they are
+    query variations); ``on_unknown``, if given, receives the run topics absent
+    from the qrels instead of the generic note (a caller that knows why they
+    are absent says so).
     """
     for spec in specs:
         check_computable(spec)
@@ -627,12 +633,14 @@ def evaluate_runs(
         missing = len(topic_set - r.topics)
         if missing == len(topics):
             note(
-                f"{source.name}: no ranking for any of the {len(topics)} topics (its topics: "
-                f"{list_topics(sort_topics(r.topics))}); it scores 0 on every topic"
+                f"{source.name}: no ranking for any of the {len(topics)} {unit} (its {unit}: "
+                f"{list_topics(sort_topics(r.topics))}); it scores 0 on every one"
             )
         elif missing:
-            note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
-    if unknown:
+            note(f"{source.name}: no ranking for {missing} of {len(topics)} {unit}; they score 0")
+    if on_unknown is not None:
+        on_unknown(unknown)
+    elif unknown:
         note(
             f"{len(unknown)} topic(s) in the runs are not in the qrels; "
             f"ignored: {list_topics(sort_topics(unknown))}"
@@ -652,6 +660,20 @@ def evaluate_runs(
 # The input of every analysis
 
 
+def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
+    """The evaluation options of ``s`` as keywords of :func:`evaluate_runs`
+    (and of the evaluators built on it): level, jobs, implementations, notes,
+    progress."""
+    return {
+        "rel_level": s.rel_level,
+        "jobs": s.jobs or default_jobs(),
+        "err_impl": s.err_impl,
+        "impl": s.impl,
+        "note": notes.append,
+        "tick": progress(n_runs, s.quiet),
+    }
+
+
 def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
     (SPEC §1–§3), and the notes about the inputs."""
@@ -662,17 +684,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
         if s.name == "tag":
             sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
-        matrices = evaluate_runs(
-            qrels_file,
-            sources,
-            specs,
-            rel_level=s.rel_level,
-            jobs=s.jobs or default_jobs(),
-            err_impl=s.err_impl,
-            impl=s.impl,
-            note=notes.append,
-            tick=progress(len(sources), s.quiet),
-        )
+        matrices = evaluate_runs(qrels_file, sources, specs, **how(s, notes, len(sources)))
         return matrices, notes
     matrices = read_scores(s.scores, notes.append)
     if not s.measures:

@@ -102,22 +102,43 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
 
 def _ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
     """The permutation that sorts rows by (topic ascending, score descending,
-    docno descending), or None when they already are (the usual run file)."""
+    docno descending), or None when they already are (the usual run file).
+
+    Docnos are compared only inside groups of equal (topic, score): a run
+    already by score descending but listing ties with docnos ascending (Robust
+    2003 runs do) costs one small sort of its tied rows, not a full sort on
+    every docno word. Otherwise a stable sort by (topic, score) comes first.
+    """
     n = t.size
     if n < 2:
         return None
     same = t[1:] == t[:-1]
-    step = t[1:] >= t[:-1]
-    if step.all():
-        lower = score[1:] < score[:-1]
-        tie = score[1:] == score[:-1]
-        if not (same & ~lower & ~tie).any():
-            ties = np.flatnonzero(same & tie)
-            if ties.size == 0 or (docno[ties + 1] < docno[ties]).all():
-                return None
-    words = _docno_words(docno)
+    # ~(<=) rather than (>): any score that is not in order forces the sort
+    if (t[1:] >= t[:-1]).all() and not (same & ~(score[1:] <= score[:-1])).any():
+        order = None  # topics ascending, scores descending: only ties may be out of order
+        t_o, s_o, d_o = t, score, docno
+    else:
+        order = np.lexsort((-score, t))  # stable: ties keep file order for now
+        t_o, s_o, d_o = t[order], score[order], docno[order]
+        same = t_o[1:] == t_o[:-1]
+    tie = same & (s_o[1:] == s_o[:-1])  # row i+1 has row i's topic and score
+    ties = np.flatnonzero(tie)
+    if ties.size == 0 or (d_o[ties + 1] < d_o[ties]).all():
+        return order
+    grouped = np.zeros(n, dtype=bool)
+    grouped[ties] = True
+    grouped[ties + 1] = True
+    rows = np.flatnonzero(grouped)
+    # rows of one tie group are adjacent; a new group starts where tie is False
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = ~tie
+    group = np.cumsum(starts)[rows]
+    words = _docno_words(d_o[rows])
     keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
-    return np.lexsort((*keys, -score, t))
+    within = np.lexsort((*keys, group))
+    perm = np.arange(n) if order is None else order.copy()
+    perm[rows] = perm[rows[within]]
+    return perm
 
 
 _LOG2: list[float] = []

@@ -1,4 +1,4 @@
-"""Topic grouping and score normalization (SPEC §7; seed 000 §3.3, §5.3.2; seed 001 §2.2).
+"""Topic grouping and score normalization (SPEC §7; Zhang22 §3.3, §5.3.2; Zhang14 §2.2).
 
 Pure numpy: no I/O, no printing. The CLI calls :func:`analyse` once per
 measure and :func:`normalized_topics` for the risk measures (SPEC §8), and
@@ -6,7 +6,7 @@ prints the returned ``notes`` on stderr.
 
 Pipeline of :func:`analyse` (SPEC §7):
 
-1. ``minmax`` normalization (seed 000 eq. 11), per topic and before any
+1. ``minmax`` normalization (Zhang22 eq. 11), per topic and before any
    grouping: x'[i,j] = (x[i,j] − min_i x[i,j]) / (max_i x[i,j] − min_i x[i,j]).
    Topics with max == min are dropped; the target becomes 1 on every topic.
 2. Grouping into samples. ``difficulty:K`` sorts the topics by their *raw*
@@ -15,8 +15,8 @@ Pipeline of :func:`analyse` (SPEC §7):
    shuffles the topics R times with a seeded generator and cuts groups of K.
    In both the remainder is one smaller last group. x[i,g] is the mean of
    system i over the topics of group g and target[g] is the mean of x_T over
-   them (the virtual target's group MAP, seed 001 eq. 4).
-3. ``ratio`` normalization (seed 001 §2.2.2, MAP^c = MAP(f, Q_S) / MAP(f_T, Q_S)),
+   them (the virtual target's group MAP, Zhang14 eq. 4).
+3. ``ratio`` normalization (Zhang14 §2.2.2, MAP^c = MAP(f, Q_S) / MAP(f_T, Q_S)),
    per sample after grouping (per topic without grouping): x[i,g] / target[g],
    so the target becomes 1. Samples whose target is 0 are dropped.
 4. Every SPEC §4–§5 field over the samples (:func:`bvtest_cli.decompose.decompose`)
@@ -159,7 +159,7 @@ def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.nda
 
 @quiet
 def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-topic max–min normalization (seed 000 eq. 11, SPEC §7).
+    """Per-topic max–min normalization (Zhang22 eq. 11, SPEC §7).
 
     ``values`` has shape (m, n). Returns ``(normalized, keep)``: ``keep`` is the
     boolean (n,) mask of topics with max_i x[i,j] != min_i x[i,j], and
@@ -176,7 +176,7 @@ def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @quiet
 def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ratio normalization x[..., i, g] / target[..., g] (seed 001 §2.2.2, SPEC §7).
+    """Ratio normalization x[..., i, g] / target[..., g] (Zhang14 §2.2.2, SPEC §7).
 
     ``x`` has shape (..., m, G) and ``target`` (..., G). Returns
     ``(normalized, keep)`` with ``keep = target != 0`` of shape (..., G);
@@ -196,7 +196,7 @@ def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.n
 def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list[str]]:
     """The per-topic matrix after normalization, for the risk measures (SPEC §7, §8).
 
-    "none": unchanged; "minmax": seed 000 eq. 11 with tied topics dropped;
+    "none": unchanged; "minmax": Zhang22 eq. 11 with tied topics dropped;
     "ratio": x[i,j] / x_T[j] per topic with zero-target topics dropped.
     Returns the matrix and the stderr notes about dropped topics.
     """
@@ -221,7 +221,7 @@ def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list
 
 
 def difficulty_order(target: np.ndarray, topics: tuple[str, ...] | list[str]) -> np.ndarray:
-    """Topic order for ``difficulty:K`` (SPEC §7, seed 000 §5.3.2, seed 001 §3.2.2).
+    """Topic order for ``difficulty:K`` (SPEC §7, Zhang22 §5.3.2, Zhang14 §3.2.2).
 
     Indices of the topics sorted by raw x_T[j] ascending (hardest first),
     ties broken by topic id compared as strings.

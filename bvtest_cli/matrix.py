@@ -52,7 +52,7 @@ class ScoreMatrix:
 
 
 def virtual_target(values: np.ndarray) -> np.ndarray:
-    """x_T[j] = max_i x[i, j] (seed 000 §3.2, seed 001 eq. 1); works on (..., m, n)."""
+    """x_T[j] = max_i x[i, j] (Zhang22 §3.2, Zhang14 eq. 1); works on (..., m, n)."""
     return values.max(axis=-2)
 
 

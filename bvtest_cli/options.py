@@ -77,6 +77,14 @@ class Settings:
     condition_map: str | None = None
     condition_pattern: str | None = None
     # ---- end issue 15
+    # --- variations (issue #13): `bvtest variations`
+    variation_map: str | None = None
+    split: str | None = None
+    mode: str | None = None  # None: from the map (SPEC §11)
+    weights: str | None = None
+    plot: str | None = None
+    # --- end variations
+
     # ---- issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
     ci: float | None = None
     bootstrap: int = 1000
@@ -664,6 +672,78 @@ PERMUTE_OUT = _opt(
 )
 # ======================================================================================
 
+# =========================================================================== variations
+# `bvtest variations` (issue #13, SPEC §11): its own options, and its --alpha,
+# which fills the same `alphas` attribute but takes negative values and the
+# START:STOP:STEP grid syntax (variations.parse_alphas).
+
+from .defaults import VARIATION_ALPHAS, VARIATION_MODES  # noqa: E402
+
+
+def parse_variation_alphas(text: str) -> tuple[str, ...]:
+    from .variations import parse_alphas as parse_grid
+
+    try:
+        return parse_grid(text)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+
+
+OPTIONS.update(
+    (o.attr, o)
+    for o in (
+        _opt(
+            "variation_map",
+            "--map",
+            metavar="FILE",
+            help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
+            "keyed by topic and apply to every variation of it.",
+        ),
+        _opt(
+            "split",
+            "--split",
+            metavar="SEP",
+            help="Without --map: the topic of a query id is its part before the last SEP "
+            "(--split - : 201-4 -> 201).",
+        ),
+        _opt(
+            "mode",
+            "--mode",
+            type=click.Choice(VARIATION_MODES),
+            default=None,
+            help="general: users x topics (needs a user column); intra: each topic over its "
+            "variations; inter: one query per topic, over topics [default: general when "
+            "the map has users, intra with a map or --split, inter without].",
+        ),
+        _opt(
+            "weights",
+            "--weights",
+            metavar="FILE",
+            help="'topic weight' lines, normalised to sum 1 [default: equal weights]; "
+            "general and inter modes.",
+        ),
+        _opt(
+            "plot",
+            "--plot",
+            metavar="FILE",
+            help="Also draw tau and tau_AP against alpha (Zuccon16 Figs. 2-4) to FILE "
+            "(.png, .svg or .pdf; needs matplotlib).",
+        ),
+    )
+)
+
+VARIATIONS_ALPHAS = _opt(
+    "alphas",
+    "--alpha",
+    default=VARIATION_ALPHAS,
+    show_default=True,
+    metavar="LIST|START:STOP:STEP",
+    callback=_callback(parse_variation_alphas),
+    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
+    "(STOP included when reached); negative alphas favour unstable systems.",
+)
+# ======================================================================= end variations
+
 
 # =========================================================================== issue 14: uncertainty
 DEFAULT_BOOTSTRAP = 1000
@@ -750,3 +830,15 @@ COMPARE_FORMAT = _opt(
     "same with commas; table: one table per measure; json: the stable schema.",
 )
 # =========================================================================== end of issue 14
+
+
+# =========================================================================== plots
+#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
+CONDITIONS_PLOT = _opt(
+    "plot",
+    "--plot",
+    metavar="FILE",
+    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
+    "to FILE (.png, .svg or .pdf; needs matplotlib).",
+)
+# ======================================================================= end plots

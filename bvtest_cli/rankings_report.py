@@ -24,7 +24,7 @@ import numpy as np
 
 from . import registry as r
 from .errors import InputError
-from .evaluate import map_runs, parse_measures
+from .evaluate import how, map_runs, parse_measures
 from .options import Settings
 from .parallel import default_jobs, progress
 from .pooling import engineer_run, engineered_name, format_run, pool, truncate_run
@@ -76,12 +76,7 @@ def rankings_report(s: Settings) -> Report:
         collections,
         sources,
         specs,
-        rel_level=s.rel_level,
-        jobs=s.jobs or default_jobs(),
-        err_impl=s.err_impl,
-        impl=s.impl,
-        note=notes.append,
-        tick=progress(len(sources), s.quiet),
+        **how(s, notes, len(sources)),
     )
     try:
         res = ranking_accuracy(

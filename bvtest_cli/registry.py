@@ -306,6 +306,64 @@ PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, P
 # ======================================================================================
 
 
+# =========================================================================== variations
+# `bvtest variations` (SPEC §11; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
+# Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from Inputs,
+# and `var` here is the portfolio variance, not the bias–variance Var above
+# (same JSON key, another quantity, hence a Field of its own).
+
+VARIATIONS_MU = Field(
+    "mu",
+    "portfolio mean μ = Σ_i w_i mean_k r[k, i] (intra: mean over topics of the per-topic means)",
+    "Zuccon16 eq. 2",
+    table=True,
+    better="higher",
+)
+VARIATIONS_VAR = Field(
+    "var",
+    "portfolio variance σ² over user slots, sample (n − 1) estimator "
+    "(inter: over topics; intra: mean over topics of the per-topic variances)",
+    "Zuccon16 eqs. 3–4, 8–9",
+    table=True,
+)
+VARIATIONS_O = Field(
+    "o",
+    "portfolio value O = μ − α σ² (α < 0 favours unstable systems)",
+    "Zuccon16 eq. 5",
+    alpha=True,
+    better="higher",
+)
+VARIATIONS_TAU = Field(
+    "tau",
+    "Kendall τ_b between the ranking by O and the ranking by μ "
+    "(intra: mean over the topics where it is defined)",
+    "Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TAU_AP = Field(
+    "tau_ap",
+    "AP rank correlation of the ranking by O against the ranking by μ (intra: mean over topics)",
+    "Yilmaz08; Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TOPIC_TAU = Field(
+    "tau", "Kendall τ_b of one topic's rankings by O and by μ", "Zuccon16 §4.2", alpha=True
+)
+VARIATIONS_TOPIC_TAU_AP = Field(
+    "tau_ap", "τ_AP of one topic's ranking by O against its ranking by μ", "Zuccon16 §4.2",
+    alpha=True,
+)  # fmt: skip
+N_VARIATIONS = Field("n_variations", "query variations analysed (columns of the score matrix)")
+N_USERS = Field("n_users", "user slots k of the general framework", "Zuccon16 §4.1")
+
+VARIATIONS_FIELDS: tuple[Field, ...] = (
+    VARIATIONS_MU, VARIATIONS_VAR, VARIATIONS_O, VARIATIONS_TAU, VARIATIONS_TAU_AP,
+    VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
+)  # fmt: skip
+# ======================================================================= end variations
+
 # =========================================================================== issue 14: uncertainty
 # (cmd-uncertainty) Fields of `--ci`, `bvtest compare` and the Pareto front.
 # basis "fields": computed from the other per-system fields once they are

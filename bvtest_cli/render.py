@@ -3,8 +3,10 @@
 One renderer for every command. The layout comes from the report's types
 (:mod:`bvtest_cli.report`) and the field registry: a :class:`Table` prints a
 line per (field, row), alpha-indexed fields as ``field(alpha=A)``, intervals
-as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name;
-:class:`Records` print one line each. All text formats come from one
+as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name,
+and a Section keyed by an alpha-indexed field holds that field's value per
+alpha (``field(alpha=A)``); :class:`Records` print one line each (inside a
+measure block, as rows like any other). All text formats come from one
 flattening into (measure, name, system, value) rows, so they carry the same
 numbers in the same stable order. In the table format a Section of Sections
 of numbers is a grid (a row per child), and a Section of such grids is a set
@@ -76,12 +78,12 @@ def _alpha_name(f: Field, alpha: str) -> str:
     return f"{f.name}(alpha={alpha})"
 
 
-def _table_rows(measure: str, prefix: str, t: Table) -> Iterator[Row]:
+def _table_rows(measure: str, prefix: str, t: Table, digits: int) -> Iterator[Row]:
     if t.children is not None:  # nested detail: row by row
         for i, row in enumerate(t.rows):
             for f in t.fields:
                 yield from _cells(measure, prefix, t, f, [i])
-            yield from _section_rows(measure, f"{prefix}{row}.", t.children[i])
+            yield from _section_rows(measure, f"{prefix}{row}.", t.children[i], digits)
         return
     for f in t.fields:
         yield from _cells(measure, prefix, t, f, range(len(t.rows)))
@@ -112,30 +114,44 @@ def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iter
         yield measure, f"{name}.hi", ALL, interval[1]
 
 
-def _section_rows(measure: str, prefix: str, s: Section) -> Iterator[Row]:
-    """Leaves first, then tables and nested sections in order."""
+def _section_rows(measure: str, prefix: str, s: Section, digits: int) -> Iterator[Row]:
+    """Leaves first, then tables, nested sections and records in order."""
     for key, node in s.items:
         if is_leaf(node):
             yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
-            yield from _table_rows(measure, prefix, node)
+            yield from _table_rows(measure, prefix, node, digits)
         elif isinstance(node, Section):
-            yield from _nested(measure, f"{prefix}{key}", node)
+            yield from _nested(measure, f"{prefix}{key}", node, by_alpha(key))
+        elif isinstance(node, Records):
+            # inside a measure block a record is one row: as_text gives (name, system, value)
+            for item in node.items:
+                name, system, value = node.as_text(item, digits)
+                yield measure, f"{prefix}{name}", system, value
 
 
-def _nested(measure: str, name: str, s: Section) -> Iterator[Row]:
+def by_alpha(key: Field | str) -> bool:
+    """A Section keyed by an alpha-indexed field maps each alpha to that field's value."""
+    return isinstance(key, Field) and key.alpha
+
+
+def _nested(measure: str, name: str, s: Section, alpha: bool = False) -> Iterator[Row]:
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
         elif is_leaf(node):
-            yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
+            if alpha:
+                yield measure, f"{name}(alpha={key})", ALL, node
+            else:
+                yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
 
 
-def flatten(report: Report) -> Iterator[Row]:
-    """(measure, name, system, value) rows of every measure block, in order."""
+def flatten(report: Report, digits: int = 4) -> Iterator[Row]:
+    """(measure, name, system, value) rows of every measure block, in order;
+    ``digits`` formats the values of records (already text)."""
     for measure, block in report.measure_blocks():
-        yield from _section_rows(measure, "", block)
+        yield from _section_rows(measure, "", block, digits)
 
 
 # --------------------------------------------------------------------------- json
@@ -172,6 +188,8 @@ def to_json(node: Any) -> Any:
                 cells.update(to_json(node.children[i]))
             out[row] = cells
         return out
+    if isinstance(node, (tuple, list)):  # a list setting (variations' alphas)
+        return [plain(v) for v in node]
     return plain(node)
 
 
@@ -418,7 +436,12 @@ def _row_header(key: str) -> str:
 
 def render_table(report: Report, digits: int) -> str:
     """One table per measure: a row per system, scalars and settings in the title."""
-    settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
+    # A list setting (variations' alphas) is not a title item: the tables show its values.
+    settings = [
+        f"{k}={v}"
+        for k, v in report.settings().items()
+        if v is not None and not isinstance(v, (tuple, list))
+    ]
     out: list[str] = []
     for measure, block in report.measure_blocks():
         title = [_leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v)]
@@ -448,9 +471,15 @@ def render_table(report: Report, digits: int) -> str:
         for key, node in block.items:
             if _is_matrices(node):
                 out += _matrices(str(key), node, digits)
-            elif isinstance(node, Section) and (str(key), node) not in grid:
+            elif isinstance(node, Section) and (str(key), node) not in grid and not by_alpha(key):
                 out += [_text(line) for line in _section_lines(str(key), node, digits)]
+        series = [(str(k), v) for k, v in block.items if isinstance(v, Section) and by_alpha(k)]
+        if series:
+            out.append(_alpha_table(series, digits))
         for key, detail in tables[1:]:  # per-topic rows, per-condition rows, ...
+            if any(f.alpha for f in detail.fields):  # as many columns as fields
+                out.append(_long_table(detail, digits))
+                continue
             if detail.children is not None:
                 first = _row_header(key)
                 out.append(_tabulate(*reversed(_wide(detail, detail.fields, digits, first))))
@@ -462,10 +491,46 @@ def render_table(report: Report, digits: int) -> str:
                 for i, row in enumerate(detail.rows)
             ]
             out.append(_tabulate(rows, headers, first_left=False))
+        for key, node in block.items:
+            if isinstance(node, Records):
+                out.append(_text(f"{key}:" if node.items else f"{key}: none"))
+                if node.items:
+                    out.append(_records_table(node, digits))
         if _STYLE["style"] == "latex":
             out.append("\\end{table}")
         out.append("")
     return "\n".join(out)
+
+
+def _alpha_table(series: list[tuple[str, Section]], digits: int) -> str:
+    """Sections keyed by alpha-indexed fields as one table: a row per alpha,
+    a column per field (variations' tau and tau_ap)."""
+    alphas = list(dict.fromkeys(str(a) for _, s in series for a, _ in s.items))
+    columns = [{str(a): v for a, v in s.items} for _, s in series]
+    rows = [[a] + [fmt(plain(c.get(a)), digits) for c in columns] for a in alphas]
+    return _tabulate(rows, ["alpha"] + [name for name, _ in series], first_left=False)
+
+
+def _long_table(t: Table, digits: int) -> str:
+    """A detail table with alpha-indexed fields, a line per (row, alpha): as many
+    columns as fields, however long the alpha grid."""
+    headers = ["topic", "alpha"] + [f.name for f in t.fields]
+    rows = []
+    for i, row in enumerate(t.rows):
+        for j, a in enumerate(t.alphas):
+            cells = [row, a]
+            for f in t.fields:
+                v = np.asarray(t.values[f.name])[i]
+                cells.append(fmt(plain(v[j] if f.alpha else v), digits))
+            rows.append(cells)
+    return _tabulate(rows, headers, first_left=False)
+
+
+def _records_table(records: Records, digits: int) -> str:
+    rows = [records.as_json(item) for item in records.items]
+    headers = list(rows[0]) if rows else []
+    cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+    return _tabulate(cells, headers)
 
 
 def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
@@ -558,13 +623,13 @@ def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None =
     if fmt_name == "trec":
         return "".join(
             f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
-            for m, name, system, v in flatten(report)
+            for m, name, system, v in flatten(report, digits)
         )
     if fmt_name in ("tsv", "csv"):
         buf = io.StringIO()
         writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
         writer.writerow(["measure", "name", "system", "value"])
-        writer.writerows((m, n, s, fmt(plain(v), digits)) for m, n, s, v in flatten(report))
+        writer.writerows((m, n, s, fmt(plain(v), digits)) for m, n, s, v in flatten(report, digits))
         return buf.getvalue()
     if fmt_name == "table":
         return render_table(report, digits)
@@ -577,11 +642,11 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
         lines = [records.header] if records.header else []
         lines += [records.as_text(item, digits) for item in records.items]
         return "".join("\t".join(line) + "\n" for line in lines)
+    if fmt_name == "table":
+        return _records_table(records, digits) + "\n"
     rows = [records.as_json(item) for item in records.items]
     headers = list(rows[0]) if rows else []
     cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
-    if fmt_name == "table":
-        return _tabulate(cells, headers) + "\n"
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
     writer.writerow(headers)
@@ -590,15 +655,18 @@ def _render_records(records: Records, fmt_name: str, digits: int) -> str:
 
 
 def _measure_records(report: Report) -> list[tuple[str, Records]]:
-    """The Records of the measure blocks (``compare``'s pairs), in order."""
+    """The Records of measure blocks made only of records (``compare``'s pairs)."""
     if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
         return []
-    return [
-        (measure, node)
-        for measure, block in report.measure_blocks()
-        for _, node in block.items
-        if isinstance(node, Records)
-    ]
+    blocks = list(report.measure_blocks())
+    # Only blocks that are nothing but records (compare's pairs); records beside
+    # numbers (variations' crossovers) are rows of their block.
+    if not blocks or not all(
+        block.items and all(isinstance(node, Records) for _, node in block.items)
+        for _, block in blocks
+    ):
+        return []
+    return [(measure, node) for measure, block in blocks for _, node in block.items]
 
 
 def _render_measure_records(

@@ -95,7 +95,9 @@ class Table:
 class Records:
     """A list of records (verdicts, comparisons): ``as_json(item)`` is the
     item's JSON object (also the columns of table/tsv/csv) and
-    ``as_text(item, digits)`` the tab-separated fields of its trec line."""
+    ``as_text(item, digits)`` the tab-separated fields of its trec line.
+    Records inside a measure block (variations' crossovers) are rows like any
+    other there: ``as_text`` then gives exactly (name, system, value)."""
 
     items: tuple[Any, ...]
     as_json: Callable[[Any], Mapping[str, Value]]

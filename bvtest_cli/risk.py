@@ -2,7 +2,7 @@
 
 Pure functions over numpy arrays, following Dinçer, Macdonald & Ounis,
 "Risk-Sensitive Evaluation and Learning to Rank using Multiple Baselines"
-(SIGIR 2016, seed 004), eqs. (1), (2), (5)–(7).
+(SIGIR 2016, Dincer16), eqs. (1), (2), (5)–(7).
 
 Shapes: ``x`` holds scores of shape (..., m, n) — m systems, n topics, with
 optional leading axes (e.g. a stack of random groupings, as in decompose.py).
@@ -59,7 +59,7 @@ def _scores(x: np.ndarray) -> np.ndarray:
 
 
 def _risk_reward(v: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis, for every α (seed 004 eqs. 1, 6).
+    """Σ_{v>0} v + (1+α) Σ_{v<0} v over the last axis, for every α (Dincer16 eqs. 1, 6).
 
     The expression is linear in (1+α), so the wins and losses are summed once
     and combined by broadcasting: (...,) → (..., k). Without losses the
@@ -80,14 +80,14 @@ def has_negative(x: np.ndarray) -> bool:
     """True when some score is negative: ZRisk/GeoRisk are then undefined (SPEC §8).
 
     The chi-square expectation e = S_i T_j / N and its square root assume
-    non-negative cell values (seed 004 §3.1), so the CLI prints null instead.
+    non-negative cell values (Dincer16 §3.1), so the CLI prints null instead.
     """
     return bool(np.any(np.asarray(x) < 0))
 
 
 @quiet
 def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """URisk of every system against one baseline run (SPEC §8, seed 004 eq. 1).
+    """URisk of every system against one baseline run (SPEC §8, Dincer16 eq. 1).
 
     URisk_i = (1/n)[Σ_{δ>0} δ + (1+α) Σ_{δ<0} δ] with δ_j = x_ij − b_j.
     ``baseline`` has shape (..., n). Returns shape (..., m, k).
@@ -101,11 +101,11 @@ def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """TRisk = URisk / SE(URisk) against one baseline run (SPEC §8, seed 004 eq. 2).
+    """TRisk = URisk / SE(URisk) against one baseline run (SPEC §8, Dincer16 eq. 2).
 
     SE = s_d / √n where d_j = δ_j if δ_j ≥ 0 else (1+α) δ_j and s_d is the
     *sample* standard deviation (n − 1), so TRisk is the paired Student t
-    statistic of the d_j (Dinçer et al. 2014, cited as [13] in seed 004).
+    statistic of the d_j (Dinçer et al. 2014, cited as [13] in Dincer16).
 
     Computed from moments of the (..., m, n) differences instead of the
     (..., m, k, n) weighted ones (it runs once per bootstrap resample): with
@@ -148,9 +148,9 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """TRisk* : TRisk against the per-topic mean of all m systems (SPEC §8, seed 004 eq. 3).
+    """TRisk* : TRisk against the per-topic mean of all m systems (SPEC §8, Dincer16 eq. 3).
 
-    Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of seed 004 §2. On a
+    Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of Dincer16 §2. On a
     topic where every system scores the same, Mean_q is that score exactly
     (matrix.exact_mean; the float mean of m equal values need not equal them),
     so copies of one run get TRisk* 0, as a run against itself (SPEC §8).
@@ -179,7 +179,7 @@ def _deviates(x: np.ndarray, st: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 @quiet
 def zscores(x: np.ndarray) -> np.ndarray:
-    """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (SPEC §8, seed 004 eq. 5).
+    """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (SPEC §8, Dincer16 eq. 5).
 
     e_ij = S_i T_j / N with S_i the row sums, T_j the column sums and N the
     grand total. A cell with e_ij = 0 carries no information (its row or its
@@ -206,7 +206,7 @@ def zscores(x: np.ndarray) -> np.ndarray:
 
 @quiet
 def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """ZRisk with all m systems as multiple baselines (SPEC §8, seed 004 eq. 6).
+    """ZRisk with all m systems as multiple baselines (SPEC §8, Dincer16 eq. 6).
 
     ZRisk_i = Σ_{z>0} z_ij + (1+α) Σ_{z<0} z_ij, z from :func:`zscores`.
     Requires x ≥ 0. Returns shape (..., m, k); an all-zero matrix gives 0.
@@ -217,11 +217,11 @@ def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """ZRisk of each system on the two-row matrix [x_i; reference] (SPEC §8, seed 004 §4.1).
+    """ZRisk of each system on the two-row matrix [x_i; reference] (SPEC §8, Dincer16 §4.1).
 
     With ``reference`` a baseline run this is the single-baseline ZRisk of
-    seed 004 Table 4; with the virtual target x_T[j] = max_i x_ij and α = 0
-    it is the ZRisk against the target of seed 000 Table 8.
+    Dincer16 Table 4; with the virtual target x_T[j] = max_i x_ij and α = 0
+    it is the ZRisk against the target of Zhang22 Table 8.
     ``reference`` has shape (..., n). Requires x ≥ 0 and reference ≥ 0.
     Returns shape (..., m, k).
 
@@ -250,7 +250,7 @@ def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarr
 
 @quiet
 def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
-    """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (SPEC §8, seed 004 eq. 7).
+    """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (SPEC §8, Dincer16 eq. 7).
 
     ``mean`` is S_i / n, shape (..., m); ``z`` the ZRisk values, shape (..., m, k);
     Φ (scipy.special.ndtr) maps ZRisk/n into [0, 1] so that both factors of the

@@ -17,7 +17,7 @@ documents, r of them relevant, one simulated collection is
 k such collections give a (system, topic, sample) cube. Sample j of every
 system forms column j of Table 3, its target is the max over systems, and
 Bias² / Var per topic are the SPEC §4 population moments over the k samples
-(seed 000 eq. 12) with c = mean of the target; eqs. 13–14 average them over
+(Zhang22 eq. 12) with c = mean of the target; eqs. 13–14 average them over
 topics (Table 10), and Table 11 correlates them across systems per topic.
 
 How the simulation stays cheap (the issue's hint). AP only depends on the
@@ -78,7 +78,7 @@ from .trecio import (
     sort_topics,
 )
 
-DEFAULT_SAMPLES = 100  # seed 000 §5.3.3: k = 100 (stable for k > 100, unstable at 10)
+DEFAULT_SAMPLES = 100  # Zhang22 §5.3.3: k = 100 (stable for k > 100, unstable at 10)
 
 
 # --------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ def _sampler(
 class PerTopicResult:
     """Per-topic bias–variance over simulated collections (SPEC §9).
 
-    Arrays are indexed [topic, system]; ``mean_*`` are eqs. 13–14 of seed 000.
+    Arrays are indexed [topic, system]; ``mean_*`` are eqs. 13–14 of Zhang22.
     """
 
     systems: tuple[str, ...]
@@ -479,7 +479,7 @@ def analyse_samples(
 
     Column j of topic t's Table 3 is sample j of every system; the target of
     sample j is the max over systems and c its mean over the k samples
-    (seed 000 eq. 12); moments are population moments via ``decompose``.
+    (Zhang22 eq. 12); moments are population moments via ``decompose``.
     """
     m, n, k = ap.shape
     stack = np.transpose(ap, (1, 0, 2))  # (n, m, k): one Table 3 per topic

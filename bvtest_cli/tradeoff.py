@@ -1,4 +1,4 @@
-"""The effectiveness–stability tradeoff (SPEC §6; seed 000 §5.3, seed 001 Table 2).
+"""The effectiveness–stability tradeoff (SPEC §6; Zhang22 §5.3, Zhang14 Table 2).
 
 Pearson and Spearman correlations of Bias² and Var across the m systems,
 each with a two-sided p-value for H0: no association.

@@ -442,7 +442,12 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
         dot = column == _DOT
         if position:  # the first character may also be a sign (checked above)
             odd |= (column != 0) & ~digit & ~dot
-        mantissa[digit] = mantissa[digit] * 10.0 + (column[digit] - 48)
+        # Computed on every row and kept where a digit is (cheaper than three
+        # boolean gathers); the same operations on the digit rows, so bit-equal.
+        step = mantissa * 10.0
+        step += column
+        step -= 48.0
+        np.copyto(mantissa, step, where=digit)
         n_digits += digit
         decimals += digit & (n_dots > 0)
         n_dots += dot
@@ -665,15 +670,42 @@ def read_qrels(path: str) -> QrelsFile:
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     _check_nonempty(data, label)
-    fast = _parse_qrels_table(data)
+    if path == STDIN:
+        fast = _parse_qrels_table(data)
+    else:
+        # The parser may drop the file's bytes once it has split them, before
+        # it builds the table (the peak memory of a large qrels file); the
+        # line-by-line path then reads the file again.
+        box = [data]
+        del data
+        fast = _parse_qrels_table(box)
+        data = box[0] if box else read_bytes(path)
     if fast is not None:
         table, first_line = fast
+        if len(table) > _TRIM_ROWS:
+            _release_freed_memory()
         return QrelsFile(label, None, first_line, table=table)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
     for lineno, fields in _lines(data, label):
         _add_qrel(qrels, first_line, fields, label, lineno)
     return QrelsFile(label, qrels, first_line)
+
+
+_TRIM_ROWS = 1 << 20  # qrels lines from which the parse's freed memory is handed back
+
+
+def _release_freed_memory() -> None:
+    """Give the heap pages freed by a large parse back to the OS (glibc's
+    malloc_trim; nothing elsewhere). The parse allocates and frees hundreds of
+    MB in pieces below glibc's mmap threshold; kept, they would stay resident
+    in this process and in every worker forked after it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _add_qrel(
@@ -827,6 +859,14 @@ def _docno_words(docnos: np.ndarray) -> np.ndarray:
 def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarray:
     """A 64-bit hash of (topic index, docno) per row. Zero words are padding
     (a docno holds no NUL), so the hash does not depend on the array's width."""
+    if topic.size > _HASH_BLOCK:
+        # Block by block: the padded docno words and the mixing temporaries of
+        # 12 M qrels lines would otherwise cost several times the result.
+        out = np.empty(topic.size, dtype=np.uint64)
+        for lo in range(0, topic.size, _HASH_BLOCK):
+            hi = lo + _HASH_BLOCK
+            out[lo:hi] = docno_hash(topic[lo:hi], docnos[lo:hi], seed)
+        return out
     h = topic.astype(np.uint64) * _HASH_MUL + np.uint64(seed)
     with np.errstate(over="ignore"):
         for word in _docno_words(docnos).T:
@@ -834,6 +874,9 @@ def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarr
             mixed ^= mixed >> np.uint64(31)
             h = np.where(word != 0, mixed, h)
     return h
+
+
+_HASH_BLOCK = 1 << 20  # rows hashed at a time (element-wise: the blocks do not interact)
 
 
 @dataclass(frozen=True)
@@ -921,13 +964,25 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
     """Whether a (topic, docno) pair occurs twice."""
     keys = docno_hash(topic, docno)
+    # A plain sort (no index array) settles the usual case, no equal hashes,
+    # at about half the cost of an argsort; the argsort only when one repeats.
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
     order = np.argsort(keys)
     keys = keys[order]
     same = np.flatnonzero(keys[1:] == keys[:-1])
-    if same.size == 0:
-        return False
     a, b = order[same], order[same + 1]  # equal hashes: equal pairs, or a collision
     return bool(((topic[a] == topic[b]) & (docno[a] == docno[b])).any())
+
+
+def _joined(column: np.ndarray | list[np.ndarray]) -> np.ndarray:
+    """A column given as parts, concatenated; the list is emptied (its parts freed)."""
+    if isinstance(column, np.ndarray):
+        return column
+    joined = np.concatenate(column)
+    column.clear()
+    return joined
 
 
 class QrelsTable:
@@ -935,10 +990,18 @@ class QrelsTable:
     lookups; ``row`` keeps the file order for the dict view."""
 
     def __init__(
-        self, topics: list[str], topic: np.ndarray, docno: np.ndarray, grade: np.ndarray
+        self,
+        topics: list[str],
+        topic: np.ndarray | list[np.ndarray],
+        docno: np.ndarray | list[np.ndarray],
+        grade: np.ndarray | list[np.ndarray],
     ) -> None:
+        """Columns as arrays, or as lists of parts (a chunked parse): the parts
+        are joined one column at a time and each unsorted column is freed once
+        sorted, which bounds the peak memory of a large qrels file."""
         self.topics = topics
         self.topic_index = {t: i for i, t in enumerate(topics)}
+        topic, docno = _joined(topic), _joined(docno)
         n = topic.size
         self.has_duplicates = False
         for seed in range(8):  # a new seed if two different pairs share a hash
@@ -957,10 +1020,13 @@ class QrelsTable:
         self.seed = seed
         self.key = key
         self.row = order.astype(np.int32 if n < 2**31 else np.int64)
+        self.docno = docno[order]  # the widest column first, while the fewest copies live
+        del docno
         self.topic = topic[order]
-        self.docno = docno[order]
+        del topic
+        grade = _joined(grade)
         small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
-        self.grade = grade[order].astype(np.int32 if small else np.int64)
+        self.grade = grade[order].astype(np.int32 if small else np.int64, copy=False)
         self._num_rel: dict[int, np.ndarray] = {}
 
     @classmethod
@@ -982,10 +1048,15 @@ class QrelsTable:
         """(judged, grade) of each (qrels topic index, docno) row; grade 0
         where unjudged."""
         key = docno_hash(topic, docno, self.seed)
-        pos = np.searchsorted(self.key, key)
-        np.minimum(pos, max(self.key.size - 1, 0), out=pos)
         if self.key.size == 0:
             return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
+        # Searching the keys in ascending order walks the table once (numpy
+        # narrows each search from the previous one): with the sort included,
+        # cheaper than random binary searches over a table that outgrows cache.
+        by_key = np.argsort(key)
+        pos = np.empty(key.size, dtype=np.intp)
+        pos[by_key] = np.searchsorted(self.key, key[by_key])
+        np.minimum(pos, self.key.size - 1, out=pos)
         judged = self.key[pos] == key
         hit = np.flatnonzero(judged)
         hp = pos[hit]
@@ -1019,19 +1090,23 @@ class QrelsTable:
         return qrels
 
 
-_QRELS_CHUNK = 1 << 25  # bytes parsed at a time: bounds the parser's temporary arrays
+_QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays
 
 
-def _parse_qrels_table(data: bytes) -> tuple[QrelsTable, dict[int, int]] | None:
+def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int, int]] | None:
     """Qrels table and first line of each grade for a well-formed file with
     four fields on every line and no (qid, docno) judged twice; None otherwise
     (the line-by-line path then accepts repeated equal judgments or names the
     line). The file is parsed in chunks of whole lines, so the temporary
-    arrays stay small whatever the size of the file."""
+    arrays stay small whatever the size of the file. Given a one-element list,
+    the parser takes the bytes out of it and frees them after the last chunk."""
+    if isinstance(data, list):
+        data = data.pop()
     topics: dict[str, int] = {}
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     first: dict[int, int] = {}
     start, line_offset = 0, 0
+    chunk = b""
     while start < len(data):
         end = data.find(b"\n", min(start + _QRELS_CHUNK, len(data)) - 1)
         end = len(data) if end < 0 else end + 1
@@ -1060,15 +1135,19 @@ def _parse_qrels_table(data: bytes) -> tuple[QrelsTable, dict[int, int]] | None:
             if value not in first:
                 first[value] = int(fields.lines[row]) + 1 + line_offset
         line_offset += chunk.count(b"\n")
+        if grades.min() >= -(2**31) and grades.max() < 2**31:
+            grades = grades.astype(np.int32)  # the table keeps int32 grades when all fit
         parts.append((topic, _docno_column(fields), grades))
         del fields, grades_matrix
+    del data, chunk  # the caller passed a list: these were the last references
     if not parts:
         return None
-    topic = np.concatenate([p[0] for p in parts])
-    docno = np.concatenate([p[1] for p in parts])
-    grade = np.concatenate([p[2] for p in parts])
+    # Handed over as lists of parts: the table joins and frees them column by column.
+    columns = [list(c) for c in zip(*parts, strict=True)]
     del parts
-    table = QrelsTable(list(topics), topic, docno, grade)
+    if line_offset > _TRIM_ROWS:
+        _release_freed_memory()  # the chunks' temporaries, before the table's peak
+    table = QrelsTable(list(topics), *columns)
     if table.has_duplicates:
         return None
     first_line = dict(sorted(first.items(), key=lambda item: item[1]))

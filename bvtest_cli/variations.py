@@ -44,6 +44,7 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
+from .defaults import VARIATION_ALPHAS, VARIATION_MODES
 from .errors import InputError
 from .matrix import ScoreMatrix
 
@@ -68,8 +69,8 @@ __all__ = [
     "to_grid",
 ]
 
-MODES = ("general", "intra", "inter")
-DEFAULT_ALPHAS = "-20:20:1"  # the paper's small range (Zuccon et al. 2016, §5.1)
+MODES = VARIATION_MODES
+DEFAULT_ALPHAS = VARIATION_ALPHAS  # the paper's small range (Zuccon et al. 2016, §5.1)
 MAX_ALPHAS = 100_001  # the paper's −1000..1000 step 0.1 has 20 001 points
 TIE_TOL = 1e-12
 _PAIR_CELLS = 1 << 22  # pairwise work is done in chunks of about this many cells

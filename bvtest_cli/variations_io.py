@@ -14,18 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import click
 import numpy as np
 
 from .errors import InputError
+from .matrix import ScoreMatrix
+from .options import Settings
 from .trecio import STDIN, QrelsFile, Source, read_bytes, sort_topics
 from .variations import Design
 
 __all__ = [
+    "Loaded",
     "VariationMap",
     "Weights",
     "build_design",
     "default_mode",
     "expand_qrels",
+    "load",
     "query_ids",
     "read_map",
     "read_weights",
@@ -342,3 +347,134 @@ def read_weights(path: str) -> Weights:
     if not weight:
         raise InputError("empty weights file", label)
     return Weights(label, weight)
+
+
+# ---------------------------------------------------------------------------
+# Everything `bvtest variations` reads, before the analysis
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The inputs of ``bvtest variations``: one matrix per measure whose
+    columns are variation ids (topic ids without a map), the map, the mode
+    it is analysed in, the weights, and the notes about the inputs."""
+
+    matrices: list[ScoreMatrix]
+    vmap: VariationMap | None
+    mode: str
+    weights: Weights | None
+    notes: list[str]
+
+
+def _check_stdin(s: Settings) -> None:
+    """Standard input can be read once: by one input, and not by a run that
+    ``--split`` must read twice (query ids first, then the rankings)."""
+    runs = s.inputs[1:]
+    named = [*s.inputs, s.scores, s.variation_map, s.weights]
+    if sum(1 for p in named if p == STDIN) > 1:
+        raise click.UsageError("standard input (-) can be read only once")
+    if s.split is not None and STDIN in runs:
+        raise click.UsageError(
+            "--split reads the runs' query ids before evaluating them: give run files, "
+            "not standard input (or a --map)"
+        )
+
+
+def _check_mode(vmap: VariationMap | None, mode: str) -> None:
+    """What the mode needs of the map, checked before anything is evaluated
+    (build_design checks the rest on the evaluated variations)."""
+    if vmap is None and mode != "inter":
+        raise InputError(f"{mode} mode needs query variations: give --map FILE or --split SEP")
+    if mode == "general" and vmap is not None and vmap.user is None:
+        raise InputError(
+            "general mode needs a user column in the map ('variation topic user'); "
+            "use --mode intra",
+            vmap.label,
+        )
+
+
+def load(s: Settings) -> Loaded:
+    """QRELS + RUNS (qrels by topic, expanded to the variations of the map) or
+    ``--scores FILE`` (the topic column holds variation ids) → one matrix per
+    measure, with the notes of SPEC §3 said of variations: variations in the
+    runs but not in the map, topics without relevant documents, variations a
+    run did not answer (they score 0)."""
+    from .defaults import DEFAULT_MEASURES
+    from .evaluate import evaluate_runs, how, parse_measures
+    from .evaluate import load as load_scores
+    from .trecio import expand_sources, read_qrels, tagged_sources
+
+    if s.variation_map is not None and s.split is not None:
+        raise click.UsageError("give either --map FILE or --split SEP, not both")
+    _check_stdin(s)
+    notes: list[str] = []
+    vmap = read_map(s.variation_map) if s.variation_map is not None else None
+    weights = read_weights(s.weights) if s.weights is not None else None
+
+    if s.scores is not None:
+        matrices, notes = load_scores(s)
+        if s.split is not None:
+            ids = dict.fromkeys(t for m in matrices for t in m.topics)
+            vmap = split_map(ids, s.split, notes.append)
+        mode = s.mode or default_mode(vmap)
+        _check_mode(vmap, mode)
+        if vmap is not None:
+            matrices = _mapped_columns(matrices, vmap, s.split is None, notes.append)
+    else:
+        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
+        sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
+        qrels_file = read_qrels(s.inputs[0])
+        if s.split is not None:
+            vmap = split_map(query_ids(sources), s.split, notes.append)
+        mode = s.mode or default_mode(vmap)
+        _check_mode(vmap, mode)
+        qrels = qrels_file
+        on_unknown = None
+        if vmap is not None:
+            qrels = expand_qrels(qrels_file, vmap, s.rel_level, notes.append)
+            # Run queries absent from the expanded qrels are either not in the
+            # map (said here; --split has said it of ids without SEP) or of a
+            # topic that expand_qrels dropped, with its own note.
+            from_file = s.split is None
+            mapped = vmap.topic
+
+            def on_unknown(ids: set[str]) -> None:
+                unmapped = sum(1 for q in ids if q not in mapped)
+                if unmapped and from_file:
+                    notes.append(f"{unmapped} query id(s) in the runs are not in the map; ignored")
+
+        matrices = evaluate_runs(
+            qrels,
+            sources,
+            specs,
+            **how(s, notes, len(sources)),
+            unit="variations" if vmap is not None else "topics",
+            on_unknown=on_unknown,
+        )
+    if weights is not None and mode == "intra":
+        notes.append("topic weights are not used in intra mode (each topic is its own portfolio)")
+        weights = None
+    return Loaded(matrices, vmap, mode, weights, notes)
+
+
+def _mapped_columns(
+    matrices: Sequence[ScoreMatrix], vmap: VariationMap, say_unmapped: bool, note: Note
+) -> list[ScoreMatrix]:
+    """A scores file's matrices restricted to the variations of the map."""
+    columns = dict.fromkeys(t for m in matrices for t in m.topics)
+    unmapped = sum(1 for t in columns if t not in vmap.topic)
+    if unmapped and say_unmapped:
+        note(f"{unmapped} query id(s) in the scores file are not in the map; ignored")
+    absent = sum(1 for v in vmap.topic if v not in columns)
+    if absent:
+        note(f"{absent} variation(s) of the map have no score in the scores file; left out")
+    out = []
+    for m in matrices:
+        keep = np.array([t in vmap.topic for t in m.topics], dtype=bool)
+        if not keep.any():
+            raise InputError(f"{m.measure}: no query id of the scores file is in the map")
+        topics = tuple(t for t, k in zip(m.topics, keep, strict=True) if k)
+        out.append(ScoreMatrix(m.measure, m.systems, topics, m.values[:, keep]))
+    return out

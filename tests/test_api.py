@@ -81,8 +81,18 @@ CASES["conditions"] = (
     ("conditions", "--pattern", PATTERN, "-m", "AP", Q, R),
     lambda: bvtest.conditions(Q, R, condition_pattern=PATTERN, measures=["AP"]),
 )
-# Issue 14: compare, pairs by name (a tuple per pair) among the sample runs.
+# Issue #13: variations, plain TREC data in inter mode (each topic one query).
+CASES["variations"] = (
+    ("variations", "-m", "AP", "--alpha=-2:2:1", Q, R),
+    lambda: bvtest.variations(Q, R, measures=["AP"], alphas="-2:2:1"),
+)
+# Issue #14: compare, every pair with Holm's correction.
 CASES["compare"] = (
+    ("compare", "-m", "AP", "--pairs", "all", "--bootstrap", "50", Q, R),
+    lambda: bvtest.compare(Q, R, measures=["AP"], pairs="all", bootstrap=50),
+)
+# Issue #14: compare --pair, a tuple per pair (names) in the API.
+CASES["compare-pair"] = (
     ("compare", "--pair", "sys001", "sys002", "--pair", "sys005", "sys003", "-m", "AP",
      "--bootstrap", "50", "--alpha", "0,5", Q, R),
     lambda: bvtest.compare(Q, R, pair=[("sys001", "sys002"), ("sys005", "sys003")],

@@ -162,3 +162,41 @@ def test_qrels_table_lookup_and_dict_view(tmp_path):
         np.array([1, 1, 0, 0], dtype=np.int32), np.array([b"a", b"b", b"a", b"zz"])
     )
     assert judged.tolist() == [True, False, True, False] and grade.tolist() == [2, 0, 0, 0]
+
+
+def _python_ranking(rows: list[tuple[int, float, bytes]]) -> list[tuple[int, float, bytes]]:
+    """trec_eval's order by Python's sort: docno descending (bytes), then a
+    stable sort by (topic ascending, score descending)."""
+    by_docno = sorted(rows, key=lambda r: r[2], reverse=True)
+    return sorted(by_docno, key=lambda r: (r[0], -r[1]))
+
+
+@pytest.mark.parametrize("layout", ["shuffled", "score_sorted_docno_ascending", "sorted"])
+@pytest.mark.parametrize("seed", range(6))
+def test_ranking_order_equals_python_sort(layout, seed):
+    # Few distinct scores and short docnos (some prefixes of others, some
+    # longer than 8 bytes): many tie groups, docno words of unequal width.
+    rng = random.Random(seed)
+    rows = [
+        (
+            rng.randrange(4),
+            float(rng.choice([0.0, -0.0, 1.5, 2.25, 7.0, -3.0, 1e300])),
+            rng.choice([b"d", b"d1", b"d10", b"LA0101-0001x", b"LA0101-0001", b"b", b"zz9"]),
+        )
+        for _ in range(rng.randrange(2, 300))
+    ]
+    if layout == "shuffled":
+        rng.shuffle(rows)
+    else:  # a run by topic and score descending; ties ascending or descending by docno
+        rows.sort(key=lambda r: r[2], reverse=layout == "sorted")
+        rows.sort(key=lambda r: (r[0], -r[1]))
+    t = np.array([r[0] for r in rows], dtype=np.int64)
+    score = np.array([r[1] for r in rows])
+    docno = np.array([r[2] for r in rows], dtype=bytes)
+    order = fm._ranking_order(t, score, docno)
+    perm = np.arange(len(rows)) if order is None else order
+    got = [(int(t[i]), float(score[i]), bytes(docno[i])) for i in perm]
+    assert got == _python_ranking(rows)
+    assert sorted(perm.tolist()) == list(range(len(rows)))
+    if layout == "sorted" and len(set(rows)) == len(rows):
+        assert order is None  # nothing to do for a run already in trec_eval's order

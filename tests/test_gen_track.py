@@ -209,3 +209,34 @@ def test_cli_requires_outputs(tmp_path: Path) -> None:
         gen_track.main(["--qrels-out", str(tmp_path / "q.txt")])
     with pytest.raises(ValueError):
         gen_track.generate(tmp_path, min_depth=10, max_depth=5)
+
+
+def test_fill_judged_makes_sparse_qrels(tmp_path: Path) -> None:
+    """--fill-judged (the many-topics bench track): each topic is judged to
+    about ``judged`` documents although the runs retrieve at most 2 x depth
+    distinct ones; the extra judgments are grade 0 and in no run."""
+    t = gen_track.generate(
+        tmp_path, runs=4, topics=6, depth=20, judged=300, seed=3, fill_judged=True
+    )
+    qrels = _parse_qrels(tmp_path / "qrels.txt")  # also checks: no docno judged twice
+    retrieved: dict[str, set[str]] = defaultdict(set)
+    for p in t.run_paths:
+        for qid, rows in _parse_run(p).items():
+            retrieved[qid].update(docno for docno, *_ in rows)
+    for qid, judged in qrels.items():
+        # the ±15 % log-normal target: exp(±5 sigma) bounds, far above 2 x depth = 40
+        assert 300 * np.exp(-0.75) <= len(judged) <= 300 * np.exp(0.75)
+        assert t.n_judged[qid] == len(judged)
+        unretrieved = {d: g for d, g in judged.items() if d not in retrieved[qid]}
+        assert len(unretrieved) >= len(judged) - 2 * 20
+        # relevant unretrieved documents are only the few spare ones (<= 8 per topic)
+        assert sum(g > 0 for g in unretrieved.values()) <= gen_track.MAX_UNRETRIEVED
+    # with the option off the same call judges at most what the runs retrieved + spares
+    plain = gen_track.generate(tmp_path / "plain", runs=4, topics=6, depth=20, judged=300, seed=3)
+    assert all(n <= 2 * 20 + gen_track.MAX_UNRETRIEVED for n in plain.n_judged.values())
+
+
+def test_docnos_formatting() -> None:
+    gids = np.array([0, 7, 99_999, 100_000, 4_999_999, 1_234_567, 9_999_999])
+    expected = [f"DOC-{g // 100_000:04d}-{g % 100_000:06d}".encode() for g in gids.tolist()]
+    assert gen_track._docnos(gids).tolist() == expected

@@ -154,7 +154,51 @@ def _cases() -> dict[str, tuple[str, ...]]:
     )  # fmt: skip
     cases["pool"] = ("pool", "--depth", "5", "qrels/qrels.txt", "sample_runs/")
     cases["permute"] = ("permute", "--seed", "3", "--out", "OUT", "qrels/qrels.txt", "sample_runs/")
+    cases.update(_variation_cases())
     return cases
+
+
+# --- variations (issue #13): a UQV100-like track generated at test time (UQV/)
+U = ("UQV/qrels.txt", "UQV/runs/")
+UMAP = ("--map", "UQV/map.txt")
+
+
+def _variation_cases() -> dict[str, tuple[str, ...]]:
+    cases: dict[str, tuple[str, ...]] = {}
+    for fmt in FORMATS:
+        cases[f"variations-{fmt}"] = (
+            "variations", "-m", "AP,P@10", "--alpha=-2:2:0.5", *UMAP, "-f", fmt, *U,
+        )  # fmt: skip
+    for fmt in ("trec", "table", "json", "latex", "markdown"):
+        cases[f"variations-intra-{fmt}"] = (
+            "variations", "-m", "AP", "--mode", "intra", "-q", "--alpha=-4,0,4", *UMAP,
+            "-f", fmt, *U,
+        )  # fmt: skip
+    cases["variations-split"] = ("variations", "-m", "nDCG@10", "--split", "-", "--alpha=0,1", *U)
+    cases["variations-weights"] = (
+        "variations", "-m", "AP", "--weights", "UQV/weights.txt", "--alpha=-1,0,1", *UMAP,
+        "-f", "json", *U,
+    )  # fmt: skip
+    cases["variations-inter"] = ("variations", "-m", "AP", "-f", "table", *S)
+    cases["variations-scores"] = ("variations", "--scores", SCORES, "--alpha=0,5", "-f", "json")
+    cases["variations-general-error"] = ("variations", "-m", "AP", "--mode", "general", *U)
+    return cases
+
+
+@pytest.fixture(scope="module")
+def uqv_dir(tmp_path_factory) -> Path:
+    """The 4 topics × 5 variations × 3 runs track of tests/test_variations_cmd.py."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import gen_track
+
+    out = tmp_path_factory.mktemp("golden-uqv")
+    gen_track.generate(
+        out, runs=3, topics=4, variations=5, depth=30, judged=40, seed=7, norel_topics=1
+    )
+    (out / "weights.txt").write_text("401 1\n402 2\n403 1\n")
+    return out
 
 
 CASES = _cases()
@@ -198,16 +242,17 @@ def _files(directory: Path) -> str:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_golden(name: str, new_run: Path, pools: Path, tmp_path: Path) -> None:
+def test_golden(name: str, new_run: Path, pools: Path, uqv_dir: Path, tmp_path: Path) -> None:
     args = CASES[name]
     if any(a.startswith(CAST) for a in args) and not (SHARED / "data").is_dir():
         pytest.skip("../shared/data is not present")
     out = tmp_path / "OUT"
     args = tuple(str(new_run / "new.run") if a == "NEW/new.run" else a for a in args)
     args = tuple(str(out) if a == "OUT" else a.replace("POOLS/", f"{pools}/") for a in args)
+    args = tuple(str(uqv_dir) + a[3:] if a.startswith("UQV/") else a for a in args)
     proc = run_bvtest(*args, cwd=REPO)
     got = _record(proc).replace(str(new_run), "NEW").replace(str(pools), "POOLS")
-    got = got.replace(str(out), "OUT")
+    got = got.replace(str(out), "OUT").replace(str(uqv_dir), "UQV")
     if "OUT" in CASES[name]:
         got += _files(out)
     path = GOLDEN / f"{name}.out"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -129,4 +130,73 @@ def test_without_matplotlib(tmp_path):
         timeout=120,
     )
     assert_one_line_error(proc, "pip install 'bvtest[plot]'")
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ issue #15 item 6
+
+
+@needs_mpl
+def test_svg_labels_scatter_points_with_run_names(bvtest, tmp_path):
+    out = tmp_path / "bv.svg"
+    proc = bvtest("plot", "--quiet", "-m", "AP", "-o", out, SAMPLE_QRELS, SAMPLE_RUNS)
+    assert proc.returncode == 0, proc.stderr
+    labelled = re.findall(r'<g id="run-label-0-\d+">\s*<!-- (.*?) -->', out.read_text())
+    # The run with the lowest MSE, from eval's own table (independent of the plot).
+    table = bvtest("eval", "--quiet", "-m", "AP", "-f", "tsv", SAMPLE_QRELS, SAMPLE_RUNS)
+    rows = [line.split("\t") for line in table.stdout.splitlines()[1:]]
+    mse = {system: float(value) for _, name, system, value in rows if name == "mse"}
+    assert min(mse, key=mse.get) in labelled
+    assert 1 <= len(labelled) <= 12 and set(labelled) <= set(mse)
+
+
+@needs_mpl
+def test_negative_scores_say_why_georisk_is_empty(bvtest, tmp_path):
+    scores = tmp_path / "scores.tsv"
+    lines = ["system\ttopic\tmeasure\tvalue"]
+    for i, system in enumerate(("a", "b", "c")):
+        for t, value in enumerate((-0.5, 0.2, 0.4, 0.1)):
+            lines.append(f"{system}\tt{t}\tDIFF\t{value + 0.1 * i}")
+    scores.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "neg.svg"
+    proc = bvtest("plot", "--scores", scores, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "negative scores" in proc.stderr
+    assert "<!-- GeoRisk undefined: negative scores -->" in out.read_text()
+
+
+def _condition_map(tmp_path):
+    # sys001..sys012 as 4 systems (A-D) under 3 conditions (rl1-rl3)
+    path = tmp_path / "conditions.txt"
+    path.write_text(
+        "".join(f"sys{i:03d} {'ABCD'[(i - 1) % 4]} rl{(i - 1) // 4 + 1}\n" for i in range(1, 13))
+    )
+    return path
+
+
+@needs_mpl
+def test_conditions_plot(bvtest, tmp_path):
+    cmap = _condition_map(tmp_path)
+    out = tmp_path / "cond.svg"
+    args = ("conditions", "--quiet", "-m", "AP", "--map", cmap, SAMPLE_QRELS, SAMPLE_RUNS)
+    plain = bvtest(*args)
+    proc = bvtest(*args, "--plot", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == plain.stdout != ""  # the plot changes nothing on stdout
+    text = out.read_text()
+    assert ET.fromstring(text).tag.endswith("svg")
+    for name in ("rl1", "rl2", "rl3", "A", "B", "C", "D"):
+        assert re.search(rf"<!-- {name}( \(best for \d+\))? -->", text), name
+    png = tmp_path / "cond.png"
+    proc = bvtest(*args, "--plot", png)
+    assert proc.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_conditions_plot_bad_extension_fails_before_evaluation(bvtest, tmp_path):
+    out = tmp_path / "cond.gif"
+    proc = bvtest(
+        "conditions", "--map", _condition_map(tmp_path), "--plot", out,
+        tmp_path / "missing-qrels", SAMPLE_RUNS,
+    )  # fmt: skip
+    assert_one_line_error(proc, "supported format")
     assert not out.exists()

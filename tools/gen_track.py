@@ -11,7 +11,12 @@ about 400 judgments per topic, seed 42). The TREC-8-size benchmark track is::
 
     python tools/gen_track.py --out CACHE_DIR --runs 129 --topics 50 --depth 1000 --judged 1700
 
-which writes ``CACHE_DIR/qrels.txt`` and ``CACHE_DIR/runs/<name>``. From Python,
+and the many-topics sparse-qrels benchmark track (issue 16) is::
+
+    python tools/gen_track.py --out CACHE_DIR --runs 20 --topics 7000 --depth 100 \
+        --judged 1700 --fill-judged
+
+which write ``CACHE_DIR/qrels.txt`` and ``CACHE_DIR/runs/<name>``. From Python,
 call :func:`generate` with the same parameters.
 
 Output format
@@ -143,11 +148,20 @@ class Track:
 
 
 def _docnos(gids: np.ndarray) -> np.ndarray:
-    """Fixed-width docnos ``DOC-SSSS-NNNNNN`` as a bytes array (order = gid order)."""
-    return np.array(
-        [f"DOC-{g // 100_000:04d}-{g % 100_000:06d}".encode() for g in gids.tolist()],
-        dtype="S15",
-    )
+    """Fixed-width docnos ``DOC-SSSS-NNNNNN`` as a bytes array (order = gid order).
+
+    Built digit by digit in numpy (the many-topics track has ~12 M judged docs;
+    formatting them one by one in Python took most of its generation time)."""
+    g = np.asarray(gids, dtype=np.int64)
+    out = np.empty((g.size, 15), dtype=np.uint8)
+    out[:, :4] = np.frombuffer(b"DOC-", dtype=np.uint8)
+    out[:, 8] = ord("-")
+    seg, off = g // 100_000, g % 100_000
+    for i, p in enumerate(range(3, -1, -1)):
+        out[:, 4 + i] = (seg // 10**p) % 10 + ord("0")
+    for i, p in enumerate(range(5, -1, -1)):
+        out[:, 9 + i] = (off // 10**p) % 10 + ord("0")
+    return out.view("S15").ravel()
 
 
 def _int_strings(n: int) -> np.ndarray:
@@ -328,9 +342,11 @@ def _pool(
     n_rel: int,
     norel: bool,
     judged: int,
+    fill: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Judged docs (gids sorted) and grades of one topic: best rank over all runs
-    (depth-k pooling, partial last level) plus unretrieved relevant docs."""
+    (depth-k pooling, partial last level) plus unretrieved relevant docs; with
+    ``fill``, non-relevant docs no run retrieved make up the rest of the target."""
     target = max(10, round(judged * float(np.exp(rng.normal(0.0, 0.15)))))
     n_unret = 0 if norel else int(min(MAX_UNRETRIEVED, rng.poisson(0.05 * n_rel + 0.3)))
     retrieved = np.flatnonzero(best_rank < np.iinfo(np.int64).max)
@@ -341,6 +357,14 @@ def _pool(
     unret_grades = 1 + rng.choice(4, n_unret, p=GRADE_PROBS)
     q_gids = np.concatenate([cand[pooled], spare[:n_unret]])
     q_grades = np.concatenate([grades[pooled], unret_grades])
+    n_fill = target - q_gids.size
+    if fill and n_fill > 0:
+        # Drawn from a second block of the collection (gids >= COLLECTION_SIZE),
+        # disjoint from every candidate and spare: judged, never retrieved. Only
+        # drawn with ``fill``, so the other tracks keep their random stream.
+        extra = COLLECTION_SIZE + rng.choice(COLLECTION_SIZE, n_fill, replace=False)
+        q_gids = np.concatenate([q_gids, extra])
+        q_grades = np.concatenate([q_grades, np.zeros(n_fill, dtype=q_grades.dtype)])
     srt = np.argsort(q_gids)
     return q_gids[srt], q_grades[srt]
 
@@ -366,6 +390,7 @@ def generate(
     runs_out: str | Path | None = None,
     variations: int = 0,
     map_out: str | Path | None = None,
+    fill_judged: bool = False,
 ) -> Track:
     """Generate a synthetic track and write it; see the module docstring.
 
@@ -376,7 +401,11 @@ def generate(
     number of distinct retrieved documents). ``variations`` > 0 makes the
     UQV100-like track (see the module docstring) and writes the map to
     ``map_out`` (default: ``map.txt`` next to the qrels file); then
-    ``missing_topics`` counts skipped queries. Same arguments → same bytes.
+    ``missing_topics`` counts skipped queries. ``fill_judged`` makes sparse
+    qrels: when the runs retrieve fewer distinct documents than ``judged``,
+    non-relevant documents that no run retrieved make up the difference (the
+    many-topics benchmark: 100 retrieved, ~1700 judged per topic). Same
+    arguments → same bytes.
     """
     if runs < 1 or topics < 1:
         raise ValueError("runs and topics must be >= 1")
@@ -398,6 +427,8 @@ def generate(
         qrels_path, runs_dir = Path(qrels_out), Path(runs_out)
     if variations < 0:
         raise ValueError("variations must be >= 0")
+    if variations and fill_judged:
+        raise ValueError("fill_judged is not supported with variations")
     if variations:
         map_path = Path(map_out) if map_out is not None else qrels_path.parent / "map.txt"
         return _generate_variations(
@@ -464,7 +495,9 @@ def generate(
         skip = [j in missing.get(i, ()) for i in range(m)]
         cols.add(qid_bytes[j], docnos, order, score_int, best_rank, skip)
 
-        q_gids, q_grades = _pool(rng, best_rank, cand, grades, spare, n_rel, j in norel, judged)
+        q_gids, q_grades = _pool(
+            rng, best_rank, cand, grades, spare, n_rel, j in norel, judged, fill_judged
+        )
         qrels_chunks.append(_qrels_lines(qid_bytes[j], q_gids, q_grades))
         n_judged[topic_ids[j]] = len(q_gids)
         n_relevant[topic_ids[j]] = int((q_grades > 0).sum())
@@ -616,6 +649,11 @@ def main(argv: list[str] | None = None) -> int:
         help="V queries per topic (UQV100-like: query ids 401-1.., a map file); default 0",
     )
     p.add_argument("--map-out", help="map file with --variations (default: next to the qrels)")
+    p.add_argument(
+        "--fill-judged",
+        action="store_true",
+        help="sparse qrels: judge unretrieved non-relevant docs up to --judged per topic",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
     a = p.parse_args(argv)
     if a.out is None and (a.qrels_out is None or a.runs_out is None):
@@ -638,6 +676,7 @@ def main(argv: list[str] | None = None) -> int:
             runs_out=a.runs_out,
             variations=a.variations,
             map_out=a.map_out,
+            fill_judged=a.fill_judged,
         )
     except ValueError as e:
         p.error(str(e))
