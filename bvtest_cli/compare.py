@@ -89,7 +89,7 @@ def _check_names(s: Settings) -> None:
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), and the notes."""
-    from .pipeline import registry_statistic
+    from .pipeline import bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
     x = m.values
@@ -103,17 +103,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     notes = []
     if risk.has_negative(x):
         notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
-    if s.ci_method == "bca" and x.shape[1] < 2:
-        raise InputError(f"{m.measure}: --ci-method bca needs at least 2 topics")
-    statistic = registry_statistic(
-        COMPARED,
-        target=s.target,
-        normalized=s.normalize != "none",
-        alphas=np.array(s.alpha_values),
-        baseline=None,
-        nonnegative=not risk.has_negative(x),
-        ddof=s.ddof,
-    )
+    statistic = bootstrap_statistic(m, COMPARED, s, None)
     assert s.ci is not None
 
     def with_georisk(y: np.ndarray) -> dict[str, np.ndarray]:

@@ -9,7 +9,7 @@ come from the registry: each is computed by its own pure function over an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -199,6 +199,24 @@ def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) ->
     return {f.name: f.compute(inputs) for f in fields if f.basis == "fields"}
 
 
+def bootstrap_statistic(
+    m: ScoreMatrix, fields: Sequence[Field], s: Settings, baseline: int | None
+) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """:func:`registry_statistic` with the analysis settings of ``s``, for
+    resampling the per-topic matrix ``m`` (eval's ``--ci`` and ``compare``)."""
+    if s.ci_method == "bca" and m.values.shape[1] < 2:
+        raise InputError(f"{m.measure}: --ci-method bca needs at least 2 topics")
+    return registry_statistic(
+        fields,
+        target=s.target,
+        normalized=s.normalize != "none",
+        alphas=np.array(s.alpha_values),
+        baseline=baseline,
+        nonnegative=not risk.has_negative(m.values),
+        ddof=s.ddof,
+    )
+
+
 def registry_statistic(
     fields: Sequence[Field],
     *,
@@ -264,17 +282,7 @@ def field_intervals(
     resamples depend only on (seed, number of topics, B).
     """
     x = per_topic.values
-    if s.ci_method == "bca" and x.shape[1] < 2:
-        raise InputError(f"{per_topic.measure}: --ci-method bca needs at least 2 topics")
-    statistic = registry_statistic(
-        fields,
-        target=s.target,
-        normalized=s.normalize != "none",
-        alphas=np.array(s.alpha_values),
-        baseline=base,
-        nonnegative=not risk.has_negative(x),
-        ddof=s.ddof,
-    )
+    statistic = bootstrap_statistic(per_topic, fields, s, base)
     assert s.ci is not None
     got = uncertainty.bootstrap_intervals(
         x, statistic, B=s.bootstrap, seed=s.seed, level=s.ci, method=s.ci_method

@@ -143,15 +143,22 @@ def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
             raise InputError("dangling symbolic link", path)
         else:
             raise InputError("no such file or directory", path)
+    return unique_names(sources, "system name")
+
+
+def unique_names(sources: list[Source], what: str) -> list[Source]:
+    """``sources`` after checking that every name is usable in every output and
+    names one input only (``what`` says where the names come from)."""
     seen: dict[str, str] = {}
-    for s in sources:
-        _check_system_name(s)
-        if s.name in seen:
+    for source in sources:
+        _check_system_name(source)
+        if source.name in seen:
             raise InputError(
-                f"system name {s.name!r} also comes from {seen[s.name]}; run names must be unique",
-                s.label,
+                f"{what} {source.name!r} also comes from {seen[source.name]}; "
+                "run names must be unique",
+                source.label,
             )
-        seen[s.name] = s.label
+        seen[source.name] = source.label
     return sources
 
 
@@ -594,19 +601,7 @@ def run_tag(source: Source) -> str:
 
 def tagged_sources(sources: Iterable[Source]) -> list[Source]:
     """The sources named by their run tags (``--name tag``), names unique."""
-    out: list[Source] = []
-    seen: dict[str, str] = {}
-    for source in sources:
-        tagged = Source(source.path, run_tag(source))
-        _check_system_name(tagged)
-        if tagged.name in seen:
-            raise InputError(
-                f"run tag {tagged.name!r} also names {seen[tagged.name]}; run names must be unique",
-                source.label,
-            )
-        seen[tagged.name] = source.label
-        out.append(tagged)
-    return out
+    return unique_names([Source(source.path, run_tag(source)) for source in sources], "run tag")
 
 
 # ---------------------------------------------------------------------------
