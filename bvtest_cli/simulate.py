@@ -310,16 +310,6 @@ def _key_words(text: str) -> tuple[int, int]:
     return int.from_bytes(digest[:4], "little"), int.from_bytes(digest[4:], "little")
 
 
-def simulate_pair(
-    run_topic: Mapping[str, float] | None,
-    relevant: AbstractSet[str],
-    k: int,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(ap, r_s)`` of k simulated collections for one run on one topic (SPEC §9)."""
-    return sample_pair(pair_model(run_topic, relevant), k, rng)
-
-
 # --------------------------------------------------------------------------------------
 # All systems × topics
 

@@ -29,12 +29,17 @@ from bvtest_cli.simulate import (
     sample_pair,
     sample_pairs,
     simulate_ap,
-    simulate_pair,
 )
 from bvtest_cli.tradeoff import correlate
 
 # ------------------------------------------------------------------------------------
 # The reference: draw N documents, sort them as trec_eval does, compute AP.
+
+
+def simulate_pair(run_topic, relevant, k, rng):
+    """(ap, r_s) of k simulated collections of one run on one topic, through
+    the same two steps the command uses (pair_model, then sample_pair)."""
+    return sample_pair(pair_model(run_topic, relevant), k, rng)
 
 
 def ranked_ap(docs: list[tuple[float, str, bool]], big_r: int) -> float:
