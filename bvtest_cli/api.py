@@ -347,13 +347,8 @@ class _Inputs:
         return self._write(self._path("qrels"), self._qrels_lines(qrels, label), label)
 
     def _qrels_lines(self, qrels: Any, label: str) -> Iterator[str]:
-        if isinstance(qrels, Mapping):
-            rows: Iterable[tuple] = _nested(qrels, "qrels", label)
-        else:
-            rows = _records(qrels, ("query_id", "doc_id", "relevance"), label)
-        for i, (topic, docno, grade) in enumerate(rows, 1):
-            t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
-            yield f"{t} 0 {d} {_number(grade)}"
+        for _, t, d, grade in _checked_rows(qrels, "qrels", "relevance", label):
+            yield f"{t} 0 {d} {grade}"
 
     def runs(self, runs: Any) -> list[str]:
         """A path (file or directory), a list of paths, or a dict name → run."""
@@ -409,13 +404,8 @@ class _Inputs:
             raise InputError(f"run name {name!r}: {exc.strerror}") from None
 
     def _run_lines(self, run: Any, label: str) -> Iterator[str]:
-        if isinstance(run, Mapping):
-            rows: Iterable[tuple] = _nested(run, "run", label)
-        else:
-            rows = _records(run, ("query_id", "doc_id", "score"), label)
-        for i, (topic, docno, score) in enumerate(rows, 1):
-            t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
-            yield f"{t} Q0 {d} {i} {_number(score)} api"
+        for i, t, d, score in _checked_rows(run, "run", "score", label):
+            yield f"{t} Q0 {d} {i} {score} api"
 
     def scores(self, table: Any) -> str:
         """A scores path, Scores, the report of `scores`, a long DataFrame, or
@@ -714,3 +704,15 @@ def __getattr__(name: str) -> Callable[..., Report]:
         command.__doc__ = f"``bvtest {name}`` (see ``bvtest {name} --help``): run({name!r}, ...)."
         return command
     raise AttributeError(name)
+
+
+def _checked_rows(data: Any, kind: str, value: str, label: str) -> Iterator[tuple]:
+    """(position, topic id, docno, value as text) of qrels or a run given as a
+    nested dict or as records, each checked as the file readers would."""
+    if isinstance(data, Mapping):
+        rows: Iterable[tuple] = _nested(data, kind, label)
+    else:
+        rows = _records(data, ("query_id", "doc_id", value), label)
+    for i, (topic, docno, number) in enumerate(rows, 1):
+        t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
+        yield i, t, d, _number(number)
