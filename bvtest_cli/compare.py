@@ -122,6 +122,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         seed=s.seed,
         level=s.ci,
         method=s.ci_method,
+        budget=s.ci_budget,
     )
     return rows, notes
 

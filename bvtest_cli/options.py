@@ -89,9 +89,15 @@ class Settings:
     ci: float | None = None
     bootstrap: int = 1000
     ci_method: str = "percentile"
+    ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None
     # ---- end issue 14
+
+    @property
+    def ci_budget(self) -> int:
+        """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
+        return self.ci_memory * (1 << 20) // 8
 
     @property
     def group_text(self) -> str | None:
@@ -785,6 +791,17 @@ OPTIONS.update(
                 help="Interval method: percentile, or bias-corrected and accelerated (bca).",
             ),
             _opt(
+                "ci_memory",
+                "--ci-memory",
+                type=click.IntRange(min=1),
+                default=256,
+                show_default=True,
+                metavar="MIB",
+                help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
+                "resamples are drawn again in passes instead of stored: the same "
+                "intervals, about three times the time.",
+            ),
+            _opt(
                 "pair",
                 "--pair",
                 nargs=2,
@@ -805,8 +822,8 @@ OPTIONS.update(
     }
 )
 
-#: --ci LEVEL, --bootstrap B, --ci-method (with --seed, which ANALYSIS has).
-CI = ("ci", "bootstrap", "ci_method")
+#: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
+CI = ("ci", "bootstrap", "ci_method", "ci_memory")
 
 #: compare's --ci: a level always (the paired intervals are its output).
 COMPARE_CI = _opt(

@@ -285,7 +285,13 @@ def field_intervals(
     statistic = bootstrap_statistic(per_topic, fields, s, base)
     assert s.ci is not None
     got = uncertainty.bootstrap_intervals(
-        x, statistic, B=s.bootstrap, seed=s.seed, level=s.ci, method=s.ci_method
+        x,
+        statistic,
+        B=s.bootstrap,
+        seed=s.seed,
+        level=s.ci,
+        method=s.ci_method,
+        budget=s.ci_budget,
     )
     return {name: np.stack([iv.lo, iv.hi], axis=-1) for name, iv in got.items()}
 

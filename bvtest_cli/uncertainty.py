@@ -171,6 +171,37 @@ def _block_rows(x: np.ndarray, block: int | None) -> int:
     return max(1, _BLOCK_ELEMENTS // max(1, x.size))
 
 
+def _gathered(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The (b, ..., m, n') column resamples of ``x`` (..., m, n) for the index block
+    ``idx`` (b, n')."""
+    # take → (..., m, b, n'), then b to the front as a C-contiguous copy: the
+    # same memory layout for every block size keeps numpy's summation order,
+    # hence the result bit for bit, independent of the block size.
+    return np.ascontiguousarray(np.moveaxis(np.take(x, idx, axis=-1), -2, 0))
+
+
+def replayed(
+    x: np.ndarray,
+    statistic: Statistic,
+    flatten: Callable[[dict[str, np.ndarray]], np.ndarray],
+    *,
+    B: int,
+    seed: int,
+    block: int | None = None,
+) -> BlockStream:
+    """A re-playable stream of the B topic-bootstrap replicates of ``statistic``
+    on ``x``, each block flattened by ``flatten`` to (b, cells): every call
+    draws the same resamples again (bounded memory, :func:`streamed_intervals`)."""
+    x = np.asarray(x, dtype=float)
+    rows = _block_rows(x, block)
+
+    def stream() -> Iterator[np.ndarray]:
+        for idx in iter_bootstrap_indices(x.shape[-1], B, seed, rows):
+            yield flatten(statistic(_gathered(x, idx)))
+
+    return stream
+
+
 def apply_resamples(
     x: np.ndarray,
     statistic: Statistic,
@@ -189,12 +220,8 @@ def apply_resamples(
     out: dict[str, np.ndarray] = {}
     start = 0
     for idx in index_blocks:
-        # take → (..., m, b, n'), then b to the front as a C-contiguous copy: the
-        # same memory layout for every block size keeps numpy's summation order,
-        # hence the result bit for bit, independent of the block size.
-        gathered = np.ascontiguousarray(np.moveaxis(np.take(x, idx, axis=-1), -2, 0))
         stop = start + len(idx)
-        for name, value in statistic(gathered).items():
+        for name, value in statistic(_gathered(x, idx)).items():
             if name not in out:
                 out[name] = np.empty((total, *np.shape(value)[1:]))
             out[name][start:stop] = value
@@ -243,34 +270,86 @@ def _tail(level: float) -> float:
     return (1.0 - level) / 2.0
 
 
-def _prepared(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Replicates (B, ...) → (sorted along axis 0, undefined ones last as NaN; the
-    finite count (...); the usable mask (...) of the undefined-replicate rule)."""
+def _prepared(replicates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Replicates (B, ...) → (sorted along axis 0, undefined ones last as NaN;
+    the finite count (...))."""
     reps = np.asarray(replicates, dtype=float)
     finite = np.isfinite(reps)
     count = finite.sum(axis=0)
     if not finite.all():
         reps = np.where(finite, reps, np.nan)  # ±inf counts as undefined, sorted last
-    B = reps.shape[0]
-    usable = (count >= 2) & (B - count <= _tail(level) * B)
-    return np.sort(reps, axis=0), count, usable
+    return np.sort(reps, axis=0), count
 
 
-def _quantile_sorted(s: np.ndarray, count: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Linear-interpolation quantiles (numpy's default method) at per-element levels.
+def _below_estimate(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """2 · (fraction of finite replicates below the estimate, ties one half) · count:
+    #{θ* < θ̂} + #{θ* ≤ θ̂} over the finite replicates (BCa's z0)."""
+    finite = np.isfinite(replicates)
+    return (finite & (replicates < estimate)).sum(axis=0) + (finite & (replicates <= estimate)).sum(
+        axis=0
+    )
 
-    ``s`` (B, ...) sorted along axis 0 with the ``count`` (...) finite values
-    first; ``q`` (...) in [0, 1] or NaN. np.quantile cannot take one level per
-    element, which BCa needs, hence this gather of the two neighbouring order
-    statistics.
+
+def _interval_levels(
+    count: np.ndarray,
+    B: int,
+    level: float,
+    *,
+    estimate: np.ndarray | None = None,
+    below: np.ndarray | None = None,
+    acceleration: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q1, q2, defined): the quantile levels of the interval's ends among the
+    finite replicates, and where the interval is defined.
+
+    Percentile (no ``estimate``): q1 = α, q2 = 1 − α. BCa: q1, q2 from z0 (the
+    ``below`` count of :func:`_below_estimate`) and the ``acceleration`` a
+    (:func:`_acceleration`; Efron & Tibshirani 1993, eqs. 14.9–14.15). Undefined
+    under the undefined-replicate rule of the module docstring; BCa also where
+    the estimate or a is undefined or no replicate lies on one side.
     """
+    alpha = _tail(level)
+    usable = (count >= 2) & (B - count <= alpha * B)
+    if estimate is None:
+        return np.full(count.shape, alpha), np.full(count.shape, 1.0 - alpha), usable
+    assert below is not None and acceleration is not None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = below / (2.0 * count)
+    inside = (frac > 0) & (frac < 1)
+    z0 = normal_ppf(np.where(inside, frac, 0.5))
+    a = acceleration
+    z_alpha = float(normal_ppf(alpha))
+
+    def level_for(z: float) -> np.ndarray:
+        t = z0 + z
+        return normal_cdf(z0 + t / (1.0 - a * t))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q1, q2 = level_for(z_alpha), level_for(-z_alpha)
+    defined = usable & inside & np.isfinite(estimate) & np.isfinite(a)
+    return q1, q2, defined
+
+
+def _quantile_ranks(
+    count: np.ndarray, q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ok, below, above, frac) of linear-interpolation quantiles (numpy's default
+    method, Hyndman & Fan type 7) at per-element levels ``q`` among ``count``
+    sorted values: the quantile is s[below] + frac · (s[above] − s[below])."""
     q = np.asarray(q, dtype=float)
     ok = np.isfinite(q) & (count >= 1)
     last = np.maximum(count - 1, 0)
     h = np.where(ok, q, 0.0) * last
     below = np.clip(np.floor(h), 0, last).astype(np.intp)
     above = np.minimum(below + 1, last)
-    frac = h - below
+    return ok, below, above, h - below
+
+
+def _quantile_sorted(s: np.ndarray, count: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantiles at per-element levels ``q`` from ``s`` (B, ...)
+    sorted along axis 0 with the ``count`` (...) finite values first. np.quantile
+    cannot take one level per element, which BCa needs."""
+    ok, below, above, frac = _quantile_ranks(count, q)
     lo = np.take_along_axis(s, below[np.newaxis], axis=0)[0]
     hi = np.take_along_axis(s, above[np.newaxis], axis=0)[0]
     return np.where(ok, lo + frac * (hi - lo), np.nan)
@@ -284,11 +363,10 @@ def percentile_interval(
     The α and 1 − α quantiles of the finite replicates, α = (1 − level)/2;
     NaN where too many replicates are undefined (module docstring).
     """
-    alpha = _tail(level)
-    s, count, usable = _prepared(replicates, level)
-    lo = _quantile_sorted(s, count, np.full(count.shape, alpha))
-    hi = _quantile_sorted(s, count, np.full(count.shape, 1.0 - alpha))
-    return np.where(usable, lo, np.nan), np.where(usable, hi, np.nan)
+    s, count = _prepared(replicates)
+    q1, q2, defined = _interval_levels(count, s.shape[0], level)
+    lo, hi = _quantile_sorted(s, count, q1), _quantile_sorted(s, count, q2)
+    return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
 
 
 def _acceleration(jackknife: np.ndarray) -> np.ndarray:
@@ -297,18 +375,21 @@ def _acceleration(jackknife: np.ndarray) -> np.ndarray:
     Over the finite leave-one-out values; 0 when they are all equal, NaN when
     fewer than 2 are finite.
     """
-    jack = np.asarray(jackknife, dtype=float)
+    # Each cell's n values contiguous, summed along the last axis: numpy's
+    # summation order, hence a to the last bit, is then the same whatever the
+    # other axes (one field, all fields side by side, pairs in any chunks).
+    jack = np.ascontiguousarray(np.moveaxis(np.asarray(jackknife, dtype=float), 0, -1))
     finite = np.isfinite(jack)
-    count = finite.sum(axis=0)
+    count = finite.sum(axis=-1)
     # Equal values are detected exactly, not from Σ d² > 0: a is scale-free, so
     # the rounding residue of the mean would otherwise give an arbitrary a.
-    constant = np.where(finite, jack, -np.inf).max(axis=0) == np.where(finite, jack, np.inf).min(
-        axis=0
+    constant = np.where(finite, jack, -np.inf).max(axis=-1) == np.where(finite, jack, np.inf).min(
+        axis=-1
     )
     with np.errstate(invalid="ignore", divide="ignore"):
-        centre = np.where(finite, jack, 0.0).sum(axis=0) / count
-        d = np.where(finite, centre - jack, 0.0)
-        a = (d**3).sum(axis=0) / (6.0 * (d**2).sum(axis=0) ** 1.5)
+        centre = np.where(finite, jack, 0.0).sum(axis=-1) / count
+        d = np.where(finite, centre[..., np.newaxis] - jack, 0.0)
+        a = (d**3).sum(axis=-1) / (6.0 * (d**2).sum(axis=-1) ** 1.5)
     return np.where(count >= 2, np.where(constant, 0.0, a), np.nan)
 
 
@@ -327,29 +408,293 @@ def bca_interval(
     with z_{1−α}. NaN where the estimate is undefined, where p̂ is 0 or 1, or
     under the undefined-replicate rule of the module docstring.
     """
-    alpha = _tail(level)
-    s, count, usable = _prepared(replicates, level)
-    est = np.asarray(estimate, dtype=float)
     reps = np.asarray(replicates, dtype=float)
-    finite = np.isfinite(reps)
-    below = (finite & (reps < est)).sum(axis=0) + (finite & (reps <= est)).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        frac = below / (2.0 * count)
-    inside = (frac > 0) & (frac < 1)
-    z0 = normal_ppf(np.where(inside, frac, 0.5))
-    a = _acceleration(jackknife)
-    z_alpha = float(normal_ppf(alpha))
-
-    def level_for(z: float) -> np.ndarray:
-        t = z0 + z
-        return normal_cdf(z0 + t / (1.0 - a * t))
-
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q1, q2 = level_for(z_alpha), level_for(-z_alpha)
-    lo = _quantile_sorted(s, count, q1)
-    hi = _quantile_sorted(s, count, q2)
-    defined = usable & inside & np.isfinite(est) & np.isfinite(a)
+    est = np.asarray(estimate, dtype=float)
+    s, count = _prepared(reps)
+    q1, q2, defined = _interval_levels(
+        count,
+        s.shape[0],
+        level,
+        estimate=est,
+        below=_below_estimate(reps, est),
+        acceleration=_acceleration(jackknife),
+    )
+    lo, hi = _quantile_sorted(s, count, q1), _quantile_sorted(s, count, q2)
     return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
+
+
+# --------------------------------------------------------------------------- bounded memory
+#
+# The intervals need order statistics of each cell's B replicates. While
+# cells × B fits _REPLICATE_ELEMENTS they are kept and sorted. Beyond, the
+# resamples are streamed again instead of stored: the index stream depends only
+# on (seed, n, B), so every pass sees the same replicates, bit for bit. Pass 1
+# tallies each cell (finite count, min, max, the counts z0 and the p-value
+# need) and histograms it over the range of its first replicates; each later
+# pass narrows every wanted order statistic to one bin of a histogram of the
+# values still in play, or collects and sorts them once few enough remain.
+# Memory is the tallies, the histograms and the collected values, bounded by
+# the budget whatever B; time is one statistic evaluation per pass (two passes
+# on smooth bootstrap distributions).
+
+_REPLICATE_ELEMENTS = 1 << 25  # 256 MiB of float64 replicates stored at most (--ci-memory)
+_MAX_BINS = 1024  # per histogram: enough to leave ~ B/1000 values in the bin kept
+_MAX_HISTOGRAM_PASSES = 16  # beyond: collect whatever remains (never reached on real data)
+
+BlockStream = Callable[[], Iterator[np.ndarray]]  # a new pass over the (b, cells) replicates
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One histogram of a set of candidates: bins 1..bins across [lo, lo + 2·bins/scale),
+    0 below, bins + 1 above (:func:`_bin`); ``chosen`` the bin kept."""
+
+    lo: np.ndarray
+    scale: np.ndarray
+    bins: int
+    chosen: np.ndarray
+
+    def keeps(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Whether each value (b, len(rows)) falls in the chosen bin of target ``rows``."""
+        return _bin(values, self.lo[rows], self.scale[rows], self.bins) == self.chosen[rows]
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """Pass 1 over the replicates (B, cells): per cell, the finite count, min, max,
+    #{< est} + #{≤ est} (BCa's z0), #{≤ 0} and #{≥ 0} (the p-value), and a
+    histogram (cells, bins + 2) of the finite values over [lo, lo + 2·bins/scale)."""
+
+    count: np.ndarray
+    minimum: np.ndarray
+    maximum: np.ndarray
+    below: np.ndarray
+    le: np.ndarray
+    ge: np.ndarray
+    lo: np.ndarray
+    scale: np.ndarray
+    histogram: np.ndarray
+
+
+def _bin(values: np.ndarray, lo: np.ndarray, scale: np.ndarray, bins: int) -> np.ndarray:
+    """Histogram bin of each value: 0 below ``lo``, 1..bins across, bins + 1 above.
+    Monotone in the value and computed by the same operations on every pass, so
+    a bin holds the same replicates each time. Halves keep v − lo finite."""
+    with np.errstate(over="ignore"):  # far outside the bins: ±inf, clipped
+        u = (values * 0.5 - lo * 0.5) * scale
+    return np.clip(np.floor(u) + 1.0, 0.0, bins + 1.0)
+
+
+def _scale(lo: np.ndarray, hi: np.ndarray, bins: int) -> np.ndarray:
+    width = hi * 0.5 - lo * 0.5
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        scale = bins / width
+    # a zero or subnormal width: any finite positive scale keeps the bins exact
+    return np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+
+
+def _count_bins(
+    out: np.ndarray,
+    values: np.ndarray,
+    member: np.ndarray,
+    lo: np.ndarray,
+    scale: np.ndarray,
+    bins: int,
+) -> None:
+    """Add the member values of each column of ``values`` (b, columns) to the
+    histograms ``out`` (columns, bins + 2)."""
+    b = _bin(np.where(member, values, lo), lo, scale, bins).astype(np.int64)
+    b += np.arange(values.shape[1]) * (bins + 2)
+    # ufunc.at touches only the bins hit (a bincount would allocate them all per block)
+    np.add.at(out.reshape(-1), b[member], 1)
+
+
+def _range(minimum: np.ndarray, maximum: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, scale) of histograms over [minimum, maximum]; cells without a finite
+    value (minimum inf) get any finite range."""
+    defined = minimum <= maximum
+    lo, hi = np.where(defined, minimum, 0.0), np.where(defined, maximum, 1.0)
+    return lo, _scale(lo, hi, bins)
+
+
+def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
+    cells = estimate.size
+    bins = int(np.clip(budget // max(1, 4 * cells), 16, _MAX_BINS))
+    first_rows = max(1, budget // max(1, 4 * cells))  # stored to set the histogram's range
+    count, below, le, ge = (np.zeros(cells, dtype=np.int64) for _ in range(4))
+    minimum, maximum = np.full(cells, np.inf), np.full(cells, -np.inf)
+    histogram = np.zeros((cells, bins + 2), dtype=np.int64)
+    first: list[np.ndarray] = []
+    lo = scale = None
+    for v in stream():
+        finite = np.isfinite(v)
+        count += finite.sum(axis=0)
+        np.minimum(minimum, np.where(finite, v, np.inf).min(axis=0), out=minimum)
+        np.maximum(maximum, np.where(finite, v, -np.inf).max(axis=0), out=maximum)
+        below += _below_estimate(v, estimate)
+        le += (finite & (v <= 0)).sum(axis=0)
+        ge += (finite & (v >= 0)).sum(axis=0)
+        if lo is None:
+            first.append(v)
+            if sum(len(f) for f in first) < first_rows:
+                continue
+            lo, scale = _range(minimum, maximum, bins)
+            for f in first:  # block by block: the temporaries stay one block's size
+                _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
+            first.clear()
+            continue
+        _count_bins(histogram, v, finite, lo, scale, bins)
+    if lo is None:  # fewer replicates than first_rows
+        lo, scale = _range(minimum, maximum, bins)
+        for f in first:
+            _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
+    return _Tally(count, minimum, maximum, below, le, ge, lo, scale, histogram)
+
+
+def order_statistics(
+    stream: BlockStream, tally: _Tally, cell: np.ndarray, rank: np.ndarray, *, budget: int
+) -> np.ndarray:
+    """The ``rank[t]``-th smallest (0-based) finite replicate of cell ``cell[t]``,
+    for every t, without keeping the replicates: the tally's histogram gives
+    each target a first bin; then one pass over ``stream`` per finer histogram,
+    and one to collect the few values left.
+
+    A target's candidates are the values in every bin chosen so far
+    (``levels``); ``offset`` counts the values below them, ``left`` how many
+    they are. Histograms have ``bins`` bins and collections ``cap`` slots per
+    target, both sized so that they stay within ``budget`` elements.
+    """
+    targets = cell.size
+    bins = int(np.clip(budget // max(1, 4 * targets), 16, _MAX_BINS))
+    cap = int(max(64, budget // max(1, 2 * targets)))
+    offset = np.zeros(targets, dtype=np.int64)
+    left = np.zeros(targets, dtype=np.int64)
+    lo, hi = np.zeros(targets), np.zeros(targets)
+    levels: list[_Level] = []
+
+    def choose(
+        level_lo: np.ndarray,
+        level_scale: np.ndarray,
+        level_bins: int,
+        counts: np.ndarray,
+        who: np.ndarray,
+        smin: np.ndarray,
+        smax: np.ndarray,
+    ) -> None:
+        """Keep, for each target ``who``, the bin of ``counts`` (len(who), bins + 2)
+        that holds its order statistic; the next histogram spans that bin."""
+        cum = np.cumsum(counts, axis=1)
+        wanted = (rank[who] - offset[who])[:, np.newaxis]
+        chosen = (cum <= wanted).sum(axis=1)  # the first bin whose cumulative count passes it
+        at = np.arange(who.size)
+        before = np.where(chosen > 0, cum[at, np.maximum(chosen - 1, 0)], 0)
+        offset[who] += before
+        left[who] = cum[at, chosen] - before
+        full = (np.zeros(targets), np.ones(targets), np.full(targets, -1.0))
+        full[0][who], full[1][who], full[2][who] = level_lo, level_scale, chosen
+        levels.append(_Level(*full[:2], level_bins, full[2]))
+        edge = level_lo + 2.0 * (chosen - 1.0) / level_scale
+        new_lo = np.where(chosen > 0, np.maximum(smin, edge), smin)
+        new_hi = np.where(chosen <= level_bins, np.minimum(smax, edge + 2.0 / level_scale), smax)
+        crossed = new_lo > new_hi  # rounding of the edges: span the candidates
+        lo[who], hi[who] = np.where(crossed, smin, new_lo), np.where(crossed, smax, new_hi)
+
+    everyone = np.arange(targets)
+    choose(
+        tally.lo[cell],
+        tally.scale[cell],
+        tally.histogram.shape[1] - 2,
+        tally.histogram[cell],
+        everyone,
+        tally.minimum[cell],
+        tally.maximum[cell],
+    )
+    done = tally.minimum[cell] == tally.maximum[cell]  # one distinct value in the cell
+    value = np.where(done, tally.minimum[cell], np.nan)
+    for passes in range(_MAX_HISTOGRAM_PASSES + 1):
+        active = ~done
+        if not active.any():
+            break
+        limit = cap if passes < _MAX_HISTOGRAM_PASSES else int(left.max())
+        ic = np.flatnonzero(active & (left <= limit))  # collected this pass
+        ih = np.flatnonzero(active & (left > limit))  # histogrammed this pass
+        need = np.concatenate([ic, ih])
+        pool = np.full((ic.size, max(1, int(left[ic].max()) if ic.size else 1)), np.inf)
+        filled = np.zeros(ic.size, dtype=np.int64)
+        counts = np.zeros((ih.size, bins + 2), dtype=np.int64)
+        smin, smax = np.full(ih.size, np.inf), np.full(ih.size, -np.inf)
+        h_lo, h_scale = lo[ih], _scale(lo[ih], hi[ih], bins)
+        for v in stream():
+            vals = v[:, cell[need]]
+            member = np.isfinite(vals)
+            for level in levels:
+                member &= level.keeps(vals, need)
+            mc, vc = member[:, : ic.size], vals[:, : ic.size]
+            rows, cols = np.nonzero(mc)
+            if rows.size:
+                within = np.cumsum(mc, axis=0)[rows, cols] - 1
+                pool[cols, filled[cols] + within] = vc[rows, cols]
+                filled += mc.sum(axis=0)
+            mh, vh = member[:, ic.size :], vals[:, ic.size :]
+            _count_bins(counts, vh, mh, h_lo, h_scale, bins)
+            np.minimum(smin, np.where(mh, vh, np.inf).min(axis=0), out=smin)
+            np.maximum(smax, np.where(mh, vh, -np.inf).max(axis=0), out=smax)
+        if ic.size:
+            pool.sort(axis=1)
+            value[ic] = pool[np.arange(ic.size), rank[ic] - offset[ic]]
+            done[ic] = True
+        if ih.size:
+            tied = smin == smax  # every candidate equal: that is the value
+            value[ih[tied]], done[ih[tied]] = smin[tied], True
+            choose(h_lo, h_scale, bins, counts, ih, smin, smax)
+    return value
+
+
+def streamed_intervals(
+    stream: BlockStream,
+    estimate: np.ndarray,
+    B: int,
+    *,
+    level: float,
+    acceleration: np.ndarray | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p) of every cell from a re-playable stream of its replicates,
+    equal bit for bit to :func:`percentile_interval` (``acceleration`` None) or
+    :func:`bca_interval` (given :func:`_acceleration` of the jackknife values,
+    computed on the field's own shape: numpy's summation order depends on it)
+    and :func:`bootstrap_p` on the stored replicates."""
+    tally = _tally(stream, estimate, budget)
+    count = tally.count
+    if acceleration is None:
+        q1, q2, defined = _interval_levels(count, B, level)
+    else:
+        q1, q2, defined = _interval_levels(
+            count, B, level, estimate=estimate, below=tally.below, acceleration=acceleration
+        )
+    ends = [_quantile_ranks(count, q) for q in (q1, q2)]
+    wanted = [np.flatnonzero(ok & defined) for ok, *_ in ends]
+    cells = np.concatenate([w for w in wanted for _ in range(2)])
+    ranks = np.concatenate(
+        [r[w] for (_, below, above, _), w in zip(ends, wanted, strict=True) for r in (below, above)]
+    )
+    got = order_statistics(stream, tally, cells, ranks, budget=budget)
+    out = []
+    start = 0
+    for (_, _, _, frac), w in zip(ends, wanted, strict=True):
+        s_lo, s_hi = got[start : start + w.size], got[start + w.size : start + 2 * w.size]
+        start += 2 * w.size
+        end = np.full(estimate.size, np.nan)
+        end[w] = s_lo + frac[w] * (s_hi - s_lo)
+        out.append(end)
+    p = np.minimum(1.0, 2.0 * (np.minimum(tally.le, tally.ge) + 1.0) / (count + 1.0))
+    usable = (count >= 2) & (B - count <= _tail(level) * B)
+    return out[0], out[1], np.where(usable, p, np.nan)
+
+
+def _flat(values: Mapping[str, np.ndarray], lead: int) -> np.ndarray:
+    """Every field's cells side by side: name → (lead, ...) into (lead, cells)."""
+    return np.concatenate([np.reshape(v, (lead, -1)) for v in values.values()], axis=1)
 
 
 def bootstrap_intervals(
@@ -361,20 +706,47 @@ def bootstrap_intervals(
     level: float = 0.95,
     method: str = "percentile",
     block: int | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
 ) -> dict[str, Interval]:
     """Estimate and topic-bootstrap interval of every field of ``statistic`` on ``x``.
 
     ``method`` is "percentile" (default) or "bca" (Efron & Tibshirani 1993).
     Percentile intervals are NaN where the estimate is undefined, as BCa ones.
+    Replicates are kept while cells × B ≤ ``budget`` elements and streamed
+    beyond (:func:`streamed_intervals`): the same intervals, bit for bit.
     """
     if method not in METHODS:
         raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
     _tail(level)
     x = np.asarray(x, dtype=float)
     estimate = {k: np.asarray(v, dtype=float) for k, v in statistic(x).items()}
-    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
     jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else {}
     out: dict[str, Interval] = {}
+    if sum(v.size for v in estimate.values()) * B > budget:
+        est = _flat(estimate, 1)[0]
+        stream = replayed(x, statistic, lambda v: _flat(v, _lead(v)), B=B, seed=seed, block=block)
+        lo, hi, _ = streamed_intervals(
+            stream,
+            est,
+            B,
+            level=level,
+            acceleration=(
+                np.concatenate([_acceleration(j).ravel() for j in jack.values()]) if jack else None
+            ),
+            budget=budget,
+        )
+        start = 0
+        for name, e in estimate.items():
+            part = slice(start, start + e.size)
+            start += e.size
+            undefined = ~np.isfinite(e)
+            out[name] = Interval(
+                e,
+                np.where(undefined, np.nan, lo[part].reshape(e.shape)),
+                np.where(undefined, np.nan, hi[part].reshape(e.shape)),
+            )
+        return out
+    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
     for name, est in estimate.items():
         if method == "bca":
             lo, hi = bca_interval(reps[name], est, jack[name], level)
@@ -384,6 +756,11 @@ def bootstrap_intervals(
             lo, hi = np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
         out[name] = Interval(est, lo, hi)
     return out
+
+
+def _lead(values: Mapping[str, np.ndarray]) -> int:
+    """The resamples in a block of replicates name → (b, ...)."""
+    return len(next(iter(values.values())))
 
 
 # --------------------------------------------------------------------------- paired tests
@@ -540,6 +917,7 @@ def compare_runs(
     level: float = 0.95,
     method: str = "percentile",
     block: int | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
 ) -> list[Comparison]:
     """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
     var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
@@ -553,7 +931,10 @@ def compare_runs(
     which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
     (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
     its columns). ``pairs`` defaults to every pair (i < j) in the order of
-    ``systems``. Rows come pair by pair, fields in the order above.
+    ``systems``. Rows come pair by pair, fields in the order above. The
+    fields' replicates are kept while they fit ``budget`` elements; beyond,
+    the differences are streamed (:func:`streamed_intervals`), with the same
+    results bit for bit.
     """
     if method not in METHODS:
         raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
@@ -562,41 +943,58 @@ def compare_runs(
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
     ia, ib = _pair_indices(systems, pairs)
     labels, _ = _alpha_labels(alphas)
-    estimate = statistic(x)
-    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
-    jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else None
+    names = [*COMPARED_FIELDS, *(f"georisk@{label}" for label in labels)]
 
-    # (name, estimate (m,), replicates (B, m), jackknife (n, m) or None) per compared field
-    columns: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]] = []
-    for name in COMPARED_FIELDS:
-        columns.append((name, estimate[name], reps[name], None if jack is None else jack[name]))
-    for j, label in enumerate(labels):
-        columns.append(
-            (
-                f"georisk@{label}",
-                estimate["georisk"][:, j],
-                reps["georisk"][:, :, j],
-                None if jack is None else jack["georisk"][:, :, j],
-            )
-        )
+    def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """The compared fields' columns (..., m), in the order of ``names``."""
+        georisk = values["georisk"]
+        return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
 
+    estimate = compared(statistic(x))
+    jack = compared(jackknife_replicates(x, statistic, block=block)) if method == "bca" else None
     n_pairs = len(ia)
-    chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
+    diffs = [est[ia] - est[ib] for est in estimate]
     results: dict[str, tuple[np.ndarray, ...]] = {}
-    for name, est, rep, jk in columns:
-        diff = est[ia] - est[ib]
-        lo, hi, p = (np.empty(n_pairs) for _ in range(3))
-        for s in range(0, n_pairs, chunk):
-            sl = slice(s, s + chunk)
-            d = rep[:, ia[sl]] - rep[:, ib[sl]]
-            if jk is None:
-                lo[sl], hi[sl] = percentile_interval(d, level)
-                undefined = ~np.isfinite(diff[sl])
-                lo[sl][undefined] = hi[sl][undefined] = np.nan
-            else:
-                lo[sl], hi[sl] = bca_interval(d, diff[sl], jk[:, ia[sl]] - jk[:, ib[sl]], level)
-            p[sl] = np.where(np.isfinite(diff[sl]), bootstrap_p(d, level), np.nan)
-        results[name] = (diff, lo, hi, p, holm(p))
+    if len(estimate) * len(systems) * B > budget:
+        # bounded memory: every pair's differences streamed as cells (field-major)
+        def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
+            return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
+
+        stream = replayed(
+            x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
+        )
+        lo, hi, p = streamed_intervals(
+            stream,
+            np.concatenate(diffs),
+            B,
+            level=level,
+            acceleration=None if jack is None else _acceleration(pair_differences(jack)),
+            budget=budget,
+        )
+        for k, (name, diff) in enumerate(zip(names, diffs, strict=True)):
+            part = slice(k * n_pairs, (k + 1) * n_pairs)
+            undefined = ~np.isfinite(diff)
+            p_k = np.where(undefined, np.nan, p[part])
+            lo_k = np.where(undefined, np.nan, lo[part])
+            hi_k = np.where(undefined, np.nan, hi[part])
+            results[name] = (diff, lo_k, hi_k, p_k, holm(p_k))
+    else:
+        reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
+        chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
+        for k, (name, diff, rep) in enumerate(zip(names, diffs, reps, strict=True)):
+            jk = None if jack is None else jack[k]
+            lo, hi, p = (np.empty(n_pairs) for _ in range(3))
+            for s in range(0, n_pairs, chunk):
+                sl = slice(s, s + chunk)
+                d = rep[:, ia[sl]] - rep[:, ib[sl]]
+                if jk is None:
+                    lo[sl], hi[sl] = percentile_interval(d, level)
+                    undefined = ~np.isfinite(diff[sl])
+                    lo[sl][undefined] = hi[sl][undefined] = np.nan
+                else:
+                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk[:, ia[sl]] - jk[:, ib[sl]], level)
+                p[sl] = np.where(np.isfinite(diff[sl]), bootstrap_p(d, level), np.nan)
+            results[name] = (diff, lo, hi, p, holm(p))
 
     _, _, p_pm = pitman_morgan(x[ia], x[ib])
     p_pm_holm = holm(p_pm)
