@@ -573,7 +573,10 @@ def main() -> int:
         (REPO / "bench" / "bench_grouping.py", []),
         (REPO / "bench" / "bench_pertopic.py", []),
         (REPO / "bench" / "bench_rankings.py", []),
-        (REPO / "bench" / "bench_ci.py", ["--B", "1000", "10000", "--repeat", "1", "--compare"]),
+        (
+            REPO / "bench" / "bench_ci.py",
+            ["--B", "1000", "10000", "--repeat", "1", "--compare", "--bounded", "2000", "8000"],
+        ),
     ]
     present = [e for e, _ in extras if e.is_file()]
     if args.extras:

@@ -24,6 +24,12 @@ replicates grow as 8 · B · (number of values) bytes per measure — about 24 K
 per resample for 129 runs and 4 alphas, so 230 MiB at B = 10000.
 ``--compare`` adds ``compare_runs`` over every pair of the 129 runs (8256
 pairs, mean/var/mse/GeoRisk at 4 alphas) on one measure.
+
+``--bounded B1 B2`` shows that memory does not grow with B once the
+replicates no longer fit the budget (``--memory MIB``, 32 by default, as
+``--ci-memory``; beyond it they are streamed in passes, not stored): every
+field, percentile, at both B; the goal is a peak RSS at B2 within 10 % of
+that at B1, and under 1 GiB.
 """
 
 from __future__ import annotations
@@ -63,7 +69,7 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def child(task: str, B: int, method: str, baseline: bool, repeat: int) -> None:
+def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: int) -> None:
     sys.path.insert(0, str(REPO))
     import numpy as np
 
@@ -88,24 +94,34 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int) -> None:
     )
 
     names = [f"run{i:03d}" for i in range(M)]
+    budget = memory * (1 << 20) // 8  # MiB → float64 elements, as --ci-memory
     walls, cpus = [], []
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), time.process_time()
         if task == "fields":
             for x in matrices:
-                bootstrap_intervals(x, statistic, B=B, seed=1, method=method)
+                bootstrap_intervals(x, statistic, B=B, seed=1, method=method, budget=budget)
         else:
             compare_runs(
-                matrices[0], names, statistic=paired, alphas=ALPHAS, B=B, seed=1, method=method
+                matrices[0],
+                names,
+                statistic=paired,
+                alphas=ALPHAS,
+                B=B,
+                seed=1,
+                method=method,
+                budget=budget,
             )
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
     print(json.dumps({"wall": min(walls), "cpu": min(cpus), "rss": rss_mib(), "before": before}))
 
 
-def run_child(task: str, B: int, method: str, baseline: bool, repeat: int) -> dict:
+def run_child(
+    task: str, B: int, method: str, baseline: bool, repeat: int, memory: int = 256
+) -> dict:
     cmd = [sys.executable, __file__, "--child", task, "--B", str(B), "--method", method]
-    cmd += ["--repeat", str(repeat)]
+    cmd += ["--repeat", str(repeat), "--memory", str(memory)]
     if baseline:
         cmd.append("--baseline")
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -119,11 +135,13 @@ def main() -> None:
     p.add_argument("--baseline", action="store_true", help="also the baseline fields")
     p.add_argument("--compare", action="store_true", help="also every pair of runs")
     p.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    p.add_argument("--bounded", type=int, nargs=2, metavar=("B1", "B2"), help="memory at B1, B2")
+    p.add_argument("--memory", type=int, default=None, help="replicate budget, MiB")
     p.add_argument("--child", choices=["fields", "compare"], help=argparse.SUPPRESS)
     p.add_argument("--method", default="percentile", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
-        child(a.child, a.B[0], a.method, a.baseline, a.repeat)
+        child(a.child, a.B[0], a.method, a.baseline, a.repeat, a.memory or 256)
         return
 
     fields = "every field" + (" (with a baseline)" if a.baseline else "")
@@ -146,6 +164,22 @@ def main() -> None:
             f"{r['before']:>7.0f}"
         )
     print(f"goal: B = 1000 adds < {TARGET_WALL:g} s; peak RSS < {TARGET_RSS_MIB:g} MiB")
+    if a.bounded:
+        memory = a.memory or 32
+        print(f"\nmemory whatever B: replicates streamed beyond --ci-memory {memory} MiB")
+        peaks = []
+        for B in a.bounded:
+            r = run_child("fields", B, "percentile", a.baseline, 1, memory)
+            peaks.append(r["rss"])
+            print(
+                f"{'every field, percentile, streamed':<44} {B:>6} {r['wall']:>7.2f} "
+                f"{r['cpu']:>7.2f} {r['rss']:>13.0f} {r['before']:>7.0f}"
+            )
+        good = peaks[1] <= 1.1 * peaks[0] and max(peaks) <= TARGET_RSS_MIB
+        print(
+            f"peak RSS at B = {a.bounded[1]} / at B = {a.bounded[0]}: {peaks[1] / peaks[0]:.2f} "
+            f"(goal <= 1.10, and < {TARGET_RSS_MIB:g} MiB): {'PASS' if good else 'MISS'}"
+        )
 
 
 if __name__ == "__main__":
