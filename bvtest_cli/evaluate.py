@@ -37,6 +37,7 @@ from .trecio import (
     RunColumns,
     Source,
     expand_sources,
+    keep_freed_memory,
     read_qrels,
     read_run,
     read_run_columns,
@@ -521,6 +522,7 @@ def map_runs(
     """
     if any(s.path == STDIN for s in sources):
         jobs = 1
+    keep_freed_memory()  # inherited by the workers: runs are parsed without page faults
     items = list(enumerate(sources))
     return parallel_map(items, partial(_read_then, make_work, reader), jobs=jobs, tick=tick)
 
