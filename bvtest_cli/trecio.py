@@ -307,7 +307,6 @@ _POW10_FLOAT = np.array([10.0**i for i in range(_MAX_PLAIN_DIGITS + 1)])
 
 
 _BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-_PAD = 8 * (-(-_MAX_FIELD_WIDTH // 8))  # bytes after the data: a word read never passes it
 
 
 @dataclass(frozen=True)
@@ -318,7 +317,7 @@ class _Fields:
     starts: np.ndarray  # (rows, ncols) offset of each field's first byte
     ends: np.ndarray  # (rows, ncols) offset just past each field
     lines: np.ndarray  # (rows,) 0-based line number of each row
-    # Every byte offset of the data followed by _PAD zero bytes, read as a
+    # The 8 bytes at every offset of the data (but the last 7) as a
     # little-endian uint64 (an unaligned, overlapping view): one gather reads
     # 8 bytes of every field at once.
     words_at: np.ndarray
@@ -334,10 +333,19 @@ class _Fields:
             return None
         n_words = -(-width // 8)
         out = np.empty((starts.size, n_words), dtype=np.uint64)
+        limit = self.words_at.size - 1  # the last offset with 8 bytes after it
         for j in range(n_words):
+            at = starts + 8 * j
+            word = self.words_at[np.minimum(at, limit)]
+            # A word that would pass the end of the data is read at the last
+            # offset and shifted down (little-endian: the first byte is lowest).
+            late = np.flatnonzero(at > limit)
+            if late.size:
+                shift = np.minimum(at[late] - limit, 7).astype(np.uint64) * np.uint64(8)
+                word[late] >>= shift  # bytes past the data are past the field: masked below
             # Bytes past the field are masked off (no NUL in the data: 0 marks padding).
             valid = np.clip(lens - 8 * j, 0, 8) if j or width > 8 else lens
-            np.bitwise_and(self.words_at[starts + 8 * j], _BYTE_MASKS[valid], out=out[:, j])
+            np.bitwise_and(word, _BYTE_MASKS[valid], out=out[:, j])
         return out
 
     def column(self, col: int) -> np.ndarray | None:
@@ -399,28 +407,21 @@ def _matrix_strings(matrix: np.ndarray) -> list[str]:
     return out
 
 
+_EDGE_BLOCK = 1 << 20  # bytes scanned at a time: temporaries stay in cache, and small
+
+
 def _fields(data: bytes, ncols: int) -> _Fields | None:
     """Field boundaries of an ASCII file in which every non-blank line has
     exactly ``ncols`` fields (str.split() semantics), or None when that does not
     hold (the caller then reads line by line)."""
     if not data or not data.isascii() or b"\x00" in data:
         return None
-    padded = np.frombuffer(data + bytes(_PAD), dtype=np.uint8)
-    buf = padded[: len(data)]
-    newline = buf == _NEWLINE  # (numpy counts bytes faster than bytes.count)
-    # With no control byte but newlines (no tab, CR, ...), a comparison will do.
-    plain = np.count_nonzero(buf < 32) == np.count_nonzero(newline)
-    solid = buf > 32 if plain else ~_SPLIT_WS[buf]
-    edges = np.empty(buf.size + 1, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
-    edges[0], edges[-1] = solid[0], solid[-1]
-    np.not_equal(solid[1:], solid[:-1], out=edges[1:-1])
-    del solid
-    pos = np.flatnonzero(edges)  # start, end, start, end, ... of every field
-    del edges
+    # A file shorter than a word is copied with zeros after it (see words_at).
+    base = np.frombuffer(data if len(data) >= 8 else data + bytes(8), dtype=np.uint8)
+    buf = base[: len(data)]
+    pos, n_newlines = _field_edges(buf)
     if pos.size == 0 or pos.size % (2 * ncols):
         return None
-    if pos[-1] < 2**31:
-        pos = pos.astype(np.int32)  # half the memory traffic of every later gather
     pos = pos.reshape(-1, ncols, 2)
     starts, ends = pos[:, :, 0], pos[:, :, 1]
     rows = starts.shape[0]
@@ -428,10 +429,12 @@ def _fields(data: bytes, ncols: int) -> _Fields | None:
     # The usual file: each row's last field is followed by its newline, and no
     # other newline lies between the first and the last field, so no row spans
     # two lines and the rows are consecutive lines.
-    if np.count_nonzero(newline[first:last]) == rows - 1 and newline[ends[:-1, -1]].all():
-        line = np.arange(rows) + np.count_nonzero(newline[:first])
+    before = np.count_nonzero(buf[:first] == _NEWLINE)
+    after = np.count_nonzero(buf[last:] == _NEWLINE)
+    if n_newlines - before - after == rows - 1 and (buf[ends[:-1, -1]] == _NEWLINE).all():
+        line = np.arange(rows) + before
     else:
-        newlines = np.flatnonzero(newline)
+        newlines = np.flatnonzero(buf == _NEWLINE)
         line = np.searchsorted(newlines, starts[:, 0])  # line of each row's first field
         line_end = np.append(newlines, buf.size)[line]  # where that line ends
         # Fields are in file order: a row whose last field starts before its
@@ -439,8 +442,35 @@ def _fields(data: bytes, ncols: int) -> _Fields | None:
         # mean one row per line.
         if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
             return None
-    words_at = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    words_at = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
     return _Fields(buf, starts, ends, line, words_at)
+
+
+def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
+    """Offsets of every field's start and end (start, end, start, end, ...) and
+    the number of newlines, block by block: no full-size temporaries (the
+    offsets are int32 when they fit, half the memory of flatnonzero's)."""
+    dtype = np.int32 if buf.size < 2**31 else np.int64
+    parts: list[np.ndarray] = []
+    n_newlines = 0
+    solid_before = False  # the byte before the block is white space (or none)
+    for lo in range(0, buf.size, _EDGE_BLOCK):
+        block = buf[lo : lo + _EDGE_BLOCK]
+        newlines = np.count_nonzero(block == _NEWLINE)
+        n_newlines += newlines
+        # With no control byte but newlines (no tab, CR, ...), a comparison will do.
+        plain = np.count_nonzero(block < 32) == newlines
+        solid = block > 32 if plain else ~_SPLIT_WS[block]
+        edges = np.empty(block.size, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
+        edges[0] = solid[0] != solid_before
+        np.not_equal(solid[1:], solid[:-1], out=edges[1:])
+        found = np.flatnonzero(edges).astype(dtype)
+        found += lo
+        parts.append(found)
+        solid_before = bool(solid[-1])
+    if solid_before:  # the last field ends with the data
+        parts.append(np.array([buf.size], dtype=dtype))
+    return np.concatenate(parts), n_newlines
 
 
 def _integers_ok(matrix: np.ndarray) -> bool:
