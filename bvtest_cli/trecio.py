@@ -306,6 +306,9 @@ _MAX_PLAIN_DIGITS = 15  # a mantissa of <= 15 digits is exact in a float64
 _POW10_FLOAT = np.array([10.0**i for i in range(_MAX_PLAIN_DIGITS + 1)])
 
 
+_SWAR_HIGH = np.uint64(0x8080808080808080)
+_SWAR_FROM_0 = np.uint64(0x5050505050505050)
+_SWAR_PAST_9 = np.uint64(0x4646464646464646)
 _BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
@@ -356,6 +359,27 @@ class _Fields:
             return None
         width = int((self.ends[:, col] - self.starts[:, col]).max())
         return words.view(np.uint8).reshape(words.shape[0], -1)[:, :width]
+
+    def integers_ok(self, col: int) -> bool:
+        """Whether every field of column ``col`` is ``[+-]?[0-9]+`` (as
+        :func:`_integers_ok`); fields of up to 8 bytes are checked a word at
+        a time (SWAR), the byte matrix only for wider ones."""
+        words = self.words(col)
+        if words is None:
+            return False
+        if words.shape[1] > 1:
+            return _integers_ok(words.view(np.uint8).reshape(words.shape[0], -1))
+        word = words[:, 0]
+        lens = self.ends[:, col] - self.starts[:, col]
+        # ASCII bytes (< 0x80) plus 0x50 reach 0x80 from '0' (0x30) on, plus
+        # 0x46 from ':' (0x3A) on, and never carry into the next byte: the
+        # high bit of each byte of ``digit`` is set exactly for a digit.
+        digit = (word + _SWAR_FROM_0) & ~(word + _SWAR_PAST_9) & _SWAR_HIGH
+        wanted = _BYTE_MASKS[lens] & _SWAR_HIGH  # every byte of the field
+        lead = word & np.uint64(0xFF)
+        signed = ((lead == _PLUS) | (lead == _MINUS)) & (lens > 1)
+        wanted[signed] &= ~np.uint64(0x80)  # a sign first, if digits follow
+        return bool(((digit & wanted) == wanted).all())
 
     def strings(self, col: int) -> list[str]:
         """Column ``col`` as Python strings, made by one split of the gathered
@@ -1021,8 +1045,8 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
     fields = _fields(data, 6)
     if fields is None:
         return None
-    ranks, scores_matrix = fields.column(3), fields.column(4)
-    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
+    scores_matrix = fields.column(4)
+    if scores_matrix is None or not fields.integers_ok(3):
         return None
     scores = _parse_floats(scores_matrix)
     if scores is None or not np.isfinite(scores).all():
