@@ -339,13 +339,16 @@ class _Fields:
         limit = self.words_at.size - 1  # the last offset with 8 bytes after it
         for j in range(n_words):
             at = starts + 8 * j
-            word = self.words_at[np.minimum(at, limit)]
-            # A word that would pass the end of the data is read at the last
-            # offset and shifted down (little-endian: the first byte is lowest).
-            late = np.flatnonzero(at > limit)
-            if late.size:
-                shift = np.minimum(at[late] - limit, 7).astype(np.uint64) * np.uint64(8)
-                word[late] >>= shift  # bytes past the data are past the field: masked below
+            # Fields are in file order: only the last few can have a word that
+            # would pass the end of the data. It is read at the last offset and
+            # shifted down (little-endian: the first byte is lowest).
+            late = int(np.searchsorted(starts, limit - 8 * j, side="right"))
+            if late == at.size:
+                word = self.words_at[at]
+            else:
+                word = self.words_at[np.minimum(at, limit)]
+                shift = np.minimum(at[late:] - limit, 7).astype(np.uint64) * np.uint64(8)
+                word[late:] >>= shift  # bytes past the data are past the field: masked below
             # Bytes past the field are masked off (no NUL in the data: 0 marks padding).
             valid = np.clip(lens - 8 * j, 0, 8) if j or width > 8 else lens
             np.bitwise_and(word, _BYTE_MASKS[valid], out=out[:, j])
