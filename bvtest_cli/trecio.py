@@ -983,6 +983,39 @@ def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarr
     return h
 
 
+def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, key[order]): an argsort of 64-bit hashes (equal keys adjacent,
+    in no particular order), as one plain sort of the keys with the row
+    number in their low bits, twice as fast as numpy's argsort on millions of
+    rows. The few rows whose keys agree on the remaining high bits (about
+    n**2 / 2**(65 - bits) pairs) are then ordered by their full keys."""
+    n = key.size
+    bits = max(1, (n - 1).bit_length())
+    if n < 1 << 16:
+        order = np.argsort(key, kind="stable")
+        return order, key[order]
+    low = np.uint64((1 << bits) - 1)
+    packed = key & ~low
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    high = packed >> np.uint64(bits)
+    tied = high[1:] == high[:-1]  # neighbours whose order the row numbers decided
+    del high
+    packed &= low
+    order = packed.view(np.int64)  # row numbers < 2**63
+    sorted_key = key[order]
+    rows = np.flatnonzero(tied)
+    if rows.size:
+        rows = np.union1d(rows, rows + 1)  # both sides of each tie (runs are adjacent)
+        starts = np.ones(rows.size, dtype=bool)  # a run of ties starts after a gap
+        starts[1:] = ~tied[rows[1:] - 1]
+        run = np.cumsum(starts)
+        within = np.lexsort((sorted_key[rows], run))
+        order[rows] = order[rows[within]]
+        sorted_key[rows] = sorted_key[rows[within]]
+    return order, sorted_key
+
+
 def _same_bytes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a == b`` for two ``S`` arrays, compared 8 bytes at a time when both
     have the same width, a multiple of 8 (numpy compares strings bytewise)."""
@@ -1133,8 +1166,7 @@ class QrelsTable:
         self.has_duplicates = False
         for seed in range(8):  # a new seed if two different pairs share a hash
             key = docno_hash(topic, docno, seed)
-            order = np.argsort(key, kind="stable")
-            key = key[order]
+            order, key = _sort_keys(key)
             same = np.flatnonzero(key[1:] == key[:-1])
             if same.size == 0:
                 break

@@ -280,3 +280,22 @@ def test_words_at_the_end_of_the_data(data, col, expected):
     words = fields.words(col)
     assert words is not None
     assert words[-1].tobytes() == expected.ljust(words.shape[1] * 8, b"\0")
+
+
+@pytest.mark.parametrize("n", [1000, 70_000, 1 << 17])
+def test_sort_keys_is_an_argsort(n):
+    """_sort_keys (a sort of keys packed with row numbers, then ties on the
+    high bits ordered by full key) orders the keys as numpy's sort does; a
+    third of the keys share their high 14 bits and some repeat exactly."""
+    from bvtest_cli.trecio import _sort_keys
+
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    keys[: n // 3] = (keys[: n // 3] >> np.uint64(50) << np.uint64(50)) | rng.integers(
+        0, 1000, n // 3
+    ).astype(np.uint64)
+    keys[-10:] = keys[:10]
+    order, ordered = _sort_keys(keys)
+    assert np.array_equal(ordered, np.sort(keys))
+    assert np.array_equal(keys[order], ordered)
+    assert np.array_equal(np.sort(order), np.arange(n))
