@@ -10,8 +10,10 @@ inherit ``make_work`` and whatever it refers to without pickling.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
@@ -42,8 +44,15 @@ def parallel_map(
     *,
     jobs: int = 1,
     tick: Callable[[], None] = lambda: None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[Any]:
     """``[make_work()(item) for item in items]``, on up to ``jobs`` processes.
+
+    ``meanwhile``, if given, runs in a thread of this process while the
+    workers work (only with ``jobs > 1``; it is started after they are forked,
+    so no worker inherits a half-done import), for what the caller will need
+    next and would otherwise do after them, alone; its errors are ignored (the
+    caller meets them again when it does the work itself).
 
     A result that is an exception is raised (the first one in input order),
     and the remaining work is cancelled: workers return errors rather than
@@ -57,12 +66,20 @@ def parallel_map(
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init, initargs=(make_work,)
         ) as pool:
-            for result in pool.map(_apply, items, chunksize=_chunksize(len(items), workers)):
+            chunksize = _chunksize(len(items), workers)
+            results_iter = pool.map(_apply, items, chunksize=chunksize)  # forks the workers
+            helper = None
+            if meanwhile is not None:
+                helper = threading.Thread(target=_quietly, args=(meanwhile,), daemon=True)
+                helper.start()
+            for result in results_iter:
                 if isinstance(result, Exception):
                     pool.shutdown(cancel_futures=True)
                     raise result
                 results.append(result)
                 tick()
+            if helper is not None:
+                helper.join()
         return results
     work = make_work()
     for item in items:
@@ -72,6 +89,11 @@ def parallel_map(
         results.append(result)
         tick()
     return results
+
+
+def _quietly(task: Callable[[], None]) -> None:
+    with contextlib.suppress(Exception):  # see parallel_map: the caller meets it again
+        task()
 
 
 def _chunksize(n_items: int, workers: int) -> int:

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .errors import InputError, printable
 from .matrix import ScoreMatrix
@@ -307,6 +306,12 @@ _MAX_PLAIN_DIGITS = 15  # a mantissa of <= 15 digits is exact in a float64
 _POW10_FLOAT = np.array([10.0**i for i in range(_MAX_PLAIN_DIGITS + 1)])
 
 
+_SWAR_HIGH = np.uint64(0x8080808080808080)
+_SWAR_FROM_0 = np.uint64(0x5050505050505050)
+_SWAR_PAST_9 = np.uint64(0x4646464646464646)
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 @dataclass(frozen=True)
 class _Fields:
     """Field boundaries of a file whose non-blank lines all have ``ncols`` fields."""
@@ -315,24 +320,69 @@ class _Fields:
     starts: np.ndarray  # (rows, ncols) offset of each field's first byte
     ends: np.ndarray  # (rows, ncols) offset just past each field
     lines: np.ndarray  # (rows,) 0-based line number of each row
+    # The 8 bytes at every offset of the data (but the last 7) as a
+    # little-endian uint64 (an unaligned, overlapping view): one gather reads
+    # 8 bytes of every field at once.
+    words_at: np.ndarray
 
-    def column(self, col: int) -> np.ndarray | None:
-        """Column ``col`` as a (rows, width) byte matrix padded with 0, or None
-        when a field is wider than _MAX_FIELD_WIDTH."""
+    def words(self, col: int) -> np.ndarray | None:
+        """Column ``col`` as (rows, words) little-endian uint64, each field's
+        bytes followed by zeros (viewed as bytes: the field, NUL-padded), or
+        None when a field is wider than _MAX_FIELD_WIDTH."""
         starts = self.starts[:, col]
         lens = self.ends[:, col] - starts
         width = int(lens.max())
         if width > _MAX_FIELD_WIDTH:
             return None
-        # Row i = buf[s_i : s_i + width] (a copy); a window may not pass the end
-        # of the data, so the few fields that close to it are copied one by one.
-        inside = np.minimum(starts, self.buf.size - width)
-        matrix = sliding_window_view(self.buf, width)[inside]
-        for row in np.flatnonzero(inside != starts).tolist():
-            start, length = int(starts[row]), int(lens[row])
-            matrix[row, :length] = self.buf[start : start + length]
-        matrix *= np.arange(width) < lens[:, None]  # no NUL in the data: 0 marks padding
-        return matrix
+        n_words = -(-width // 8)
+        out = np.empty((starts.size, n_words), dtype=np.uint64)
+        limit = self.words_at.size - 1  # the last offset with 8 bytes after it
+        for j in range(n_words):
+            at = starts + 8 * j
+            # Fields are in file order: only the last few can have a word that
+            # would pass the end of the data. It is read at the last offset and
+            # shifted down (little-endian: the first byte is lowest).
+            late = int(np.searchsorted(starts, limit - 8 * j, side="right"))
+            if late == at.size:
+                word = self.words_at[at]
+            else:
+                word = self.words_at[np.minimum(at, limit)]
+                shift = np.minimum(at[late:] - limit, 7).astype(np.uint64) * np.uint64(8)
+                word[late:] >>= shift  # bytes past the data are past the field: masked below
+            # Bytes past the field are masked off (no NUL in the data: 0 marks padding).
+            valid = np.clip(lens - 8 * j, 0, 8) if j or width > 8 else lens
+            np.bitwise_and(word, _BYTE_MASKS[valid], out=out[:, j])
+        return out
+
+    def column(self, col: int) -> np.ndarray | None:
+        """Column ``col`` as a (rows, width) byte matrix padded with 0 (a view
+        of :meth:`words`), or None when a field is wider than _MAX_FIELD_WIDTH."""
+        words = self.words(col)
+        if words is None:
+            return None
+        width = int((self.ends[:, col] - self.starts[:, col]).max())
+        return words.view(np.uint8).reshape(words.shape[0], -1)[:, :width]
+
+    def integers_ok(self, col: int) -> bool:
+        """Whether every field of column ``col`` is ``[+-]?[0-9]+`` (as
+        :func:`_integers_ok`); fields of up to 8 bytes are checked a word at
+        a time (SWAR), the byte matrix only for wider ones."""
+        words = self.words(col)
+        if words is None:
+            return False
+        if words.shape[1] > 1:
+            return _integers_ok(words.view(np.uint8).reshape(words.shape[0], -1))
+        word = words[:, 0]
+        lens = self.ends[:, col] - self.starts[:, col]
+        # ASCII bytes (< 0x80) plus 0x50 reach 0x80 from '0' (0x30) on, plus
+        # 0x46 from ':' (0x3A) on, and never carry into the next byte: the
+        # high bit of each byte of ``digit`` is set exactly for a digit.
+        digit = (word + _SWAR_FROM_0) & ~(word + _SWAR_PAST_9) & _SWAR_HIGH
+        wanted = _BYTE_MASKS[lens] & _SWAR_HIGH  # every byte of the field
+        lead = word & np.uint64(0xFF)
+        signed = ((lead == _PLUS) | (lead == _MINUS)) & (lens > 1)
+        wanted[signed] &= ~np.uint64(0x80)  # a sign first, if digits follow
+        return bool(((digit & wanted) == wanted).all())
 
     def strings(self, col: int) -> list[str]:
         """Column ``col`` as Python strings, made by one split of the gathered
@@ -356,11 +406,14 @@ class _Fields:
     def segments(self, col: int) -> list[tuple[str, int, int]] | None:
         """(value, first row, end row) of each block of consecutive rows with the
         same value in column ``col``; None if the column is too wide."""
-        matrix = self.column(col)
-        if matrix is None:
+        words = self.words(col)
+        if words is None:
             return None
-        rows = matrix.shape[0]
-        cuts = np.flatnonzero((matrix[1:] != matrix[:-1]).any(axis=1)) + 1
+        rows = words.shape[0]
+        changed = words[1:, 0] != words[:-1, 0]
+        for j in range(1, words.shape[1]):
+            changed |= words[1:, j] != words[:-1, j]
+        cuts = np.flatnonzero(changed) + 1
         bounds = [0, *cuts.tolist(), rows]
         firsts = self.starts[bounds[:-1], col].tolist()
         lasts = self.ends[bounds[:-1], col].tolist()
@@ -381,33 +434,70 @@ def _matrix_strings(matrix: np.ndarray) -> list[str]:
     return out
 
 
+_EDGE_BLOCK = 1 << 20  # bytes scanned at a time: temporaries stay in cache, and small
+
+
 def _fields(data: bytes, ncols: int) -> _Fields | None:
     """Field boundaries of an ASCII file in which every non-blank line has
     exactly ``ncols`` fields (str.split() semantics), or None when that does not
     hold (the caller then reads line by line)."""
     if not data or not data.isascii() or b"\x00" in data:
         return None
-    buf = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(buf == _NEWLINE)
-    # With no control byte but newlines (no tab, CR, ...), a comparison will do.
-    plain = np.count_nonzero(buf < 32) == newlines.size
-    solid = buf > 32 if plain else ~_SPLIT_WS[buf]
-    edges = np.empty(buf.size + 1, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
-    edges[0], edges[-1] = solid[0], solid[-1]
-    np.not_equal(solid[1:], solid[:-1], out=edges[1:-1])
-    pos = np.flatnonzero(edges)  # start, end, start, end, ... of every field
+    # A file shorter than a word is copied with zeros after it (see words_at).
+    base = np.frombuffer(data if len(data) >= 8 else data + bytes(8), dtype=np.uint8)
+    buf = base[: len(data)]
+    pos, n_newlines = _field_edges(buf)
     if pos.size == 0 or pos.size % (2 * ncols):
         return None
     pos = pos.reshape(-1, ncols, 2)
     starts, ends = pos[:, :, 0], pos[:, :, 1]
-    line = np.searchsorted(newlines, starts[:, 0])  # line of each row's first field
-    line_end = np.append(newlines, buf.size)[line]  # where that line ends
-    # Fields are in file order: a row whose last field starts before its first
-    # field's line ends is on one line, and strictly increasing lines mean one
-    # row per line.
-    if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
-        return None
-    return _Fields(buf, starts, ends, line)
+    rows = starts.shape[0]
+    first, last = int(starts[0, 0]), int(ends[-1, -1])
+    # The usual file: each row's last field is followed by its newline, and no
+    # other newline lies between the first and the last field, so no row spans
+    # two lines and the rows are consecutive lines.
+    before = np.count_nonzero(buf[:first] == _NEWLINE)
+    after = np.count_nonzero(buf[last:] == _NEWLINE)
+    if n_newlines - before - after == rows - 1 and (buf[ends[:-1, -1]] == _NEWLINE).all():
+        line = np.arange(rows) + before
+    else:
+        newlines = np.flatnonzero(buf == _NEWLINE)
+        line = np.searchsorted(newlines, starts[:, 0])  # line of each row's first field
+        line_end = np.append(newlines, buf.size)[line]  # where that line ends
+        # Fields are in file order: a row whose last field starts before its
+        # first field's line ends is on one line, and strictly increasing lines
+        # mean one row per line.
+        if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
+            return None
+    words_at = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
+    return _Fields(buf, starts, ends, line, words_at)
+
+
+def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
+    """Offsets of every field's start and end (start, end, start, end, ...) and
+    the number of newlines, block by block: no full-size temporaries (the
+    offsets are int32 when they fit, half the memory of flatnonzero's)."""
+    dtype = np.int32 if buf.size < 2**31 else np.int64
+    parts: list[np.ndarray] = []
+    n_newlines = 0
+    solid_before = False  # the byte before the block is white space (or none)
+    for lo in range(0, buf.size, _EDGE_BLOCK):
+        block = buf[lo : lo + _EDGE_BLOCK]
+        newlines = np.count_nonzero(block == _NEWLINE)
+        n_newlines += newlines
+        # With no control byte but newlines (no tab, CR, ...), a comparison will do.
+        plain = np.count_nonzero(block < 32) == newlines
+        solid = block > 32 if plain else ~_SPLIT_WS[block]
+        edges = np.empty(block.size, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
+        edges[0] = solid[0] != solid_before
+        np.not_equal(solid[1:], solid[:-1], out=edges[1:])
+        found = np.flatnonzero(edges).astype(dtype)
+        found += lo
+        parts.append(found)
+        solid_before = bool(solid[-1])
+    if solid_before:  # the last field ends with the data
+        parts.append(np.array([buf.size], dtype=dtype))
+    return np.concatenate(parts), n_newlines
 
 
 def _integers_ok(matrix: np.ndarray) -> bool:
@@ -703,6 +793,28 @@ def _release_freed_memory() -> None:
         pass
 
 
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_KEEP_FREED = 1 << 25  # 32 MiB: glibc's largest mmap threshold on 64-bit systems
+
+
+def keep_freed_memory() -> None:
+    """Let this process (and the workers it forks) reuse the memory it frees
+    (glibc's mallopt; nothing elsewhere). Parsing a run allocates and frees a
+    dozen arrays of a few MB; by default glibc maps each afresh and unmaps it
+    when freed, or trims the heap above 2x its last such size, so every array
+    is paid again in page faults: about a third of the CPU of evaluating a
+    TREC-8-size run. Arrays up to 32 MiB now come from the heap, and the heap
+    keeps up to 32 MiB of free memory at its top."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED)
+        libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
+    except (OSError, AttributeError):
+        pass
+
+
 def _add_qrel(
     qrels: Qrels, first_line: dict[int, int], fields: list[bytes], label: str, lineno: int
 ) -> None:
@@ -871,6 +983,53 @@ def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarr
     return h
 
 
+def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, key[order]): an argsort of 64-bit hashes (equal keys adjacent,
+    in no particular order), as one plain sort of the keys with the row
+    number in their low bits, twice as fast as numpy's argsort on millions of
+    rows. The few rows whose keys agree on the remaining high bits (about
+    n**2 / 2**(65 - bits) pairs) are then ordered by their full keys."""
+    n = key.size
+    bits = max(1, (n - 1).bit_length())
+    if n < 1 << 16:
+        order = np.argsort(key, kind="stable")
+        return order, key[order]
+    low = np.uint64((1 << bits) - 1)
+    packed = key & ~low
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    high = packed >> np.uint64(bits)
+    tied = high[1:] == high[:-1]  # neighbours whose order the row numbers decided
+    del high
+    packed &= low
+    order = packed.view(np.int64)  # row numbers < 2**63
+    sorted_key = key[order]
+    rows = np.flatnonzero(tied)
+    if rows.size:
+        rows = np.union1d(rows, rows + 1)  # both sides of each tie (runs are adjacent)
+        starts = np.ones(rows.size, dtype=bool)  # a run of ties starts after a gap
+        starts[1:] = ~tied[rows[1:] - 1]
+        run = np.cumsum(starts)
+        within = np.lexsort((sorted_key[rows], run))
+        order[rows] = order[rows[within]]
+        sorted_key[rows] = sorted_key[rows[within]]
+    return order, sorted_key
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a == b`` for two ``S`` arrays, compared 8 bytes at a time when both
+    have the same width, a multiple of 8 (numpy compares strings bytewise)."""
+    width = a.dtype.itemsize
+    contiguous = a.flags.c_contiguous and b.flags.c_contiguous
+    if width != b.dtype.itemsize or width % 8 or not contiguous:
+        return a == b
+    wa, wb = a.view(np.uint64).reshape(-1, width // 8), b.view(np.uint64).reshape(-1, width // 8)
+    same = wa[:, 0] == wb[:, 0]
+    for j in range(1, width // 8):
+        same &= wa[:, j] == wb[:, j]
+    return same
+
+
 _HASH_BLOCK = 1 << 20  # rows hashed at a time (element-wise: the blocks do not interact)
 
 
@@ -922,8 +1081,8 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
     fields = _fields(data, 6)
     if fields is None:
         return None
-    ranks, scores_matrix = fields.column(3), fields.column(4)
-    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
+    scores_matrix = fields.column(4)
+    if scores_matrix is None or not fields.integers_ok(3):
         return None
     scores = _parse_floats(scores_matrix)
     if scores is None or not np.isfinite(scores).all():
@@ -943,10 +1102,12 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
 
 def _docno_column(fields: _Fields) -> np.ndarray:
     """The docno column (the third field) as an ``S`` array."""
-    matrix = fields.column(2)
-    if matrix is None:  # wide docnos: through Python strings (ASCII here)
+    words = fields.words(2)
+    if words is None:  # wide docnos: through Python strings (ASCII here)
         return np.array(fields.strings(2), dtype=bytes)
-    return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
+    # The words' bytes are the docno's, NUL-padded to a multiple of 8 (which
+    # an ``S`` array drops): no copy, and 8-byte words for hashing and compares.
+    return words.view(f"S{8 * words.shape[1]}").ravel()
 
 
 def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
@@ -959,15 +1120,19 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
     """Whether a (topic, docno) pair occurs twice."""
     keys = docno_hash(topic, docno)
-    # A plain sort (no index array) settles the usual case, no equal hashes,
-    # at about half the cost of an argsort; the argsort only when one repeats.
-    ordered = np.sort(keys)
-    if not (ordered[1:] == ordered[:-1]).any():
+    # Equal pairs have equal hashes, so they fall in the same of ~4n buckets:
+    # only the rows that share a bucket (a fifth of them) are sorted.
+    bits = max(1, (keys.size - 1).bit_length() + 2)
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
+    crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
+    if crowded.size == 0:
         return False
+    keys = keys[crowded]
     order = np.argsort(keys)
     keys = keys[order]
     same = np.flatnonzero(keys[1:] == keys[:-1])
-    a, b = order[same], order[same + 1]  # equal hashes: equal pairs, or a collision
+    # equal hashes: equal pairs, or a collision
+    a, b = crowded[order[same]], crowded[order[same + 1]]
     return bool(((topic[a] == topic[b]) & (docno[a] == docno[b])).any())
 
 
@@ -1001,8 +1166,7 @@ class QrelsTable:
         self.has_duplicates = False
         for seed in range(8):  # a new seed if two different pairs share a hash
             key = docno_hash(topic, docno, seed)
-            order = np.argsort(key, kind="stable")
-            key = key[order]
+            order, key = _sort_keys(key)
             same = np.flatnonzero(key[1:] == key[:-1])
             if same.size == 0:
                 break
@@ -1014,6 +1178,18 @@ class QrelsTable:
             raise InputError("cannot index the qrels (hash collisions)")
         self.seed = seed
         self.key = key
+        # Directory of the sorted keys by their top bits: bucket b holds
+        # key[first[b]:first[b + 1]], about one key (at most 2**22 buckets,
+        # 16 MB for 12 M qrels), so a lookup reads a key or two instead of a
+        # binary search or a sort of the looked-up keys.
+        self._bits = min(max(1, (n - 1).bit_length()), 22)
+        buckets = 1 << self._bits
+        self._first = np.empty(buckets + 1, dtype=np.int32 if n < 2**31 else np.int64)
+        self._first[-1] = n
+        for lo in range(0, buckets, _HASH_BLOCK):  # in blocks: no large temporaries
+            smallest = np.arange(lo, min(lo + _HASH_BLOCK, buckets), dtype=np.uint64)
+            smallest <<= np.uint64(64 - self._bits)
+            self._first[lo : lo + smallest.size] = np.searchsorted(key, smallest)
         self.row = order.astype(np.int32 if n < 2**31 else np.int64)
         self.docno = docno[order]  # the widest column first, while the fewest copies live
         del docno
@@ -1045,17 +1221,21 @@ class QrelsTable:
         key = docno_hash(topic, docno, self.seed)
         if self.key.size == 0:
             return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
-        # Searching the keys in ascending order walks the table once (numpy
-        # narrows each search from the previous one): with the sort included,
-        # cheaper than random binary searches over a table that outgrows cache.
-        by_key = np.argsort(key)
-        pos = np.empty(key.size, dtype=np.intp)
-        pos[by_key] = np.searchsorted(self.key, key[by_key])
+        bucket = (key >> np.uint64(64 - self._bits)).astype(np.intp)
+        pos = self._first[bucket].astype(np.intp)
+        end = self._first[bucket + 1]
+        # Walk each bucket (sorted) to the first key >= the looked-up one.
+        rows = np.flatnonzero(pos < end)
+        while rows.size:
+            behind = self.key[pos[rows]] < key[rows]
+            rows = rows[behind]
+            pos[rows] += 1
+            rows = rows[pos[rows] < end[rows]]
         np.minimum(pos, self.key.size - 1, out=pos)
         judged = self.key[pos] == key
         hit = np.flatnonzero(judged)
         hp = pos[hit]
-        judged[hit] = (self.topic[hp] == topic[hit]) & (self.docno[hp] == docno[hit])
+        judged[hit] = (self.topic[hp] == topic[hit]) & _same_bytes(self.docno[hp], docno[hit])
         grade = np.where(judged, self.grade[pos], 0)
         return judged, grade
 

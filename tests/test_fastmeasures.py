@@ -164,6 +164,34 @@ def test_qrels_table_lookup_and_dict_view(tmp_path):
     assert judged.tolist() == [True, False, True, False] and grade.tolist() == [2, 0, 0, 0]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_qrels_lookup_equals_a_dict(tmp_path, seed):
+    """grades_of (hash, bucket directory, byte check) against a Python dict,
+    on qrels big enough that many buckets hold several keys, with docnos of
+    several widths and looked-up pairs judged, unjudged or judged for
+    another topic."""
+    rng = random.Random(seed)
+    judged = {}
+    for _ in range(3000):
+        pair = (str(rng.randrange(20)), "d" * rng.randrange(1, 20) + str(rng.randrange(400)))
+        judged[pair] = rng.randrange(-1, 4)
+    (tmp_path / "q").write_text("".join(f"{t} 0 {d} {g}\n" for (t, d), g in judged.items()))
+    table = read_qrels(str(tmp_path / "q")).table
+    pairs = [rng.choice(list(judged)) for _ in range(500)]
+    pairs += [
+        (str(rng.randrange(20)), "d" * rng.randrange(1, 20) + str(rng.randrange(400)))
+        for _ in range(300)
+    ]
+    pairs += [(t, d + "x") for t, d in pairs[:50]]  # a judged docno's prefix is not a match
+    pairs = [(t, d) for t, d in pairs if t in table.topic_index]
+    got_judged, got_grade = table.grades_of(
+        np.array([table.topic_index[t] for t, _ in pairs], dtype=np.int32),
+        np.array([d.encode() for _, d in pairs]),
+    )
+    assert got_judged.tolist() == [p in judged for p in pairs]
+    assert got_grade.tolist() == [judged.get(p, 0) for p in pairs]
+
+
 def _python_ranking(rows: list[tuple[int, float, bytes]]) -> list[tuple[int, float, bytes]]:
     """trec_eval's order by Python's sort: docno descending (bytes), then a
     stable sort by (topic ascending, score descending)."""

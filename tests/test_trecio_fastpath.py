@@ -10,6 +10,7 @@ file and line.
 from __future__ import annotations
 
 import random
+import re
 import struct
 
 import numpy as np
@@ -234,3 +235,67 @@ def test_fields_require_one_row_per_line():
     assert _fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
     fields = _fields(b"\n1 Q0 a 1 2 t\n\n\n2 Q0 b 1 1 t", 6)
     assert fields is not None and fields.lines.tolist() == [1, 4]
+
+
+# Bytes on both sides of the digits ('/' is 0x2F, ':' 0x3A), signs, and the
+# highest ASCII bytes, where a carry between bytes of a word would show.
+RANK_ALPHABET = "0123456789+-./:a~\x7f"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[+-]?[0-9]{1,11}", fullmatch=True),
+            st.text(RANK_ALPHABET, min_size=1, max_size=12),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_word_integer_check_is_the_pattern(tokens):
+    """The word-at-a-time rank check accepts exactly ``[+-]?[0-9]+`` (the
+    pattern, by the re module), for fields of one word and of several."""
+    data = "".join(f"1 Q0 d{i} {t} 1 t\n" for i, t in enumerate(tokens)).encode()
+    fields = _fields(data, 6)
+    assert fields is not None
+    expected = all(re.fullmatch(r"[+-]?[0-9]+", t) for t in tokens)
+    assert fields.integers_ok(3) == expected
+
+
+@pytest.mark.parametrize(
+    "data, col, expected",
+    [
+        (b"1 Q0 d 1 2.5 abcdefghijk", 5, b"abcdefghijk"),  # a word past the end of the data
+        (b"1 Q0 d 1 2.5 t\n1 Q0 e 1 2.5 tag", 5, b"tag"),
+        (b"a b c d", 3, b"d"),  # shorter than a word
+        (b"qid 0 1234567 x\n", 2, b"1234567"),
+    ],
+)
+def test_words_at_the_end_of_the_data(data, col, expected):
+    """A field's words hold its bytes then zeros, even where 8 bytes from the
+    field's start would pass the end of the data."""
+    fields = _fields(data, data.split(b"\n")[0].count(b" ") + 1)
+    assert fields is not None
+    words = fields.words(col)
+    assert words is not None
+    assert words[-1].tobytes() == expected.ljust(words.shape[1] * 8, b"\0")
+
+
+@pytest.mark.parametrize("n", [1000, 70_000, 1 << 17])
+def test_sort_keys_is_an_argsort(n):
+    """_sort_keys (a sort of keys packed with row numbers, then ties on the
+    high bits ordered by full key) orders the keys as numpy's sort does; a
+    third of the keys share their high 14 bits and some repeat exactly."""
+    from bvtest_cli.trecio import _sort_keys
+
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    keys[: n // 3] = (keys[: n // 3] >> np.uint64(50) << np.uint64(50)) | rng.integers(
+        0, 1000, n // 3
+    ).astype(np.uint64)
+    keys[-10:] = keys[:10]
+    order, ordered = _sort_keys(keys)
+    assert np.array_equal(ordered, np.sort(keys))
+    assert np.array_equal(keys[order], ordered)
+    assert np.array_equal(np.sort(order), np.arange(n))
