@@ -412,9 +412,9 @@ def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
         f"({cpu1:.2f} s CPU)"
     )
     print(
-        f"  beyond evaluation          : {beyond:7.2f} s ({cpu - cpu1:.2f} s CPU), peak memory (PSS) "
-        f"{rss:.1f} MiB, load average {os.getloadavg()[0]:.2f}; target < {TARGET_WALL:.0f} s, "
-        f"< 1 GiB: {verdict(ok)}"
+        f"  beyond evaluation          : {beyond:7.2f} s ({cpu - cpu1:.2f} s CPU), "
+        f"peak memory (PSS) {rss:.1f} MiB, load average {os.getloadavg()[0]:.2f}; "
+        f"target < {TARGET_WALL:.0f} s, < 1 GiB: {verdict(ok)}"
     )
     return ok
 
