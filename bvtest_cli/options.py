@@ -799,7 +799,7 @@ OPTIONS.update(
                 metavar="MIB",
                 help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
                 "resamples are drawn again in passes instead of stored: the same "
-                "intervals, about three times the time.",
+                "intervals, about twice the time.",
             ),
             _opt(
                 "pair",
