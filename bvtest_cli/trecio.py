@@ -561,24 +561,19 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     return values
 
 
-def _nest(
-    segments: list[tuple[str, int, int]], docnos: list[str], values: list
-) -> dict[str, dict] | None:
-    """topic → docno → value from blocks of consecutive rows of one topic, or
-    None when a (topic, docno) repeats (the line-by-line path then names the
-    line, or, for qrels, accepts a repeated equal judgment)."""
-    nested: dict[str, dict] = {}
-    for topic, lo, hi in segments:
-        inner = nested.get(topic)
-        if inner is None:  # the usual case: one block per topic
-            inner = nested[topic] = dict(zip(docnos[lo:hi], values[lo:hi], strict=True))
-            added = len(inner)
-        else:
-            before = len(inner)
-            inner.update(zip(docnos[lo:hi], values[lo:hi], strict=True))
-            added = len(inner) - before
-        if added != hi - lo:
-            return None
+def _nested(
+    names: list[str], topic: np.ndarray, docno: np.ndarray, values: np.ndarray
+) -> dict[str, dict]:
+    """name → docno → value from rows in order (``topic`` indexes ``names``):
+    each block of consecutive rows of one topic is added in one dict update."""
+    nested: dict[str, dict] = {t: {} for t in names}
+    if not topic.size:
+        return nested
+    docnos = np.char.decode(docno, "latin-1").tolist()
+    vals = values.tolist()
+    cuts = [0, *(np.flatnonzero(topic[1:] != topic[:-1]) + 1).tolist(), topic.size]
+    for t, lo, hi in zip(topic[cuts[:-1]].tolist(), cuts[:-1], cuts[1:], strict=True):
+        nested[names[t]].update(zip(docnos[lo:hi], vals[lo:hi], strict=True))
     return nested
 
 
@@ -600,21 +595,10 @@ def read_run(source: Source) -> Run:
 
 
 def _parse_run_fast(data: bytes) -> Run | None:
-    """The run of a well-formed file with exactly six fields on every line, or
-    None when anything needs a closer look (the slow path then decides)."""
-    fields = _fields(data, 6)
-    if fields is None:
-        return None
-    ranks, scores_matrix = fields.column(3), fields.column(4)
-    if ranks is None or scores_matrix is None or not _integers_ok(ranks):
-        return None  # rank: the value is ignored; a non-integer means a shifted line
-    scores = _parse_floats(scores_matrix)
-    if scores is None or not np.isfinite(scores).all():
-        return None
-    segments = fields.segments(0)
-    if segments is None:
-        return None
-    return _nest(segments, fields.strings(2), scores.tolist())
+    """The run of a well-formed file by the columnar parser, or None when
+    anything needs a closer look (the slow path then decides)."""
+    columns = _parse_run_columns(data)
+    return None if columns is None else columns.as_dict()
 
 
 def _parse_run_slow(data: bytes, label: str) -> Run:
@@ -1058,12 +1042,7 @@ class RunColumns:
 
     def as_dict(self) -> Run:
         """topic → docno → score, topics and docnos in file order."""
-        run: Run = {t: {} for t in self.topics}
-        names = self.topics
-        docnos = np.char.decode(self.docno, "latin-1").tolist() if self.docno.size else []
-        for t, d, v in zip(self.topic.tolist(), docnos, self.score.tolist(), strict=True):
-            run[names[t]][d] = v
-        return run
+        return _nested(self.topics, self.topic, self.docno, self.score)
 
 
 def read_run_columns(source: Source) -> RunColumns:
@@ -1255,14 +1234,7 @@ class QrelsTable:
     def as_dict(self) -> Qrels:
         """topic → docno → grade in file order."""
         order = np.argsort(self.row)
-        qrels: Qrels = {t: {} for t in self.topics}
-        names = self.topics
-        docnos = np.char.decode(self.docno[order], "latin-1").tolist() if len(self) else []
-        for t, d, g in zip(
-            self.topic[order].tolist(), docnos, self.grade[order].tolist(), strict=True
-        ):
-            qrels[names[t]][d] = g
-        return qrels
+        return _nested(self.topics, self.topic[order], self.docno[order], self.grade[order])
 
 
 _QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays
