@@ -290,6 +290,19 @@ def _below_estimate(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
     )
 
 
+def _usable(count: np.ndarray, B: int, level: float) -> np.ndarray:
+    """The undefined-replicate rule (module docstring): at least 2 finite
+    replicates of B, and at most α·B undefined."""
+    return (count >= 2) & (B - count <= _tail(level) * B)
+
+
+def _p_value(le: np.ndarray, ge: np.ndarray, count: np.ndarray, B: int, level: float):
+    """The bootstrap p-value of :func:`bootstrap_p` from #{d* ≤ 0}, #{d* ≥ 0} and
+    the count of finite replicates."""
+    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (count + 1.0))
+    return np.where(_usable(count, B, level), p, np.nan)
+
+
 def _interval_levels(
     count: np.ndarray,
     B: int,
@@ -309,7 +322,7 @@ def _interval_levels(
     the estimate or a is undefined or no replicate lies on one side.
     """
     alpha = _tail(level)
-    usable = (count >= 2) & (B - count <= alpha * B)
+    usable = _usable(count, B, level)
     if estimate is None:
         return np.full(count.shape, alpha), np.full(count.shape, 1.0 - alpha), usable
     assert below is not None and acceleration is not None
@@ -672,29 +685,30 @@ def streamed_intervals(
         q1, q2, defined = _interval_levels(
             count, B, level, estimate=estimate, below=tally.below, acceleration=acceleration
         )
-    ends = [_quantile_ranks(count, q) for q in (q1, q2)]
-    wanted = [np.flatnonzero(ok & defined) for ok, *_ in ends]
-    cells = np.concatenate([w for w in wanted for _ in range(2)])
-    ranks = np.concatenate(
-        [r[w] for (_, below, above, _), w in zip(ends, wanted, strict=True) for r in (below, above)]
+    # each end interpolates between two order statistics, for the cells where it is defined
+    ends = []
+    for q in (q1, q2):
+        ok, below, above, frac = _quantile_ranks(count, q)
+        w = np.flatnonzero(ok & defined)
+        ends.append((w, below[w], above[w], frac[w]))
+    cells = np.concatenate([c for w, *_ in ends for c in (w, w)])
+    ranks = np.concatenate([r for _, below, above, _ in ends for r in (below, above)])
+    got = iter(
+        np.split(
+            order_statistics(stream, tally, cells, ranks, budget=budget),
+            np.cumsum([w.size for w, *_ in ends for _ in range(2)])[:-1],
+        )
     )
-    got = order_statistics(stream, tally, cells, ranks, budget=budget)
-    out = []
-    start = 0
-    for (_, _, _, frac), w in zip(ends, wanted, strict=True):
-        s_lo, s_hi = got[start : start + w.size], got[start + w.size : start + 2 * w.size]
-        start += 2 * w.size
-        end = np.full(estimate.size, np.nan)
-        end[w] = s_lo + frac[w] * (s_hi - s_lo)
-        out.append(end)
-    p = np.minimum(1.0, 2.0 * (np.minimum(tally.le, tally.ge) + 1.0) / (count + 1.0))
-    usable = (count >= 2) & (B - count <= _tail(level) * B)
-    return out[0], out[1], np.where(usable, p, np.nan)
+    lo, hi = np.full(estimate.size, np.nan), np.full(estimate.size, np.nan)
+    for out, (w, _, _, frac) in zip((lo, hi), ends, strict=True):
+        s_below, s_above = next(got), next(got)
+        out[w] = s_below + frac * (s_above - s_below)
+    return lo, hi, _p_value(tally.le, tally.ge, count, B, level)
 
 
-def _flat(values: Mapping[str, np.ndarray], lead: int) -> np.ndarray:
-    """Every field's cells side by side: name → (lead, ...) into (lead, cells)."""
-    return np.concatenate([np.reshape(v, (lead, -1)) for v in values.values()], axis=1)
+def _flat(values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """A block of replicates name → (b, ...) as (b, cells), the fields side by side."""
+    return np.concatenate([v.reshape(len(v), -1) for v in values.values()], axis=1)
 
 
 def bootstrap_intervals(
@@ -721,13 +735,11 @@ def bootstrap_intervals(
     x = np.asarray(x, dtype=float)
     estimate = {k: np.asarray(v, dtype=float) for k, v in statistic(x).items()}
     jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else {}
-    out: dict[str, Interval] = {}
+    ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if sum(v.size for v in estimate.values()) * B > budget:
-        est = _flat(estimate, 1)[0]
-        stream = replayed(x, statistic, lambda v: _flat(v, _lead(v)), B=B, seed=seed, block=block)
         lo, hi, _ = streamed_intervals(
-            stream,
-            est,
+            replayed(x, statistic, _flat, B=B, seed=seed, block=block),
+            np.concatenate([e.ravel() for e in estimate.values()]),
             B,
             level=level,
             acceleration=(
@@ -739,28 +751,21 @@ def bootstrap_intervals(
         for name, e in estimate.items():
             part = slice(start, start + e.size)
             start += e.size
-            undefined = ~np.isfinite(e)
-            out[name] = Interval(
-                e,
-                np.where(undefined, np.nan, lo[part].reshape(e.shape)),
-                np.where(undefined, np.nan, hi[part].reshape(e.shape)),
+            ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
+    else:
+        reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
+        for name, e in estimate.items():
+            ends[name] = (
+                bca_interval(reps[name], e, jack[name], level)
+                if jack
+                else percentile_interval(reps[name], level)
             )
-        return out
-    reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
-    for name, est in estimate.items():
-        if method == "bca":
-            lo, hi = bca_interval(reps[name], est, jack[name], level)
-        else:
-            lo, hi = percentile_interval(reps[name], level)
-            undefined = ~np.isfinite(est)
-            lo, hi = np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi)
-        out[name] = Interval(est, lo, hi)
+    out: dict[str, Interval] = {}
+    for name, e in estimate.items():
+        undefined = ~np.isfinite(e)
+        lo, hi = ends[name]
+        out[name] = Interval(e, np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi))
     return out
-
-
-def _lead(values: Mapping[str, np.ndarray]) -> int:
-    """The resamples in a block of replicates name → (b, ...)."""
-    return len(next(iter(values.values())))
 
 
 # --------------------------------------------------------------------------- paired tests
@@ -829,9 +834,7 @@ def bootstrap_p(differences: np.ndarray, level: float = 0.95) -> np.ndarray:
     count = finite.sum(axis=0)
     le = (finite & (d <= 0)).sum(axis=0)
     ge = (finite & (d >= 0)).sum(axis=0)
-    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (count + 1.0))
-    usable = (count >= 2) & (d.shape[0] - count <= _tail(level) * d.shape[0])
-    return np.where(usable, p, np.nan)
+    return _p_value(le, ge, count, d.shape[0], level)
 
 
 @dataclass(frozen=True)
@@ -954,47 +957,46 @@ def compare_runs(
     jack = compared(jackknife_replicates(x, statistic, block=block)) if method == "bca" else None
     n_pairs = len(ia)
     diffs = [est[ia] - est[ib] for est in estimate]
-    results: dict[str, tuple[np.ndarray, ...]] = {}
-    if len(estimate) * len(systems) * B > budget:
-        # bounded memory: every pair's differences streamed as cells (field-major)
-        def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
-            return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
 
-        stream = replayed(
-            x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
-        )
+    def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
+        """(lead, pairs × fields): a − b of every pair, field by field."""
+        return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
+
+    # (lo, hi, p) per field, pair by pair
+    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if len(estimate) * len(systems) * B > budget:
+        # bounded memory: every pair's differences streamed as cells
         lo, hi, p = streamed_intervals(
-            stream,
+            replayed(
+                x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
+            ),
             np.concatenate(diffs),
             B,
             level=level,
             acceleration=None if jack is None else _acceleration(pair_differences(jack)),
             budget=budget,
         )
-        for k, (name, diff) in enumerate(zip(names, diffs, strict=True)):
-            part = slice(k * n_pairs, (k + 1) * n_pairs)
-            undefined = ~np.isfinite(diff)
-            p_k = np.where(undefined, np.nan, p[part])
-            lo_k = np.where(undefined, np.nan, lo[part])
-            hi_k = np.where(undefined, np.nan, hi[part])
-            results[name] = (diff, lo_k, hi_k, p_k, holm(p_k))
+        parts = np.arange(1, len(names)) * n_pairs
+        ends = list(zip(*(np.split(v, parts) for v in (lo, hi, p)), strict=True))
     else:
         reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
         chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
-        for k, (name, diff, rep) in enumerate(zip(names, diffs, reps, strict=True)):
-            jk = None if jack is None else jack[k]
+        for k, (diff, rep) in enumerate(zip(diffs, reps, strict=True)):
             lo, hi, p = (np.empty(n_pairs) for _ in range(3))
             for s in range(0, n_pairs, chunk):
                 sl = slice(s, s + chunk)
                 d = rep[:, ia[sl]] - rep[:, ib[sl]]
-                if jk is None:
+                if jack is None:
                     lo[sl], hi[sl] = percentile_interval(d, level)
-                    undefined = ~np.isfinite(diff[sl])
-                    lo[sl][undefined] = hi[sl][undefined] = np.nan
                 else:
-                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk[:, ia[sl]] - jk[:, ib[sl]], level)
-                p[sl] = np.where(np.isfinite(diff[sl]), bootstrap_p(d, level), np.nan)
-            results[name] = (diff, lo, hi, p, holm(p))
+                    jk = jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
+                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk, level)
+                p[sl] = bootstrap_p(d, level)
+            ends.append((lo, hi, p))
+    results: dict[str, tuple[np.ndarray, ...]] = {}
+    for name, diff, (lo, hi, p) in zip(names, diffs, ends, strict=True):
+        lo, hi, p = (np.where(np.isfinite(diff), v, np.nan) for v in (lo, hi, p))
+        results[name] = (diff, lo, hi, p, holm(p))
 
     _, _, p_pm = pitman_morgan(x[ia], x[ib])
     p_pm_holm = holm(p_pm)
