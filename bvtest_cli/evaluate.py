@@ -368,8 +368,10 @@ class RunEvaluator:
         from . import fastmeasures
 
         self.specs = list(specs)
-        self._table = qrels if isinstance(qrels, QrelsTable) else None
-        self._dict = None if isinstance(qrels, QrelsTable) else qrels
+        # QrelsFile holds whichever view it is given and makes the other on first use
+        self._qrels = (
+            QrelsFile("", table=qrels) if isinstance(qrels, QrelsTable) else QrelsFile("", qrels)
+        )
         self._fast: list[tuple[str, tuple[str, int | None, int]]] = []
         self._fast_err: list[tuple[str, int]] = []
         slow: list[MeasureSpec] = []
@@ -391,7 +393,7 @@ class RunEvaluator:
         self._err: list[tuple[str, Callable[[Run], dict[str, float]]]] = []
         if not slow:
             return
-        qrels_dict = self.qrels_dict
+        qrels_dict = self._qrels.qrels
         self._topics = qrels_dict.keys()
         # (ir_measures evaluator, computed measure → printed names), one per qrels variant
         # Threshold measures are computed on 0/1 qrels when pytrec_eval cannot
@@ -422,17 +424,7 @@ class RunEvaluator:
 
     @property
     def table(self) -> QrelsTable:
-        if self._table is None:
-            assert self._dict is not None
-            self._table = QrelsTable.from_dict(self._dict)
-        return self._table
-
-    @property
-    def qrels_dict(self) -> Qrels:
-        if self._dict is None:
-            assert self._table is not None
-            self._dict = self._table.as_dict()
-        return self._dict
+        return self._qrels.table
 
     def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
         from . import fastmeasures
