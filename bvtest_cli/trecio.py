@@ -1111,8 +1111,12 @@ def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
     keys = keys[order]
     same = np.flatnonzero(keys[1:] == keys[:-1])
     # equal hashes: equal pairs, or a collision
-    a, b = crowded[order[same]], crowded[order[same + 1]]
-    return bool(((topic[a] == topic[b]) & (docno[a] == docno[b])).any())
+    return _any_same_pair(topic, docno, crowded[order[same]], crowded[order[same + 1]])
+
+
+def _any_same_pair(topic: np.ndarray, docno: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether some rows a[i], b[i] (of equal hashes) hold the same (topic, docno)."""
+    return bool(((topic[a] == topic[b]) & _same_bytes(docno[a], docno[b])).any())
 
 
 def _joined(column: np.ndarray | list[np.ndarray]) -> np.ndarray:
@@ -1149,8 +1153,7 @@ class QrelsTable:
             same = np.flatnonzero(key[1:] == key[:-1])
             if same.size == 0:
                 break
-            a, b = order[same], order[same + 1]
-            if ((topic[a] == topic[b]) & (docno[a] == docno[b])).any():
+            if _any_same_pair(topic, docno, order[same], order[same + 1]):
                 self.has_duplicates = True  # a pair judged twice: the caller decides
                 break
         else:  # pragma: no cover - eight collisions in a row
