@@ -310,6 +310,29 @@ _SWAR_HIGH = np.uint64(0x8080808080808080)
 _SWAR_FROM_0 = np.uint64(0x5050505050505050)
 _SWAR_PAST_9 = np.uint64(0x4646464646464646)
 _BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+_TOP_BYTES = ~_BYTE_MASKS[::-1]  # _TOP_BYTES[n]: the n highest bytes of a word
+_SWAR_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_SWAR_DOTS = np.uint64(0x2E2E2E2E2E2E2E2E)
+_SWAR_ASCII_0 = np.uint64(0x3030303030303030)
+_POW10_INT = np.array([10**i for i in range(9)], dtype=np.uint64)
+
+
+def _swar_digits_high(word: np.ndarray) -> np.ndarray:
+    """The high bit of each byte of ASCII words that is a digit: a byte
+    (< 0x80) plus 0x50 reaches 0x80 from '0' (0x30) on, plus 0x46 from ':'
+    (0x3A) on, and never carries into the next byte."""
+    return (word + _SWAR_FROM_0) & ~(word + _SWAR_PAST_9) & _SWAR_HIGH
+
+
+def _swar_value(word: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The integer written by the ``keep`` bytes (the highest ones) of ASCII
+    digit words: the first byte is the lowest (little-endian), so the bytes
+    masked off below are leading zeros. Pairs, then quads, then the eight
+    digits are combined in place, no lane ever reaching the next."""
+    v = (word & keep) - (_SWAR_ASCII_0 & keep)  # 0-9 per byte, 0 outside
+    v = (v * np.uint64(10) + (v >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
+    v = (v * np.uint64(100) + (v >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
+    return (v * np.uint64(10000) + (v >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
 
 
 @dataclass(frozen=True)
@@ -362,6 +385,69 @@ class _Fields:
             return None
         width = int((self.ends[:, col] - self.starts[:, col]).max())
         return words.view(np.uint8).reshape(words.shape[0], -1)[:, :width]
+
+    def floats(self, col: int) -> np.ndarray | None:
+        """float() of every field of column ``col``, or None if one is not a
+        number (as :func:`_parse_floats`, which it calls for the fields it
+        cannot read itself).
+
+        Most scores are ``[+-]?digits[.digits]`` with at most 8 digits on
+        either side of the dot: those are read from three words per field
+        (the 8 bytes before the end, which hold the dot; the fraction; the
+        integer part) and their digits combined 8 at a time (SWAR), no byte
+        matrix. The mantissa, below 10**15, is exact in a float64 and divided
+        by an exact power of ten: correctly rounded, the same bits as
+        _parse_floats and float()."""
+        starts, ends = self.starts[:, col], self.ends[:, col]
+        values, slow = self._plain_decimals(starts, ends)
+        if slow.size:
+            matrix = self.column(col)
+            rest = None if matrix is None else _parse_floats(matrix[slow])
+            if rest is None:
+                return None
+            values[slow] = rest
+        return values
+
+    def _plain_decimals(
+        self, starts: np.ndarray, ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(values, rows left to the caller): the fields' values where they are
+        plain decimals of at most 8 + 8 digits (15 in all), 0 elsewhere."""
+        words_at = self.words_at
+        lead = self.buf[starts]
+        minus = lead == _MINUS
+        first = starts + (minus | (lead == _PLUS))  # the first digit (or dot)
+        length = ends - first
+        # Words wholly inside the data: the first fields of a file may have
+        # fewer than 9 bytes before their end (those rows are left over).
+        low = ends - 9 < 0
+        # The dot of 1 to 8 decimals is one of the 8 bytes before the last.
+        window = words_at[np.maximum(ends - 9, 0)]
+        inside = _TOP_BYTES[np.clip(length - 1, 0, 8)]
+        x = window ^ _SWAR_DOTS
+        dots = ~(((x & _SWAR_LOW7) + _SWAR_LOW7) | x | _SWAR_LOW7) & inside  # exact: 0x80 per '.'
+        lowest = dots & (~dots + np.uint64(1))  # the lowest dot's bit, 2**(8 j + 7)
+        _, exponent = np.frexp(lowest.astype(np.float64))
+        has_dot = dots != 0
+        # No dot in the window: a whole number (else a digit check fails below).
+        decimals = np.where(has_dot, 8 - (exponent - 8) // 8, 0)
+        dot = ends - decimals - has_dot
+        whole = dot - first  # digits before the dot
+        low |= (whole > 8) | (dot - 8 < 0) | (whole + decimals < 1) | (whole + decimals > 15)
+        np.clip(whole, 0, 8, out=whole)
+        int_word = words_at[np.maximum(dot - 8, 0)]
+        int_keep = _TOP_BYTES[whole]
+        frac_word = words_at[np.maximum(ends - 8, 0)]
+        frac_keep = _TOP_BYTES[decimals]
+        high_int, high_frac = int_keep & _SWAR_HIGH, frac_keep & _SWAR_HIGH
+        low |= (_swar_digits_high(int_word) & high_int) != high_int
+        low |= (_swar_digits_high(frac_word) & high_frac) != high_frac
+        mantissa = _swar_value(int_word, int_keep) * _POW10_INT[decimals]
+        mantissa += _swar_value(frac_word, frac_keep)
+        values = mantissa.astype(np.float64)  # below 10**15: exact
+        values /= _POW10_FLOAT[decimals]
+        np.negative(values, out=values, where=minus)
+        return values, np.flatnonzero(low)
 
     def integers_ok(self, col: int) -> bool:
         """Whether every field of column ``col`` is ``[+-]?[0-9]+`` (as
@@ -1060,10 +1146,9 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
     fields = _fields(data, 6)
     if fields is None:
         return None
-    scores_matrix = fields.column(4)
-    if scores_matrix is None or not fields.integers_ok(3):
+    if not fields.integers_ok(3):
         return None
-    scores = _parse_floats(scores_matrix)
+    scores = fields.floats(4)
     if scores is None or not np.isfinite(scores).all():
         return None
     segments = fields.segments(0)

@@ -230,6 +230,40 @@ def test_formatted_floats_are_exact(x, fmt):
         assert run is not None and bits(run["1"]["d"]) == bits(float(text))
 
 
+# Digits, the dot and the bytes around them ('/' 0x2F, ':' 0x3A), signs, an exponent.
+SCORE_ALPHABET = "0123456789....+-/:e"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[+-]?[0-9]{0,10}(\.[0-9]{0,10})?", fullmatch=True),
+            st.text(SCORE_ALPHABET, min_size=1, max_size=19),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_word_decimals_are_float(tokens, short_lines):
+    """Scores read 8 digits at a time equal float() bit for bit, for any
+    placement of the dot, sign and digit count (the ones it leaves go to the
+    byte-matrix reader), including fields within 9 bytes of the file start;
+    a file with a token that is not a finite number is declined."""
+    docno = "d" if short_lines else "document-"
+    data = "".join(f"1 Q0 {docno}{i} 1 {t} t\n" for i, t in enumerate(tokens)).encode()
+    run = _parse_run_fast(data)
+    number = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?"
+    numbers = all(re.fullmatch(number, t) and abs(float(t)) < float("inf") for t in tokens)
+    if not numbers:
+        assert run is None
+        return
+    assert run is not None
+    values = [run["1"][f"{docno}{i}"] for i in range(len(tokens))]
+    assert [bits(v) for v in values] == [bits(float(t)) for t in tokens]
+
+
 def test_fields_require_one_row_per_line():
     assert _fields(b"1 Q0 a 1 2 t 1 Q0 b 2 1 t\n", 6) is None  # 12 fields on one line
     assert _fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
