@@ -78,25 +78,27 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
     index = qrels.topic_index
     to_q = np.array([index.get(t, -1) for t in run.topics], dtype=np.int64)
     keep_topic = to_q >= 0
-    rows_keep = keep_topic[run.topic] if run.topic.size else np.zeros(0, bool)
-    topic = run.topic[rows_keep]
-    score = run.score[rows_keep]
-    docno = run.docno[rows_keep]
-    # New dense topic numbers in order of first appearance among kept rows.
     kept = np.flatnonzero(keep_topic)
+    topic, score, docno, digest = run.topic, run.score, run.docno, run.digest
+    if kept.size < len(run.topics):  # rows of topics absent from the qrels are dropped
+        rows_keep = keep_topic[topic]
+        topic, score, docno = topic[rows_keep], score[rows_keep], docno[rows_keep]
+        digest = None if digest is None else digest[rows_keep]
+    # New dense topic numbers in order of first appearance among kept rows.
     dense = np.full(len(run.topics), -1, dtype=np.int64)
     dense[kept] = np.arange(kept.size)
     t = dense[topic]
     order = _ranking_order(t, score, docno)
     if order is not None:
         t, docno = t[order], docno[order]
+        digest = None if digest is None else digest[order]
     n = t.size
     counts = np.bincount(t, minlength=kept.size)
     starts = np.zeros(kept.size + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     rank = np.arange(n, dtype=np.int64) - starts[t]
     qtopic = to_q[kept]
-    judged, grade = qrels.grades_of(qtopic[t].astype(np.int32), docno)
+    judged, grade = qrels.grades_of(qtopic[t].astype(np.int32), docno, digest)
     return Ranked([run.topics[i] for i in kept.tolist()], qtopic, starts, rank, t, grade, judged)
 
 

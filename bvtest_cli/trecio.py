@@ -43,6 +43,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -417,23 +418,13 @@ class _Fields:
         lead = self.buf[starts]
         minus = lead == _MINUS
         first = starts + (minus | (lead == _PLUS))  # the first digit (or dot)
-        length = ends - first
         # Words wholly inside the data: the first fields of a file may have
         # fewer than 9 bytes before their end (those rows are left over).
         low = ends - 9 < 0
-        # The dot of 1 to 8 decimals is one of the 8 bytes before the last.
-        window = words_at[np.maximum(ends - 9, 0)]
-        inside = _TOP_BYTES[np.clip(length - 1, 0, 8)]
-        x = window ^ _SWAR_DOTS
-        dots = ~(((x & _SWAR_LOW7) + _SWAR_LOW7) | x | _SWAR_LOW7) & inside  # exact: 0x80 per '.'
-        lowest = dots & (~dots + np.uint64(1))  # the lowest dot's bit, 2**(8 j + 7)
-        _, exponent = np.frexp(lowest.astype(np.float64))
-        has_dot = dots != 0
-        # No dot in the window: a whole number (else a digit check fails below).
-        decimals = np.where(has_dot, 8 - (exponent - 8) // 8, 0)
-        dot = ends - decimals - has_dot
+        decimals, dot = self._dots(first, ends)
         whole = dot - first  # digits before the dot
-        low |= (whole > 8) | (dot - 8 < 0) | (whole + decimals < 1) | (whole + decimals > 15)
+        low |= (whole < 0) | (whole > 8) | (dot - 8 < 0)
+        low |= (whole + decimals < 1) | (whole + decimals > 15)
         np.clip(whole, 0, 8, out=whole)
         int_word = words_at[np.maximum(dot - 8, 0)]
         int_keep = _TOP_BYTES[whole]
@@ -448,6 +439,29 @@ class _Fields:
         values /= _POW10_FLOAT[decimals]
         np.negative(values, out=values, where=minus)
         return values, np.flatnonzero(low)
+
+    def _dots(self, first: np.ndarray, ends: np.ndarray) -> tuple[Any, np.ndarray]:
+        """(decimals, offset of the dot) of each field from ``first`` to
+        ``ends``, for a dot among the 8 bytes before the last (1 to 8
+        decimals); no dot there reads as a whole number (decimals 0, the dot
+        at the end), which a digit check then refuses if it has a dot.
+        ``decimals`` is one number when every field has the first one's (the
+        usual run: its scores printed with one format)."""
+        head = bytes(self.buf[first[0] : ends[0]])
+        same = len(head) - 1 - head.rfind(b".") if b"." in head else 0
+        if 1 <= same <= 8:
+            dot = ends - (same + 1)
+            if (self.buf[np.maximum(dot, 0)] == _DOT).all():
+                return same, dot
+        window = self.words_at[np.maximum(ends - 9, 0)]
+        inside = _TOP_BYTES[np.clip(ends - first - 1, 0, 8)]
+        x = window ^ _SWAR_DOTS
+        dots = ~(((x & _SWAR_LOW7) + _SWAR_LOW7) | x | _SWAR_LOW7) & inside  # exact: 0x80 per '.'
+        lowest = dots & (~dots + np.uint64(1))  # the lowest dot's bit, 2**(8 j + 7)
+        _, exponent = np.frexp(lowest.astype(np.float64))
+        has_dot = dots != 0
+        decimals = np.where(has_dot, 8 - (exponent - 8) // 8, 0)
+        return decimals, ends - decimals - has_dot
 
     def integers_ok(self, col: int) -> bool:
         """Whether every field of column ``col`` is ``[+-]?[0-9]+`` (as
@@ -1022,35 +1036,53 @@ _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 _HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
-def _docno_words(docnos: np.ndarray) -> np.ndarray:
-    """(rows, words) big-endian uint64 view of an ``S`` array, NUL-padded to a
-    multiple of 8 bytes: lexicographic order of the rows is byte order of the
-    docnos (a shorter docno is a prefix padded with NULs, which sort first)."""
+def _docno_words(docnos: np.ndarray, dtype: str = ">u8") -> np.ndarray:
+    """(rows, words) uint64 view of an ``S`` array, NUL-padded to a multiple of
+    8 bytes. Big-endian (the default), lexicographic order of the rows is byte
+    order of the docnos (a shorter docno is a prefix padded with NULs, which
+    sort first); ``"<u8"`` is the machine's own order, for hashing."""
     width = docnos.dtype.itemsize
     words = -(-width // 8)
     if width != 8 * words:
         docnos = docnos.astype(f"S{8 * words}")
-    return np.ascontiguousarray(docnos).view(">u8").reshape(docnos.size, words)
+    return np.ascontiguousarray(docnos).view(dtype).reshape(docnos.size, words)
+
+
+def docno_digest(docnos: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A 64-bit hash of each docno's bytes: the docno's part of a
+    :func:`pair_key`, computed once per run and shared by its duplicate check
+    and its qrels lookups. Zero words are padding (a docno holds no NUL), so
+    the digest does not depend on the array's width."""
+    if docnos.size > _HASH_BLOCK:
+        # Block by block: the padded docno words and the mixing temporaries of
+        # 12 M qrels lines would otherwise cost several times the result.
+        out = np.empty(docnos.size, dtype=np.uint64)
+        for lo in range(0, docnos.size, _HASH_BLOCK):
+            out[lo : lo + _HASH_BLOCK] = docno_digest(docnos[lo : lo + _HASH_BLOCK], seed)
+        return out
+    h = np.full(docnos.size, (seed * int(_HASH_MUL)) % 2**64, dtype=np.uint64)
+    for j, word in enumerate(_docno_words(docnos, "<u8").T):
+        mixed = (h ^ word) * _HASH_MIX
+        mixed ^= mixed >> np.uint64(31)
+        if j == 0:  # a docno's first byte is not NUL: the first word is never padding
+            h = mixed
+        else:
+            np.copyto(h, mixed, where=word != 0)
+    return h
+
+
+def pair_key(topic: np.ndarray, digest: np.ndarray) -> np.ndarray:
+    """The 64-bit key of each (topic index, docno digest) pair: one for a
+    topic and a docno, different keys for different topics of one docno
+    (the mix is a bijection of each argument)."""
+    key = (digest ^ (topic.astype(np.uint64) * _HASH_MUL)) * _HASH_MIX
+    key ^= key >> np.uint64(31)
+    return key
 
 
 def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarray:
-    """A 64-bit hash of (topic index, docno) per row. Zero words are padding
-    (a docno holds no NUL), so the hash does not depend on the array's width."""
-    if topic.size > _HASH_BLOCK:
-        # Block by block: the padded docno words and the mixing temporaries of
-        # 12 M qrels lines would otherwise cost several times the result.
-        out = np.empty(topic.size, dtype=np.uint64)
-        for lo in range(0, topic.size, _HASH_BLOCK):
-            hi = lo + _HASH_BLOCK
-            out[lo:hi] = docno_hash(topic[lo:hi], docnos[lo:hi], seed)
-        return out
-    h = topic.astype(np.uint64) * _HASH_MUL + np.uint64(seed)
-    with np.errstate(over="ignore"):
-        for word in _docno_words(docnos).T:
-            mixed = (h ^ word.astype(np.uint64)) * _HASH_MIX
-            mixed ^= mixed >> np.uint64(31)
-            h = np.where(word != 0, mixed, h)
-    return h
+    """The :func:`pair_key` of (topic index, docno) per row."""
+    return pair_key(topic, docno_digest(docnos, seed))
 
 
 def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1111,6 +1143,7 @@ class RunColumns:
     topic: np.ndarray  # (rows,) int32
     docno: np.ndarray  # (rows,) bytes_ (``S`` width), the docnos' bytes
     score: np.ndarray  # (rows,) float64
+    digest: np.ndarray | None = None  # (rows,) docno_digest(docno), when the parser made it
 
     @classmethod
     def from_dict(cls, run: Run) -> RunColumns:
@@ -1159,9 +1192,10 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
     for name, lo, hi in segments:
         topic[lo:hi] = topics.setdefault(name, len(topics))
     docno = _docno_column(fields)
-    if _has_duplicates(topic, docno):
+    digest = docno_digest(docno)
+    if _has_duplicates(topic, docno, digest):
         return None  # the line-by-line path names the line
-    return RunColumns(list(topics), topic, docno, scores)
+    return RunColumns(list(topics), topic, docno, scores, digest)
 
 
 def _docno_column(fields: _Fields) -> np.ndarray:
@@ -1181,9 +1215,9 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
     return None if parsed is None else (parsed[0].as_dict(), parsed[1])
 
 
-def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
-    """Whether a (topic, docno) pair occurs twice."""
-    keys = docno_hash(topic, docno)
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) -> bool:
+    """Whether a (topic, docno) pair occurs twice (``digest``: the docnos')."""
+    keys = pair_key(topic, digest)
     # Equal pairs have equal hashes, so they fall in the same of ~4n buckets:
     # only the rows that share a bucket (a fifth of them) are sorted.
     bits = max(1, (keys.size - 1).bit_length() + 2)
@@ -1246,10 +1280,11 @@ class QrelsTable:
         self.seed = seed
         self.key = key
         # Directory of the sorted keys by their top bits: bucket b holds
-        # key[first[b]:first[b + 1]], about one key (at most 2**22 buckets,
-        # 16 MB for 12 M qrels), so a lookup reads a key or two instead of a
-        # binary search or a sort of the looked-up keys.
-        self._bits = min(max(1, (n - 1).bit_length()), 22)
+        # key[first[b]:first[b + 1]], a quarter of a key on average (at most
+        # 2**22 buckets, 16 MB, for 12 M qrels: a few keys), so a lookup reads
+        # its bucket's first key and rarely another, instead of a binary
+        # search or a sort of the looked-up keys.
+        self._bits = min(max(1, (n - 1).bit_length()) + 2, 22)
         buckets = 1 << self._bits
         self._first = np.empty(buckets + 1, dtype=np.int32 if n < 2**31 else np.int64)
         self._first[-1] = n
@@ -1282,29 +1317,37 @@ class QrelsTable:
     def __len__(self) -> int:
         return self.key.size
 
-    def grades_of(self, topic: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def grades_of(
+        self, topic: np.ndarray, docno: np.ndarray, digest: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(judged, grade) of each (qrels topic index, docno) row; grade 0
-        where unjudged."""
-        key = docno_hash(topic, docno, self.seed)
-        if self.key.size == 0:
+        where unjudged. ``digest``, if given, is docno_digest(docno)."""
+        if digest is None or self.seed:
+            digest = docno_digest(docno, self.seed)
+        key = pair_key(topic, digest)
+        n = self.key.size
+        if n == 0:
             return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
         bucket = (key >> np.uint64(64 - self._bits)).astype(np.intp)
         pos = self._first[bucket].astype(np.intp)
         end = self._first[bucket + 1]
-        # Walk each bucket (sorted) to the first key >= the looked-up one.
-        rows = np.flatnonzero(pos < end)
+        np.minimum(pos, n - 1, out=pos)  # an empty last bucket starts at n
+        found = self.key[pos]
+        # Walk the few rows whose bucket holds smaller keys before theirs to
+        # the first key >= theirs (the bucket is sorted).
+        walked = rows = np.flatnonzero((found < key) & (pos < end))
         while rows.size:
-            behind = self.key[pos[rows]] < key[rows]
-            rows = rows[behind]
             pos[rows] += 1
             rows = rows[pos[rows] < end[rows]]
-        np.minimum(pos, self.key.size - 1, out=pos)
-        judged = self.key[pos] == key
-        hit = np.flatnonzero(judged)
-        hp = pos[hit]
-        judged[hit] = (self.topic[hp] == topic[hit]) & _same_bytes(self.docno[hp], docno[hit])
-        grade = np.where(judged, self.grade[pos], 0)
-        return judged, grade
+            rows = rows[self.key[pos[rows]] < key[rows]]
+        if walked.size:
+            np.minimum(pos, n - 1, out=pos)
+            found[walked] = self.key[pos[walked]]
+        # Equal keys are checked against the pair itself: a collision never counts.
+        judged = found == key
+        judged &= self.topic[pos] == topic
+        judged &= _same_bytes(self.docno[pos], docno)
+        return judged, np.where(judged, self.grade[pos], 0)
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Per qrels topic, the documents with grade >= rel."""

@@ -15,7 +15,7 @@ import trec_ref
 from bvtest_cli import fastmeasures as fm
 from bvtest_cli.evaluate import pytrec_run
 from bvtest_cli.gdeval import GdevalERR, err_ranked
-from bvtest_cli.trecio import expand_sources, read_qrels, read_run_columns
+from bvtest_cli.trecio import docno_digest, expand_sources, read_qrels, read_run_columns
 
 REPO = Path(__file__).resolve().parents[1]
 MEASURES = [
@@ -184,12 +184,14 @@ def test_qrels_lookup_equals_a_dict(tmp_path, seed):
     ]
     pairs += [(t, d + "x") for t, d in pairs[:50]]  # a judged docno's prefix is not a match
     pairs = [(t, d) for t, d in pairs if t in table.topic_index]
-    got_judged, got_grade = table.grades_of(
-        np.array([table.topic_index[t] for t, _ in pairs], dtype=np.int32),
-        np.array([d.encode() for _, d in pairs]),
-    )
+    topics = np.array([table.topic_index[t] for t, _ in pairs], dtype=np.int32)
+    docnos = np.array([d.encode() for _, d in pairs])
+    got_judged, got_grade = table.grades_of(topics, docnos)
     assert got_judged.tolist() == [p in judged for p in pairs]
     assert got_grade.tolist() == [judged.get(p, 0) for p in pairs]
+    # With the docnos' digests made beforehand (as the run parser does), the same.
+    again = table.grades_of(topics, docnos, docno_digest(docnos))
+    assert again[0].tolist() == got_judged.tolist() and again[1].tolist() == got_grade.tolist()
 
 
 def _python_ranking(rows: list[tuple[int, float, bytes]]) -> list[tuple[int, float, bytes]]:

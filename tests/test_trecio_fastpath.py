@@ -264,6 +264,25 @@ def test_word_decimals_are_float(tokens, short_lines):
     assert [bits(v) for v in values] == [bits(float(t)) for t in tokens]
 
 
+@pytest.mark.parametrize(
+    "scores",
+    [
+        ["1.00000", "5"],  # the dot 6 bytes before "5"'s end is in the docno "a.b.c"
+        ["1.00000", "-5"],
+        ["1.5", "2.25", "3.125"],  # no common number of decimals
+        ["0.12345678", "12345678.12345678", "-.5", "+7.00000000"],
+        ["1.123456789", "2.5"],  # 9 decimals: the byte-matrix reader
+    ],
+)
+def test_word_decimals_with_dots_elsewhere(scores):
+    """A dot at the first score's place but outside a field (in the docno) is
+    not taken for the field's dot; mixed numbers of decimals are read."""
+    data = "".join(f"1 Q0 a.b.c{i} 1 {t} t\n" for i, t in enumerate(scores)).encode()
+    run = _parse_run_fast(data)
+    assert run is not None
+    assert [bits(v) for v in run["1"].values()] == [bits(float(t)) for t in scores]
+
+
 def test_fields_require_one_row_per_line():
     assert _fields(b"1 Q0 a 1 2 t 1 Q0 b 2 1 t\n", 6) is None  # 12 fields on one line
     assert _fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
