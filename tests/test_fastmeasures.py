@@ -230,3 +230,24 @@ def test_ranking_order_equals_python_sort(layout, seed):
     assert sorted(perm.tolist()) == list(range(len(rows)))
     if layout == "sorted" and len(set(rows)) == len(rows):
         assert order is None  # nothing to do for a run already in trec_eval's order
+
+
+def test_qrels_table_with_another_seed_ignores_run_digests(tmp_path, monkeypatch):
+    """When two qrels pairs share a hash under seed 0 the table takes the next
+    seed; a run's digests (made with seed 0 by the parser) are then not used
+    for its lookups."""
+    from bvtest_cli import trecio
+
+    real = trecio.docno_digest
+
+    def colliding(docnos, seed=0):  # every docno collides under seed 0
+        return np.zeros(docnos.size, np.uint64) if seed == 0 else real(docnos, seed)
+
+    monkeypatch.setattr(trecio, "docno_digest", colliding)
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 2\n2 0 a 3\n")
+    table = read_qrels(str(tmp_path / "q")).table
+    assert table.seed == 1
+    docnos = np.array([b"a", b"b", b"c", b"a"])
+    topics = np.array([table.topic_index[t] for t in "1112"], dtype=np.int32)
+    judged, grade = table.grades_of(topics, docnos, colliding(docnos))
+    assert judged.tolist() == [True, True, False, True] and grade.tolist() == [1, 2, 0, 3]
