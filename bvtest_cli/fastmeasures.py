@@ -190,42 +190,46 @@ def compute(
     forms: Sequence[tuple[str, int | None, int]],
     ideal: IdealDCG | None,
 ) -> list[np.ndarray]:
-    """One value per topic of ``ranked.topics`` for each (kind, cutoff, rel)."""
+    """One value per topic of ``ranked.topics`` for each (kind, cutoff, rel).
+
+    Only the rows that add a term are visited (the first k ranks, the
+    relevant documents); the terms are those of a sum over every row, in the
+    same order, less the zeros, so the sums are the same bits."""
     m = len(ranked.topics)
     rank, seg, grade = ranked.rank, ranked.row_topic, ranked.grade
+    heads: dict[int | None, np.ndarray] = {}
     out = []
     for kind, cutoff, rel in forms:
-        inside = rank < cutoff if cutoff is not None else np.ones(rank.size, bool)
+        if cutoff not in heads:  # the rows in the first ``cutoff`` ranks of their topic
+            heads[cutoff] = np.arange(rank.size) if cutoff is None else np.flatnonzero(rank < cutoff)
+        head = heads[cutoff]
         if kind == "nDCG":
             assert ideal is not None
-            gain = np.where(inside & (grade > 0), grade, 0).astype(np.float64)
-            dcg = _segment_sum(
-                gain / _discounts(int(rank.max()) + 1 if rank.size else 0)[rank], seg, m
-            )
+            gained = head[grade[head] > 0]
+            r = rank[gained]
+            terms = grade[gained] / _discounts(int(r.max()) + 1 if r.size else 0)[r]
+            dcg = _segment_sum(terms, seg[gained], m)
             best = ideal.at(cutoff)[ranked.qtopic]
-            value = np.divide(dcg, best, out=np.zeros(m), where=best > 0)
-            out.append(value)
+            out.append(np.divide(dcg, best, out=np.zeros(m), where=best > 0))
             continue
-        relevant = ranked.judged & (grade >= rel) & inside
+        hits = head[ranked.judged[head] & (grade[head] >= rel)]  # relevant, in rank order
+        topic = seg[hits]
         num_rel = qrels.num_rel(rel)[ranked.qtopic].astype(np.float64)
+        found = np.bincount(topic, minlength=m).astype(np.float64)
         if kind == "P":
-            value = np.bincount(seg, weights=relevant, minlength=m) / float(cutoff)
+            value = found / float(cutoff)
         elif kind == "R":
-            found = np.bincount(seg, weights=relevant, minlength=m)
             value = np.divide(found, num_rel, out=np.zeros(m), where=num_rel > 0)
         elif kind == "RR":
             first = np.full(m, np.iinfo(np.int64).max)
-            np.minimum.at(first, seg[relevant], rank[relevant])
+            np.minimum.at(first, topic, rank[hits])
             value = np.zeros(m)
             hit = first < np.iinfo(np.int64).max
             value[hit] = 1.0 / (first[hit] + 1.0)
-        else:  # AP
-            cum = np.cumsum(relevant)
-            before = cum[ranked.starts[:-1] - 1] if cum.size else np.zeros(0)
-            before = np.where(ranked.starts[:-1] > 0, before, 0) if m else before
-            so_far = cum - before[seg] if cum.size else cum
-            terms = np.where(relevant, so_far / (rank + 1.0), 0.0)
-            total = _segment_sum(terms, seg, m)
+        else:  # AP: the i-th relevant document of a topic, at rank r, adds i / r
+            before = np.searchsorted(topic, np.arange(m))  # hits of earlier topics
+            so_far = np.arange(1, hits.size + 1) - before[topic]
+            total = _segment_sum(so_far / (rank[hits] + 1.0), topic, m)
             value = np.divide(total, num_rel, out=np.zeros(m), where=num_rel > 0)
         out.append(value)
     return out

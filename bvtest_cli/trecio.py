@@ -1330,22 +1330,23 @@ class QrelsTable:
             return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
         bucket = (key >> np.uint64(64 - self._bits)).astype(np.intp)
         pos = self._first[bucket].astype(np.intp)
-        end = self._first[bucket + 1]
         np.minimum(pos, n - 1, out=pos)  # an empty last bucket starts at n
         found = self.key[pos]
         # Walk the few rows whose bucket holds smaller keys before theirs to
-        # the first key >= theirs (the bucket is sorted).
-        walked = rows = np.flatnonzero((found < key) & (pos < end))
+        # the first key >= theirs. The keys are sorted, so the walk needs no
+        # bucket end: a key of the next bucket is larger, and stops it.
+        walked = rows = np.flatnonzero(found < key)
         while rows.size:
             pos[rows] += 1
-            rows = rows[pos[rows] < end[rows]]
+            rows = rows[pos[rows] < n]
             rows = rows[self.key[pos[rows]] < key[rows]]
         if walked.size:
             np.minimum(pos, n - 1, out=pos)
             found[walked] = self.key[pos[walked]]
-        # Equal keys are checked against the pair itself: a collision never counts.
+        # Equal keys are checked against the docno itself: a collision never
+        # counts. (Equal docnos have equal digests, and for one digest the
+        # key is a bijection of the topic: equal keys then mean equal topics.)
         judged = found == key
-        judged &= self.topic[pos] == topic
         judged &= _same_bytes(self.docno[pos], docno)
         return judged, np.where(judged, self.grade[pos], 0)
 
