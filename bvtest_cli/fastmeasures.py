@@ -201,7 +201,8 @@ def compute(
     out = []
     for kind, cutoff, rel in forms:
         if cutoff not in heads:  # the rows in the first ``cutoff`` ranks of their topic
-            heads[cutoff] = np.arange(rank.size) if cutoff is None else np.flatnonzero(rank < cutoff)
+            inside = np.arange(rank.size) if cutoff is None else np.flatnonzero(rank < cutoff)
+            heads[cutoff] = inside
         head = heads[cutoff]
         if kind == "nDCG":
             assert ideal is not None

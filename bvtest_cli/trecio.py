@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import re
 import sys
@@ -837,23 +838,24 @@ class QrelsFile:
 def read_qrels(path: str) -> QrelsFile:
     """Parse qrels ``qid iter docno rel`` with integer (graded) rel (SPEC §1)."""
     label = "<stdin>" if path == STDIN else path
-    data = read_bytes(path)
-    _check_nonempty(data, label)
+    mapped = _mapped(path)
     if path == STDIN:
+        data = read_bytes(path)
         fast = _parse_qrels_table(data)
     else:
-        # The parser may drop the file's bytes once it has split them, before
-        # it builds the table (the peak memory of a large qrels file); the
-        # line-by-line path then reads the file again.
-        box = [data]
-        del data
+        # The parser drops the file's bytes (or mapping) once it has split them,
+        # before it builds the table (the peak memory of a large qrels file);
+        # the line-by-line path then reads the file again.
+        box: list = [read_bytes(path) if mapped is None else mapped]
+        del mapped
         fast = _parse_qrels_table(box)
-        data = box[0] if box else read_bytes(path)
+        data = b"" if fast is not None else read_bytes(path)
     if fast is not None:
         table, first_line = fast
         if len(table) > _TRIM_ROWS:
             _release_freed_memory()
         return QrelsFile(label, None, first_line, table=table)
+    _check_nonempty(data, label)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
     for lineno, fields in _lines(data, label):
@@ -862,6 +864,31 @@ def read_qrels(path: str) -> QrelsFile:
 
 
 _TRIM_ROWS = 1 << 20  # qrels lines from which the parse's freed memory is handed back
+_MAP_BYTES = 1 << 26  # files from this size (64 MiB) are mapped rather than read
+
+
+def _mapped(path: str) -> mmap.mmap | None:
+    """A large plain file mapped read-only, its pages taken from the page cache
+    at once (MAP_POPULATE): no copy of hundreds of MB into fresh memory, which
+    the kernel would first have to zero. None for standard input, a small or
+    gzipped file, a file that read_bytes would change (byte-order mark, CR
+    line ends), or where mapping is not available."""
+    if path == STDIN or path.endswith(".gz") or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size < _MAP_BYTES:
+                return None
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            mapped = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+    except (OSError, ValueError, AttributeError):
+        return None  # read_bytes meets the error again and reports it
+    head = mapped[:3]
+    changed = head == UTF8_BOM or mapped.find(b"\r") >= 0  # as read_bytes would
+    if head[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or changed:
+        mapped.close()
+        return None
+    return mapped
 
 
 def _release_freed_memory() -> None:
@@ -1248,8 +1275,11 @@ def _joined(column: np.ndarray | list[np.ndarray]) -> np.ndarray:
 
 
 class QrelsTable:
-    """Qrels as arrays sorted by the (topic, docno) hash, for vectorized
-    lookups; ``row`` keeps the file order for the dict view."""
+    """Qrels as arrays in file order (``topic``, ``docno``, ``grade``) and their
+    (topic, docno) hashes sorted (``key``, with ``row``, the file row of each
+    key), for vectorized lookups. The columns are not reordered: sorting the
+    docnos too would cost a random gather of the widest column and a second
+    copy of it at the peak, for one gather (``row``) saved per lookup."""
 
     def __init__(
         self,
@@ -1259,8 +1289,8 @@ class QrelsTable:
         grade: np.ndarray | list[np.ndarray],
     ) -> None:
         """Columns as arrays, or as lists of parts (a chunked parse): the parts
-        are joined one column at a time and each unsorted column is freed once
-        sorted, which bounds the peak memory of a large qrels file."""
+        are joined one column at a time, the grades once the keys are sorted,
+        which bounds the peak memory of a large qrels file."""
         self.topics = topics
         self.topic_index = {t: i for i, t in enumerate(topics)}
         topic, docno = _joined(topic), _joined(docno)
@@ -1293,13 +1323,11 @@ class QrelsTable:
             smallest <<= np.uint64(64 - self._bits)
             self._first[lo : lo + smallest.size] = np.searchsorted(key, smallest)
         self.row = order.astype(np.int32 if n < 2**31 else np.int64)
-        self.docno = docno[order]  # the widest column first, while the fewest copies live
-        del docno
-        self.topic = topic[order]
-        del topic
+        del order
+        self.docno, self.topic = docno, topic
         grade = _joined(grade)
         small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
-        self.grade = grade[order].astype(np.int32 if small else np.int64, copy=False)
+        self.grade = grade.astype(np.int32 if small else np.int64, copy=False)
         self._num_rel: dict[int, np.ndarray] = {}
 
     @classmethod
@@ -1347,8 +1375,9 @@ class QrelsTable:
         # counts. (Equal docnos have equal digests, and for one digest the
         # key is a bijection of the topic: equal keys then mean equal topics.)
         judged = found == key
-        judged &= _same_bytes(self.docno[pos], docno)
-        return judged, np.where(judged, self.grade[pos], 0)
+        row = self.row[pos].astype(np.intp)  # an intp index: the fast gather
+        judged &= _same_bytes(self.docno[row], docno)
+        return judged, np.where(judged, self.grade[row], 0)
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Per qrels topic, the documents with grade >= rel."""
@@ -1365,8 +1394,7 @@ class QrelsTable:
 
     def as_dict(self) -> Qrels:
         """topic → docno → grade in file order."""
-        order = np.argsort(self.row)
-        return _nested(self.topics, self.topic[order], self.docno[order], self.grade[order])
+        return _nested(self.topics, self.topic, self.docno, self.grade)
 
 
 _QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays

@@ -137,3 +137,46 @@ def test_unreadable_file(tmp_path):
         pytest.skip("running as root: permissions do not stop reading")
     with pytest.raises(InputError):
         read_run(src(path))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1 0 a 1\n1 0 b 0\n2 0 a 2\n",
+        b"\n\n1 0 a 1\n\n2 0 b 3",  # blank lines, no final newline
+        b"1 0 a 1\r\n2 0 b 1\r\n",  # CRLF: white space at the ends of lines
+        b"1 0 a 1\r2 0 b 1\r",  # CR only: read_bytes turns it into LF, so no mapping
+        b"\xef\xbb\xbf1 0 a 1\n",  # a byte-order mark: dropped by read_bytes
+        b"1 0 a 1\n1 0 a 1\n",  # judged twice, equally: the line-by-line path
+    ],
+)
+def test_mapped_qrels_read_as_read_qrels(tmp_path, monkeypatch, text):
+    """A qrels file above the mapping size is parsed from a read-only mapping:
+    the same qrels and first lines as when it is read, whatever the file."""
+    import bvtest_cli.trecio as trecio
+
+    path = tmp_path / "q"
+    path.write_bytes(text)
+    read = read_qrels(str(path))
+    monkeypatch.setattr(trecio, "_MAP_BYTES", 0)
+    changed_by_reading = b"\r" in text or text.startswith(b"\xef\xbb\xbf")
+    assert (trecio._mapped(str(path)) is None) == changed_by_reading
+    mapped = read_qrels(str(path))
+    assert mapped.qrels == read.qrels and list(mapped.qrels) == list(read.qrels)
+    assert list(mapped.first_line_of_grade.items()) == list(read.first_line_of_grade.items())
+
+
+def test_mapped_qrels_errors_name_the_line(tmp_path, monkeypatch):
+    import bvtest_cli.trecio as trecio
+
+    monkeypatch.setattr(trecio, "_MAP_BYTES", 0)
+    path = tmp_path / "q"
+    path.write_bytes(b"1 0 a 1\n1 0 b x\n")
+    with pytest.raises(InputError) as err:
+        read_qrels(str(path))
+    assert err.value.line == 2 and err.value.file == str(path)
+    path.write_bytes(b"  \n\n")
+    with pytest.raises(InputError, match="empty file"):
+        read_qrels(str(path))
+    with pytest.raises(InputError, match="cannot read"):
+        read_qrels(str(tmp_path / "missing"))
