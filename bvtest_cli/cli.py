@@ -621,6 +621,12 @@ def main() -> None:
     undefined, and say why in a note where it matters; a RuntimeWarning
     would only be noise around the one-line diagnostics.
     """
+    # One BLAS thread (before numpy is imported): the analyses' matrices are
+    # small, an idle thread pool spins on the cores the evaluating workers
+    # need, and a threaded reduction could change the last bits of a result
+    # with the machine's number of cores. A user's own setting is kept.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
     try:
         with _numpy_quiet(), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)

@@ -670,12 +670,32 @@ def _nested(
     nested: dict[str, dict] = {t: {} for t in names}
     if not topic.size:
         return nested
-    docnos = np.char.decode(docno, "latin-1").tolist()
+    docnos = _docno_strings(docno)
     vals = values.tolist()
     cuts = [0, *(np.flatnonzero(topic[1:] != topic[:-1]) + 1).tolist(), topic.size]
     for t, lo, hi in zip(topic[cuts[:-1]].tolist(), cuts[:-1], cuts[1:], strict=True):
         nested[names[t]].update(zip(docnos[lo:hi], vals[lo:hi], strict=True))
     return nested
+
+
+def _docno_strings(docno: np.ndarray) -> list[str]:
+    """An ``S`` array of docnos as str (Latin-1, byte for byte): one decode and
+    split of all their bytes, a fifth of the time of a decode per docno.
+    Docnos read from files hold no NUL and no newline; any other array takes
+    numpy's decode."""
+    size, width = docno.size, docno.dtype.itemsize
+    matrix = np.ascontiguousarray(docno).view(np.uint8).reshape(size, width)
+    padding = size * width - int(getattr(np, "strings", np.char).str_len(docno).sum())
+    if np.count_nonzero(matrix == 0) != padding:  # a NUL inside a docno
+        return np.char.decode(docno, "latin-1").tolist()
+    lined = np.empty((size, width + 1), dtype=np.uint8)
+    lined[:, :-1] = matrix
+    lined[:, -1] = _NEWLINE
+    out = lined.tobytes().replace(b"\0", b"").decode("latin-1").split("\n")
+    out.pop()  # after the last separator
+    if len(out) != size:  # a newline inside a docno
+        return np.char.decode(docno, "latin-1").tolist()
+    return out
 
 
 def _check_nonempty(data: bytes, label: str) -> None:

@@ -352,3 +352,21 @@ def test_sort_keys_is_an_argsort(n):
     assert np.array_equal(ordered, np.sort(keys))
     assert np.array_equal(keys[order], ordered)
     assert np.array_equal(np.sort(order), np.arange(n))
+
+
+@pytest.mark.parametrize(
+    "docnos",
+    [
+        [b"d1", b"LA010189-0001", b"x" * 24, b"\xe9t\xe9", b"#"],
+        [b"a\x00b", b"c"],  # a NUL inside (only from a dict, never from a file)
+        [b"a\nb", b"c"],  # a newline inside (likewise)
+        [b"a\x00\nb", b"\n", b"z"],
+    ],
+)
+def test_docno_strings_are_numpy_decode(docnos):
+    """The one-split decode of a docno column equals numpy's per-docno decode."""
+    from bvtest_cli.trecio import _docno_strings
+
+    array = np.array(docnos, dtype=bytes)
+    assert _docno_strings(array) == np.char.decode(array, "latin-1").tolist()
+    assert _docno_strings(array) == [d.decode("latin-1") for d in docnos]
