@@ -234,18 +234,20 @@ def test_formatted_floats_are_exact(x, fmt):
 SCORE_ALPHABET = "0123456789....+-/:e"
 
 
-@settings(max_examples=400, deadline=None)
-@given(
-    st.lists(
+def field_tokens(pattern: str, alphabet: str, max_size: int, max_tokens: int):
+    """Lists of fields: well-formed ones (``pattern``) and any text of ``alphabet``."""
+    return st.lists(
         st.one_of(
-            st.from_regex(r"[+-]?[0-9]{0,10}(\.[0-9]{0,10})?", fullmatch=True),
-            st.text(SCORE_ALPHABET, min_size=1, max_size=19),
+            st.from_regex(pattern, fullmatch=True),
+            st.text(alphabet, min_size=1, max_size=max_size),
         ),
         min_size=1,
-        max_size=8,
-    ),
-    st.booleans(),
-)
+        max_size=max_tokens,
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(field_tokens(r"[+-]?[0-9]{0,10}(\.[0-9]{0,10})?", SCORE_ALPHABET, 19, 8), st.booleans())
 def test_word_decimals_are_float(tokens, short_lines):
     """Scores read 8 digits at a time equal float() bit for bit, for any
     placement of the dot, sign and digit count (the ones it leaves go to the
@@ -296,16 +298,7 @@ RANK_ALPHABET = "0123456789+-./:a~\x7f"
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.one_of(
-            st.from_regex(r"[+-]?[0-9]{1,11}", fullmatch=True),
-            st.text(RANK_ALPHABET, min_size=1, max_size=12),
-        ),
-        min_size=1,
-        max_size=6,
-    )
-)
+@given(field_tokens(r"[+-]?[0-9]{1,11}", RANK_ALPHABET, 12, 6))
 def test_word_integer_check_is_the_pattern(tokens):
     """The word-at-a-time rank check accepts exactly ``[+-]?[0-9]+`` (the
     pattern, by the re module), for fields of one word and of several."""
