@@ -1122,14 +1122,25 @@ def pair_key(topic: np.ndarray, digest: np.ndarray) -> np.ndarray:
     """The 64-bit key of each (topic index, docno digest) pair: one for a
     topic and a docno, different keys for different topics of one docno
     (the mix is a bijection of each argument)."""
-    key = (digest ^ (topic.astype(np.uint64) * _HASH_MUL)) * _HASH_MIX
+    key = topic.astype(np.uint64)  # in place from here: one temporary, not five
+    key *= _HASH_MUL
+    key ^= digest
+    key *= _HASH_MIX
     key ^= key >> np.uint64(31)
     return key
 
 
 def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarray:
-    """The :func:`pair_key` of (topic index, docno) per row."""
-    return pair_key(topic, docno_digest(docnos, seed))
+    """The :func:`pair_key` of (topic index, docno) per row, block by block:
+    the temporaries of 12 M qrels lines would otherwise be fresh memory that
+    the kernel zeroes, several times the size of the result."""
+    if topic.size <= _HASH_BLOCK:
+        return pair_key(topic, docno_digest(docnos, seed))
+    out = np.empty(topic.size, dtype=np.uint64)
+    for lo in range(0, topic.size, _HASH_BLOCK):
+        hi = lo + _HASH_BLOCK
+        out[lo:hi] = pair_key(topic[lo:hi], docno_digest(docnos[lo:hi], seed))
+    return out
 
 
 def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1145,11 +1156,16 @@ def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return order, key[order]
     low = np.uint64((1 << bits) - 1)
     packed = key & ~low
-    packed |= np.arange(n, dtype=np.uint64)
+    # Block by block, here and below: no temporary of n rows (fresh memory).
+    for lo in range(0, n, _HASH_BLOCK):
+        packed[lo : lo + _HASH_BLOCK] |= np.arange(lo, min(lo + _HASH_BLOCK, n), dtype=np.uint64)
     packed.sort()
-    high = packed >> np.uint64(bits)
-    tied = high[1:] == high[:-1]  # neighbours whose order the row numbers decided
-    del high
+    # Neighbours whose order the row numbers decided: the same high bits, so
+    # their exclusive or is within the low bits.
+    tied = np.empty(n - 1, dtype=bool)
+    for lo in range(0, n - 1, _HASH_BLOCK):
+        hi = min(lo + _HASH_BLOCK, n - 1)
+        np.less_equal(packed[lo + 1 : hi + 1] ^ packed[lo:hi], low, out=tied[lo:hi])
     packed &= low
     order = packed.view(np.int64)  # row numbers < 2**63
     sorted_key = key[order]

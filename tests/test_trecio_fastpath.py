@@ -328,7 +328,7 @@ def test_words_at_the_end_of_the_data(data, col, expected):
     assert words[-1].tobytes() == expected.ljust(words.shape[1] * 8, b"\0")
 
 
-@pytest.mark.parametrize("n", [1000, 70_000, 1 << 17])
+@pytest.mark.parametrize("n", [1000, 70_000, 1 << 17, (1 << 20) + 3])  # the last: two blocks
 def test_sort_keys_is_an_argsort(n):
     """_sort_keys (a sort of keys packed with row numbers, then ties on the
     high bits ordered by full key) orders the keys as numpy's sort does; a
