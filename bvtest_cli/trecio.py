@@ -1281,14 +1281,19 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) -> bool:
     """Whether a (topic, docno) pair occurs twice (``digest``: the docnos')."""
     keys = pair_key(topic, digest)
-    # Equal pairs have equal hashes, so they fall in the same of ~4n buckets:
-    # only the rows that share a bucket (a fifth of them) are sorted.
-    bits = max(1, (keys.size - 1).bit_length() + 2)
+    # Equal pairs have equal hashes, so they fall in the same of ~8n buckets:
+    # only the rows that share a bucket (a tenth of them) are sorted, and
+    # rows are looked at only if two hashes are equal (a duplicate, or rarely
+    # a collision).
+    bits = max(1, (keys.size - 1).bit_length() + 3)
     bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
     crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
     if crowded.size == 0:
         return False
     keys = keys[crowded]
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
     order = np.argsort(keys)
     keys = keys[order]
     same = np.flatnonzero(keys[1:] == keys[:-1])
