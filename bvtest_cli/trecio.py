@@ -414,7 +414,8 @@ class _Fields:
         self, starts: np.ndarray, ends: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """(values, rows left to the caller): the fields' values where they are
-        plain decimals of at most 8 + 8 digits (15 in all), 0 elsewhere."""
+        plain decimals of at most 8 + 8 digits (15 in all); the values of the
+        rows left over are meaningless (the caller replaces them)."""
         words_at = self.words_at
         lead = self.buf[starts]
         minus = lead == _MINUS
