@@ -1282,11 +1282,12 @@ def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) -> bool:
     """Whether a (topic, docno) pair occurs twice (``digest``: the docnos')."""
     keys = pair_key(topic, digest)
-    # Equal pairs have equal hashes, so they fall in the same of ~8n buckets:
-    # only the rows that share a bucket (a tenth of them) are sorted, and
-    # rows are looked at only if two hashes are equal (a duplicate, or rarely
-    # a collision).
-    bits = max(1, (keys.size - 1).bit_length() + 3)
+    # Equal pairs have equal hashes, so they fall in the same of ~8n buckets
+    # (at most 2**21, 16 MB of counts: a large run sorts more, not a larger
+    # temporary): only the rows that share a bucket (a tenth of them) are
+    # sorted, and rows are looked at only if two hashes are equal (a
+    # duplicate, or rarely a collision).
+    bits = min(max(1, (keys.size - 1).bit_length() + 3), 21)
     bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
     crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
     if crowded.size == 0:
