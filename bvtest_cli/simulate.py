@@ -71,10 +71,12 @@ from .trecio import (
     STDIN,
     Qrels,
     Run,
+    RunColumns,
     Source,
+    docno_bytes,
     expand_sources,
     read_qrels,
-    read_run,
+    read_run_columns,
     sort_topics,
 )
 
@@ -123,19 +125,27 @@ def pair_model(run_topic: Mapping[str, float] | None, relevant: AbstractSet[str]
     retrieved relevant document, the non-relevant ones with a higher score
     plus those with the same score and a larger docno.
     """
-    n_rel = len(relevant)
     if not run_topic:
-        return PairModel(0, 0, n_rel, _EMPTY_INT, _EMPTY_INT, _EMPTY_INT)
-    n_ret = len(run_topic)
-    # Order does not matter below: only the multiset of "above" counts is kept.
-    rel_docs = list(run_topic.keys() & relevant)
-    r = len(rel_docs)
+        return PairModel(0, 0, len(relevant), _EMPTY_INT, _EMPTY_INT, _EMPTY_INT)
+    docs = list(run_topic)
+    scores = np.fromiter(run_topic.values(), dtype=float, count=len(docs))
+    is_rel = np.fromiter((d in relevant for d in docs), dtype=bool, count=len(docs))
+    return _pair_model(docs, scores, is_rel, len(relevant))
+
+
+def _pair_model(
+    docs: Sequence[str] | Sequence[bytes], scores: np.ndarray, is_rel: np.ndarray, n_rel: int
+) -> PairModel:
+    """:func:`pair_model` of the documents ``docs`` (str or bytes: both
+    compare in the files' byte order) with their scores and relevance. Only
+    the multiset of "above" counts is kept, so the order of the rows does
+    not matter."""
+    n_ret = len(docs)
+    r = int(np.count_nonzero(is_rel))
     if r == 0:
         return PairModel(n_ret, 0, n_rel, _EMPTY_INT, _EMPTY_INT, _EMPTY_INT)
-
-    scores = np.fromiter(run_topic.values(), dtype=float, count=n_ret)
     all_sorted = np.sort(scores)
-    rel_scores = np.array([run_topic[d] for d in rel_docs], dtype=float)
+    rel_scores = scores[is_rel]
     rel_sorted = np.sort(rel_scores)
     # Documents with a strictly higher score, minus the relevant ones among them.
     all_hi = np.searchsorted(all_sorted, rel_scores, side="right")
@@ -149,14 +159,12 @@ def pair_model(run_topic: Mapping[str, float] | None, relevant: AbstractSet[str]
         # decide (descending, compared as trec_eval's strcmp does). Only the
         # documents carrying such a score are looked at.
         tie_scores = rel_scores[tied_nonrel > 0]
-        docs = list(run_topic)
-        rel_set = set(rel_docs)
-        tied: dict[float, list[str]] = {}
-        for x in np.flatnonzero(np.isin(scores, tie_scores)):
-            if docs[x] not in rel_set:
-                tied.setdefault(float(scores[x]), []).append(docs[x])
+        tied: dict[float, list] = {}
+        for x in np.flatnonzero(np.isin(scores, tie_scores) & ~is_rel):
+            tied.setdefault(float(scores[x]), []).append(docs[x])
+        rel_rows = np.flatnonzero(is_rel)
         for t in np.flatnonzero(tied_nonrel):
-            doc = rel_docs[t]
+            doc = docs[rel_rows[t]]
             above[t] += sum(1 for other in tied[float(rel_scores[t])] if other > doc)
     # Relevant originals are drawn uniformly, so their order is free: sort them
     # by "above" and number the runs of equal values.
@@ -338,10 +346,16 @@ def system_sampler(
     topics = list(topics)
     names = list(names)
     relevant = relevant_sets(qrels, topics, rel_level)
+    relevant_bytes: list[frozenset[bytes]] = []
 
-    def sample(i: int, run: Run) -> tuple[np.ndarray, int]:
-        models = [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]
-        missing = sum(1 for t in topics if not run.get(t))
+    def sample(i: int, run: Run | RunColumns) -> tuple[np.ndarray, int]:
+        if isinstance(run, RunColumns):
+            if not relevant_bytes:
+                relevant_bytes.extend(frozenset(map(docno_bytes, rel)) for rel in relevant)
+            models, missing = _column_models(run, topics, relevant_bytes)
+        else:
+            models = [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]
+            missing = sum(1 for t in topics if not run.get(t))
         # Streams only for pairs that draw: a pair with r = 0 is 0 without randomness.
         rngs = [
             pair_rng(seed, names[i], t) if mod.n_rel_ret else None
@@ -350,6 +364,30 @@ def system_sampler(
         return sample_pairs(models, rngs, k)[0], missing
 
     return sample
+
+
+def _column_models(
+    run: RunColumns, topics: Sequence[str], relevant: Sequence[AbstractSet[bytes]]
+) -> tuple[list[PairModel], int]:
+    """The :func:`pair_model` of each topic straight from a run's columns (no
+    dict of the run), and the number of topics the run has no ranking for."""
+    index = {t: i for i, t in enumerate(run.topics)}
+    order = np.argsort(run.topic, kind="stable")  # rows by topic (a file may interleave them)
+    starts = np.zeros(len(run.topics) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(run.topic, minlength=len(run.topics)), out=starts[1:])
+    docno, score = run.docno[order], run.score[order]
+    models, missing = [], 0
+    for t, rel in zip(topics, relevant, strict=True):
+        i = index.get(t)
+        if i is None:
+            models.append(PairModel(0, 0, len(rel), _EMPTY_INT, _EMPTY_INT, _EMPTY_INT))
+            missing += 1
+            continue
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        docs = docno[lo:hi].tolist()  # bytes, as in the file
+        is_rel = np.fromiter((d in rel for d in docs), dtype=bool, count=hi - lo)
+        models.append(_pair_model(docs, score[lo:hi], is_rel, len(rel)))
+    return models, missing
 
 
 def simulate_ap(
@@ -397,7 +435,7 @@ def _sampler(
     def work(i: int) -> tuple[np.ndarray, int] | InputError:
         item = items[i]
         try:
-            run = read_run(item) if isinstance(item, Source) else item
+            run = read_run_columns(item) if isinstance(item, Source) else item
         except InputError as exc:  # returned, not raised: keeps file:line across processes
             return exc
         return sample(i, run)

@@ -381,3 +381,40 @@ def test_pertopic_defaults_drop_topics_without_relevant() -> None:
     assert res.bias2.shape == (3, 4) and res.mean_var.shape == (4,)
     # The system achieving the target in every sample has Bias² = 0 there.
     assert np.all(res.bias2.min(axis=1) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_column_models_equal_the_dict_models(seed):
+    """Pair models made from a run's columns (bytes docnos, rows by topic, a
+    file that interleaves topics) equal pair_model on the run as a dict:
+    same counts, same "above" groups, with many score ties between relevant
+    and non-relevant documents, and topics the run lacks."""
+    from bvtest_cli.trecio import RunColumns
+
+    rng = np.random.default_rng(seed)
+    topics = ["1", "2", "3", "10"]
+    run: dict[str, dict[str, float]] = {}
+    for t in topics[:3]:
+        docs = rng.choice(200, size=int(rng.integers(1, 60)), replace=False)
+        run[t] = {f"d{d}\xe9": float(rng.choice([0.5, 1.0, 1.5, -2.0])) for d in docs}
+    rows = [(t, d, v) for t, docs in run.items() for d, v in docs.items()]
+    rows = [rows[i] for i in rng.permutation(len(rows))]  # topics interleaved, as a file may
+    interleaved: dict[str, dict[str, float]] = {}
+    for t, d, v in rows:
+        interleaved.setdefault(t, {})[d] = v
+    columns = RunColumns.from_dict(interleaved)
+    columns = RunColumns(
+        columns.topics,
+        np.array([columns.topics.index(t) for t, _, _ in rows], dtype=np.int32),
+        np.array([d.encode("latin-1") for _, d, _ in rows]),
+        np.array([v for _, _, v in rows]),
+    )
+    relevant = [frozenset(f"d{d}\xe9" for d in rng.choice(200, 40, replace=False)) for _ in topics]
+    as_bytes = [frozenset(d.encode("latin-1") for d in rel) for rel in relevant]
+    models, missing = simulate._column_models(columns, topics, as_bytes)
+    assert missing == 1
+    for t, rel, got in zip(topics, relevant, models, strict=True):
+        want = simulate.pair_model(run.get(t), rel)
+        assert (got.n_ret, got.n_rel_ret, got.n_rel) == (want.n_ret, want.n_rel_ret, want.n_rel)
+        for field in ("above", "group_of_rel", "gaps"):
+            assert getattr(got, field).tolist() == getattr(want, field).tolist()
