@@ -180,3 +180,17 @@ def test_mapped_qrels_errors_name_the_line(tmp_path, monkeypatch):
         read_qrels(str(path))
     with pytest.raises(InputError, match="cannot read"):
         read_qrels(str(tmp_path / "missing"))
+
+
+def test_gzipped_qrels_are_not_mapped(tmp_path, monkeypatch):
+    """Gzipped qrels (by name or by content) are read and unpacked, never
+    parsed from a mapping of the packed bytes."""
+    import bvtest_cli.trecio as trecio
+
+    monkeypatch.setattr(trecio, "_MAP_BYTES", 0)
+    packed = gzip.compress(b"1 0 a 1\n2 0 b 2\n")
+    for name in ("q.gz", "q"):
+        path = tmp_path / name
+        path.write_bytes(packed)
+        assert trecio._mapped(str(path)) is None
+        assert read_qrels(str(path)).qrels == {"1": {"a": 1}, "2": {"b": 2}}
