@@ -346,12 +346,10 @@ def system_sampler(
     topics = list(topics)
     names = list(names)
     relevant = relevant_sets(qrels, topics, rel_level)
-    relevant_bytes: list[frozenset[bytes]] = []
+    relevant_bytes = [frozenset(map(docno_bytes, rel)) for rel in relevant]  # as in the files
 
     def sample(i: int, run: Run | RunColumns) -> tuple[np.ndarray, int]:
         if isinstance(run, RunColumns):
-            if not relevant_bytes:
-                relevant_bytes.extend(frozenset(map(docno_bytes, rel)) for rel in relevant)
             models, missing = _column_models(run, topics, relevant_bytes)
         else:
             models = [pair_model(run.get(t), rel) for t, rel in zip(topics, relevant, strict=True)]

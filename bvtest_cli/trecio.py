@@ -476,10 +476,7 @@ class _Fields:
             return _integers_ok(words.view(np.uint8).reshape(words.shape[0], -1))
         word = words[:, 0]
         lens = self.ends[:, col] - self.starts[:, col]
-        # ASCII bytes (< 0x80) plus 0x50 reach 0x80 from '0' (0x30) on, plus
-        # 0x46 from ':' (0x3A) on, and never carry into the next byte: the
-        # high bit of each byte of ``digit`` is set exactly for a digit.
-        digit = (word + _SWAR_FROM_0) & ~(word + _SWAR_PAST_9) & _SWAR_HIGH
+        digit = _swar_digits_high(word)
         wanted = _BYTE_MASKS[lens] & _SWAR_HIGH  # every byte of the field
         lead = word & np.uint64(0xFF)
         signed = ((lead == _PLUS) | (lead == _MINUS)) & (lens > 1)
@@ -526,12 +523,13 @@ class _Fields:
         ]
 
 
-def _matrix_strings(matrix: np.ndarray) -> list[str]:
-    """The rows of a 0-padded ASCII byte matrix as strings."""
+def _matrix_strings(matrix: np.ndarray, encoding: str = "ascii") -> list[str]:
+    """The rows of a 0-padded byte matrix as strings, by one decode and split
+    of all their bytes (rows holding no NUL and no newline)."""
     lined = np.empty((matrix.shape[0], matrix.shape[1] + 1), dtype=np.uint8)
     lined[:, :-1] = matrix
     lined[:, -1] = _NEWLINE
-    out = lined.tobytes().replace(b"\0", b"").decode("ascii").split("\n")
+    out = lined.tobytes().replace(b"\0", b"").decode(encoding).split("\n")
     out.pop()  # after the last separator
     return out
 
@@ -689,11 +687,7 @@ def _docno_strings(docno: np.ndarray) -> list[str]:
     padding = size * width - int(getattr(np, "strings", np.char).str_len(docno).sum())
     if np.count_nonzero(matrix == 0) != padding:  # a NUL inside a docno
         return np.char.decode(docno, "latin-1").tolist()
-    lined = np.empty((size, width + 1), dtype=np.uint8)
-    lined[:, :-1] = matrix
-    lined[:, -1] = _NEWLINE
-    out = lined.tobytes().replace(b"\0", b"").decode("latin-1").split("\n")
-    out.pop()  # after the last separator
+    out = _matrix_strings(matrix, "latin-1")
     if len(out) != size:  # a newline inside a docno
         return np.char.decode(docno, "latin-1").tolist()
     return out
@@ -1352,15 +1346,14 @@ class QrelsTable:
             raise InputError("cannot index the qrels (hash collisions)")
         self.seed = seed
         self.key = key
-        # Directory of the sorted keys by their top bits: bucket b holds
-        # key[first[b]:first[b + 1]], a quarter of a key on average (at most
-        # 2**22 buckets, 16 MB, for 12 M qrels: a few keys), so a lookup reads
-        # its bucket's first key and rarely another, instead of a binary
-        # search or a sort of the looked-up keys.
+        # Directory of the sorted keys by their top bits: bucket b starts at
+        # key[first[b]] (an empty one where the next starts), a quarter of a
+        # key on average (at most 2**22 buckets, 16 MB, for 12 M qrels: a few
+        # keys), so a lookup reads its bucket's first key and rarely another,
+        # instead of a binary search or a sort of the looked-up keys.
         self._bits = min(max(1, (n - 1).bit_length()) + 2, 22)
         buckets = 1 << self._bits
-        self._first = np.empty(buckets + 1, dtype=np.int32 if n < 2**31 else np.int64)
-        self._first[-1] = n
+        self._first = np.empty(buckets, dtype=np.int32 if n < 2**31 else np.int64)
         for lo in range(0, buckets, _HASH_BLOCK):  # in blocks: no large temporaries
             smallest = np.arange(lo, min(lo + _HASH_BLOCK, buckets), dtype=np.uint64)
             smallest <<= np.uint64(64 - self._bits)
