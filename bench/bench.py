@@ -1,4 +1,4 @@
-"""Benchmark of the whole default analysis on a TREC-8-size track (issue 7).
+"""Benchmark of the whole default analysis on a TREC-8-size track.
 
 Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 
@@ -16,7 +16,7 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
      nDCG@10, ERR@20], qrels, run)`` (ERR@20 through ir_measures' gdeval
      provider, one perl process per run). The qrels are read once.
 
-   * the trec_eval loop (issue 16): the trec_eval C binary once per run file,
+   * the trec_eval loop: the trec_eval C binary once per run file,
      ``-m map -m ndcg_cut.10`` only, stdout to /dev/null. trec_eval is taken
      from PATH, else built from ../shared/tools/trec_eval-src.tar.gz into
      ``.bench-cache/trec_eval`` (tests/trec_ref.py's builder); its lines are
@@ -35,7 +35,7 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
    the trec_eval loop is timed without it): memory comes from separate runs.
 3. The baseline's per-topic values are compared with ``bvtest scores`` on the
    same files (AP and nDCG@10 identical, ERR@20 to gdeval's 5 decimals).
-4. A many-topics sparse-qrels track (issue 16): 20 runs x 7000 topics x 100
+4. A many-topics sparse-qrels track: 20 runs x 7000 topics x 100
    documents, ~1700 judgments per topic of which at most 200 retrieved by any
    run (``gen_track.py --fill-judged``; ~12 M qrels lines, 290 MB, ~50 s to
    generate once): ``bvtest eval -j 2`` (once) against the trec_eval loop. The
@@ -48,14 +48,14 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 
 Goals are printed PASS/MISS beside each figure; ``--check`` exits 1 on a MISS.
 
-``--extras`` also times ``bvtest rankings`` on the same track (issue 12, below)
+``--extras`` also times ``bvtest rankings`` on the same track
 and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
-track's scores (issue 14: the bootstrap adds < 2 s and stays < 1 GiB), and
+track's scores, and
 runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
 and bench/bench_ci.py (the bootstrap of every field and of all 8256 pairs for
 B = 1000 and 10000, percentile and BCa).
 
-Issue 12: depth-10 and depth-20 pools of the track (``bvtest pool``, cached
+depth-10 and depth-20 pools of the track (``bvtest pool``, cached
 with it) as two test collections against the full qrels, B = 1000, the
 pairwise Table 3 included. The time "beyond evaluation" is the median wall
 time with ``--samples 1000`` minus the median with ``--samples 1``: the same
@@ -82,7 +82,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".bench-cache"
 TARGET_SPEEDUP, TARGET_WALL, TARGET_RSS_MIB = 10.0, 5.0, 1024.0
-# Issue 16's goals: ratios to the trec_eval loop, summed memory, start-up.
+# The goals: ratios to the trec_eval loop, summed memory, start-up.
 TARGET_TREC_EVAL, TARGET_MANY, TARGET_MANY_PSS_MIB, TARGET_STARTUP = 0.15, 0.1, 1024.0, 0.15
 MANY = {"runs": 20, "topics": 7000, "depth": 100, "judged": 1700, "fill_judged": True}
 SAMPLE_EVERY = 0.05  # seconds between memory samples
@@ -297,11 +297,11 @@ def compare(bvtest: str, qrels: Path, runs: Path, loop_tsv: Path) -> str:
     return f"{len(common)} cells in common; max |bvtest - ir_measures|: {shown}"
 
 
-CI_TARGET_ADDED = 2.0  # issue 14: --ci with B = 1000 adds under 2 s to eval
+CI_TARGET_ADDED = 2.0  # --ci with B = 1000 adds under 2 s to eval
 
 
 def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
-    """Issue 14: what ``--ci 0.95 --bootstrap 1000`` adds to ``bvtest eval``.
+    """what ``--ci 0.95 --bootstrap 1000`` adds to ``bvtest eval``.
 
     The track's scores are computed once (``bvtest scores``), then ``bvtest
     eval --scores`` is timed with and without ``--ci`` (percentile and BCa),
@@ -377,7 +377,7 @@ def mib(value: float | None) -> str:
 
 
 def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
-    """Issue 12: `bvtest rankings` with two pooled collections, B = 1000, on
+    """`bvtest rankings` with two pooled collections, B = 1000, on
     the track; the time beyond evaluation is B = 1000 minus B = 1."""
     qrels, runs = track_dir / "qrels.txt", track_dir / "runs"
     pools = track_dir / "pools"
@@ -558,7 +558,7 @@ def main() -> int:
     largest = max(fast_memory.rss, serial_memory.rss)
     print(goal("goal <= 1 GiB largest process", largest <= TARGET_RSS_MIB))
 
-    # Issue 5: the whole `bvtest pertopic` (k = 100), reading included, on the same track.
+    # the whole `bvtest pertopic` (k = 100), reading included, on the same track.
     pt = median(
         [
             measure([bvtest, "pertopic", "--quiet", str(qrels), str(runs)], memory=False)
@@ -602,7 +602,7 @@ def main() -> int:
 
 
 def many_section(args: argparse.Namespace, bvtest: str, trec_eval: str | None, goal) -> None:
-    """Issue 16: 20 runs x 7000 topics x 100 docs with sparse qrels, at -j 2."""
+    """20 runs x 7000 topics x 100 docs with sparse qrels, at -j 2."""
     params = {**MANY, "seed": args.seed}
     out = track(params)
     qrels, runs = out / "qrels.txt", out / "runs"
@@ -641,7 +641,7 @@ def many_section(args: argparse.Namespace, bvtest: str, trec_eval: str | None, g
 
 
 def startup_section(args: argparse.Namespace, bvtest: str, goal) -> None:
-    """Issue 16: interpreter start-up plus bvtest's imports, before any work."""
+    """interpreter start-up plus bvtest's imports, before any work."""
     print("\n== start-up")
     cases = [
         ("python -c pass", [sys.executable, "-c", "pass"]),

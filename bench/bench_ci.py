@@ -5,7 +5,7 @@ Run: ``python bench/bench_ci.py [--B 1000 10000] [--baseline] [--compare] [--rep
 A synthetic pool of 129 runs x 50 topics and 3 measures (scores in [0, 1],
 seeded) stands for ``bvtest eval``'s three default measures. For each B and
 each interval method, a fresh child process computes the intervals of every
-field of the registry (:func:`bvtest_cli.pipeline.registry_statistic`, what
+field of the registry (:func:`bvtest_cli.report.pipeline.registry_statistic`, what
 ``bvtest eval --ci`` bootstraps: the SPEC §4–§6 and §8 fields, 4 alphas; with
 ``--baseline`` also URisk, TRisk and ZRisk against one run) for the three
 measures, and reports:
@@ -18,7 +18,7 @@ measures, and reports:
 * peak RSS: ``getrusage(RUSAGE_SELF).ru_maxrss`` of the child, i.e. the
   interpreter, numpy and the data (the "before" column) plus the bootstrap.
 
-The goal (issue #14): B = 1000 adds < 2 s; memory stays < 1 GiB. The working
+The goal: B = 1000 adds < 2 s; memory stays < 1 GiB. The working
 set of one block of resamples is bounded (``_BLOCK_ELEMENTS``); the stored
 replicates grow as 8 · B · (number of values) bytes per measure — about 24 KB
 per resample for 129 runs and 4 alphas, so 230 MiB at B = 10000.
@@ -73,10 +73,10 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: i
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from bvtest_cli import registry
-    from bvtest_cli.compare import COMPARED
-    from bvtest_cli.pipeline import registry_statistic
-    from bvtest_cli.uncertainty import bootstrap_intervals, compare_runs
+    from bvtest_cli.analyses.uncertainty import bootstrap_intervals, compare_runs
+    from bvtest_cli.report import registry
+    from bvtest_cli.report.compare import COMPARED
+    from bvtest_cli.report.pipeline import registry_statistic
 
     matrices = pool(20240101)
     before = rss_mib()

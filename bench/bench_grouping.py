@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from bvtest_cli.decompose import BiasVariance, decompose
-from bvtest_cli.grouping import DEFAULT_SEED, analyse, random_orders
-from bvtest_cli.matrix import ScoreMatrix, virtual_target
+from bvtest_cli.analyses.decompose import BiasVariance, decompose
+from bvtest_cli.analyses.grouping import DEFAULT_SEED, analyse, random_orders
+from bvtest_cli.measures.matrix import ScoreMatrix, virtual_target
 
 
 def naive(values: np.ndarray, k: int, repeats: int, seed: int) -> BiasVariance:

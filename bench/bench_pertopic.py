@@ -3,7 +3,7 @@
 Builds a seeded synthetic TREC-8-size track in memory (129 runs × 50 topics ×
 1000 retrieved documents, with score ties), then times
 
-* ``simulate_ap`` (bvtest_cli.simulate: O(d) per simulated collection) with
+* ``simulate_ap`` (bvtest_cli.analyses.simulate: O(d) per simulated collection) with
   jobs = 1 and jobs = 2, and
 * ``naive_simulate_ap`` below, which literally draws N (score, docno)
   documents per simulated collection and sorts them by trec_eval's rule,
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bvtest_cli.simulate import analyse_samples, relevant_sets, simulate_ap
+from bvtest_cli.analyses.simulate import analyse_samples, relevant_sets, simulate_ap
 
 LIMIT_SECONDS = 5.0  # the requirement for the fast path on a TREC-8-size track
 CACHE = Path(__file__).resolve().parents[1] / ".bench-cache"
@@ -177,10 +177,11 @@ def project_track() -> Path | None:
 
 def time_files_track(directory: Path, k: int, seed: int) -> dict[str, float]:
     """Fast-path timings on a track written as files (reading is not timed)."""
-    from bvtest_cli import trecio
+    from bvtest_cli.io import sources as trecio_sources
+    from bvtest_cli.io import trec as trecio
 
     qrels = trecio.read_qrels(str(directory / "qrels.txt"))
-    sources = trecio.expand_sources([str(directory / "runs")])
+    sources = trecio_sources.expand_sources([str(directory / "runs")])
     runs = {src.name: trecio.read_run(src) for src in sources}
     topics = qrels.relevant_topics(1)
     out = {}

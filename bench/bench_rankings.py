@@ -7,7 +7,7 @@ other a "statistical method" given as 100 qrels samples (the paper's
 nt × 100 × ns table: each bootstrap topic takes one sample at random). With
 two collections the pairwise table (the paper's Table 3) is computed too:
 12 products of two (B, 8256) sign matrices. Scores are generated (seeded),
-not evaluated: only :func:`bvtest_cli.rankings.ranking_accuracy` is timed.
+not evaluated: only :func:`bvtest_cli.analyses.rankings.ranking_accuracy` is timed.
 
 Prints one line: wall and CPU seconds (BLAS threads included), peak resident
 memory of the process (and its growth during the call), and the goal (< 5 s
@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bvtest_cli.rankings import ranking_accuracy
+from bvtest_cli.analyses.rankings import ranking_accuracy
 
 GOAL_SECONDS = 5.0
 GOAL_BYTES = 1 << 30

@@ -1,7 +1,7 @@
 """The Python API: every command as a function returning the command's report.
 
 ``import bvtest`` gives these functions. Each one is a thin call of the very
-function the command runs (:data:`bvtest_cli.cli.REPORTS`), with its options
+function the command runs (:data:`bvtest_cli.commands.COMMANDS`), with its options
 parsed by the command's own click declarations, so the API and the CLI check
 the same things and compute the same numbers::
 
@@ -40,7 +40,7 @@ import re
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,9 @@ import click
 import numpy as np
 
 from .errors import InputError
-from .report import Records, Report
-from .trecio import SCORES_HEADER
+from .io.sources import SCORES_HEADER
+from .report import model
+from .report.model import Records
 
 __all__ = [
     "InputError",
@@ -73,6 +74,8 @@ __all__ = [
 # report.notes and progress counters never run).
 _INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs")
 _RENDER_ATTRS = ("fmt", "digits", "quiet")
+# Keywords that name one option by the command it serves: both are ``--map``.
+_KEYWORDS = {"condition_map": "map", "variation_map": "map"}
 
 
 def commands() -> list[str]:
@@ -81,9 +84,57 @@ def commands() -> list[str]:
     >>> "eval" in commands() and "tradeoff" in commands()
     True
     """
-    from .cli import REPORTS
+    from .commands import COMMANDS
 
-    return sorted(REPORTS)
+    return sorted(COMMANDS)
+
+
+class Report(model.Report):
+    """A command's report, as the API returns it: the report of
+    :mod:`bvtest_cli.report.model` with the ways to read it from Python."""
+
+    @classmethod
+    def of(cls, report: model.Report) -> Report:
+        return cls(**{f.name: getattr(report, f.name) for f in fields(report)})
+
+    def render(self, fmt: str = "trec", digits: int = 4) -> str:
+        """The text the command prints with ``--format fmt --digits digits``
+        (trec, table, tsv, csv, json; ``text`` for check)."""
+        from .render.text import render
+
+        return render(self, fmt, digits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``--format json`` as Python objects (NaN and
+        infinities are None, as null in JSON)."""
+        from .render.text import to_json
+
+        return to_json(self.body)
+
+    def to_frame(self) -> Any:
+        """A long pandas DataFrame: one row per number, columns measure, field,
+        system, alpha, value (the numbers of the trec format, full precision).
+
+        ``field`` is the trec name without the measure (``bias2``,
+        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha key of an
+        alpha-indexed field (None otherwise), ``system`` the row (``all`` for
+        a measure's own values), ``value`` a float (NaN where undefined). A
+        report of records (``scores``, ``check``) gives one row per record
+        with the JSON keys as columns. The report's settings are in
+        ``frame.attrs["settings"]``. Needs pandas (``pip install
+        'bvtest[pandas]'``).
+
+        >>> import bvtest
+        >>> frame = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP").to_frame()
+        >>> list(frame.columns)
+        ['measure', 'field', 'system', 'alpha', 'value']
+        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == '5'")
+        >>> round(float(row.value.iloc[0]), 4)
+        -20.6516
+        """
+        from .render.longform import to_frame
+
+        return to_frame(self)
 
 
 # --------------------------------------------------------------------------- the bridge
@@ -112,11 +163,12 @@ def run(
     >>> report.to_dict()["measures"]["AP"]["systems"]["sys001"]["georisk"]
     {'0': 0.5254088895496986, '5': 0.36167839938425145}
     """
-    from .cli import REPORTS, cli
+    from .cli import cli
+    from .commands import COMMANDS
     from .options import Settings, validate
 
     cmd = cli.commands.get(command)
-    if cmd is None or command not in REPORTS:
+    if cmd is None or command not in COMMANDS:
         raise InputError(f"unknown command {command!r}; commands: {', '.join(commands())}")
     params = {p.name: p for p in cmd.params if p.name is not None}
     given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
@@ -133,7 +185,7 @@ def run(
                 raise InputError(_usage_message(exc, options)) from None
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
-                report = REPORTS[command](settings)
+                report = Report.of(COMMANDS[command].run(settings))
         except InputError as exc:
             raise inputs.relabel(exc) from None
         return replace(report, notes=tuple(inputs.notes) + tuple(map(inputs.text, report.notes)))
@@ -146,6 +198,7 @@ def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, 
     if "quiet" in params:
         argv.append("--quiet")
     for attr, value in options.items():
+        attr = _KEYWORDS.get(attr, attr)
         param = params.get(attr)
         if param is None or attr in _INPUT_ATTRS or attr in _RENDER_ATTRS:
             known = sorted(a for a in params if a not in _INPUT_ATTRS + _RENDER_ATTRS)
@@ -203,7 +256,7 @@ def _input_argv(
     if "qrels" in params and given["qrels"] is not None:
         positional.append(inputs.qrels(given["qrels"]))
         used.add("qrels")
-    if "runs" in params and given["runs"] is not None:  # RUNS... alone (rankings, issue #12)
+    if "runs" in params and given["runs"] is not None:  # RUNS... alone (rankings)
         positional += inputs.runs(given["runs"])
         used.add("runs")
     if "pool" in params and given["pool"] is not None:
@@ -416,7 +469,7 @@ class _Inputs:
         if isinstance(table, Scores):
             self.notes += table.notes
             rows: Iterable[tuple] = table.rows
-        elif isinstance(table, Report):
+        elif isinstance(table, model.Report):
             records = [v for _, v in table.body.items if isinstance(v, Records)]
             if not records or records[0].header != SCORES_HEADER:
                 raise InputError("this report is not a scores table (use bvtest.scores)", label)
@@ -479,7 +532,7 @@ class Scores:
 
     def to_frame(self) -> Any:
         """A pandas DataFrame with columns system, topic, measure, value."""
-        from .longform import import_pandas
+        from .render.longform import import_pandas
 
         return import_pandas().DataFrame(list(self.rows), columns=list(SCORES_HEADER))
 
@@ -533,8 +586,8 @@ def _on_qrels_topics(
 ) -> Scores:
     """SPEC §3's topic set on ir_measures' scores: the qrels topics with a
     relevant document; other topics dropped, missing ones 0 (as evaluate)."""
-    from .evaluate import list_topics
-    from .trecio import read_qrels, sort_topics
+    from .io.trec import read_qrels, sort_topics
+    from .measures.evaluate import list_topics
 
     if isinstance(rel_level, (bool, np.bool_)) or not isinstance(rel_level, numbers.Integral):
         raise InputError(f"rel_level={rel_level!r}: expected an integer")
@@ -693,9 +746,9 @@ def plot(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: 
 def __getattr__(name: str) -> Callable[..., Report]:
     """A command without a function of its own (added after this module):
     ``bvtest.NAME(qrels, runs, ...)`` is ``run("NAME", qrels, runs, ...)``."""
-    from .cli import REPORTS
+    from .commands import COMMANDS
 
-    if name in REPORTS:
+    if name in COMMANDS:
 
         def command(*args: Any, **kwargs: Any) -> Report:
             return run(name, *args, **kwargs)

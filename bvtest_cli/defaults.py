@@ -7,6 +7,6 @@ DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
 DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
 MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; the papers use at most 20
 
-# `bvtest variations` (issue #13, SPEC §11)
+# `bvtest variations`
 VARIATION_ALPHAS = "-20:20:1"  # the paper's small range (Zuccon16 §5.1)
 VARIATION_MODES = ("general", "intra", "inter")

@@ -12,100 +12,16 @@ Values are checked here, at the boundary; the analyses trust them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import click
 
-from .defaults import (
-    DEFAULT_ALPHAS,
-    DEFAULT_MEASURES,
-    DEFAULT_REPEATS,
-    DEFAULT_SEED,
-    MAX_ALPHA,
-)
+from .defaults import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_REPEATS, DEFAULT_SEED, MAX_ALPHA
+from .settings import Settings
 
 FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything a command was asked to do; defaults are the documented ones."""
-
-    inputs: tuple[str, ...] = ()
-    scores: str | None = None
-    qrels: str | None = None
-    measures: tuple[str, ...] = ()
-    rel_level: int = 1
-    jobs: int | None = None
-    err_impl: str = "fast"
-    quiet: bool = False
-    per_topic: bool = False
-    target: str | float = "max"
-    group: tuple[str, int] | None = None
-    normalize: str = "none"
-    repeats: int = DEFAULT_REPEATS
-    seed: int = DEFAULT_SEED
-    alphas: tuple[str, ...] = DEFAULT_ALPHAS
-    baseline: str | None = None
-    fmt: str = "trec"
-    digits: int = 4
-    samples: int = 100
-    random_size: int = 10
-    difficulty_size: int = 5
-    gates: tuple[str, ...] = ()
-    output: str | None = None
-    pool: str | None = None
-    new_runs: tuple[str, ...] = ()
-    # --- issue 16 (fast-eval) ---
-    impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
-    # ---- rankings, pool, permute (issue #12) ----
-    reference: tuple[str, tuple[str, ...]] | None = None  # (name, (qrels file,))
-    collections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, qrels files)
-    runs: tuple[str, ...] = ()
-    topics: int | None = None  # n′ of `rankings` (None: the reference's n)
-    depth: int = 0  # `pool --depth`
-    # ---- end issue #12 ----
-
-    # ---- issue 15 (paper-output): sample moments, tag names, captions,
-    # check --scores, conditions
-    ddof: int = 0
-    name: str = "file"
-    caption: str | None = None
-    new_names: tuple[str, ...] = ()
-    condition_map: str | None = None
-    condition_pattern: str | None = None
-    # ---- end issue 15
-    # --- variations (issue #13): `bvtest variations`
-    variation_map: str | None = None
-    split: str | None = None
-    mode: str | None = None  # None: from the map (SPEC §11)
-    weights: str | None = None
-    plot: str | None = None
-    # --- end variations
-
-    # ---- issue 14 (uncertainty): --ci, --bootstrap, --ci-method; compare's --pair, --pairs
-    ci: float | None = None
-    bootstrap: int = 1000
-    ci_method: str = "percentile"
-    ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
-    pair: tuple[tuple[str, str], ...] = ()
-    pairs: str | None = None
-    # ---- end issue 14
-
-    @property
-    def ci_budget(self) -> int:
-        """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
-        return self.ci_memory * (1 << 20) // 8
-
-    @property
-    def group_text(self) -> str | None:
-        return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
-
-    @property
-    def alpha_values(self) -> tuple[float, ...]:
-        return tuple(float(a) for a in self.alphas)
 
 
 # --------------------------------------------------------------------------- checks
@@ -129,7 +45,7 @@ def parse_target(value: str) -> str | float:
 
 def parse_group(value: str | None) -> tuple[str, int] | None:
     """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
-    from .grouping import parse_group as parse
+    from .analyses.grouping import parse_group as parse
 
     try:
         return parse(value)
@@ -165,7 +81,7 @@ def parse_baseline(value: str | None) -> str | None:
         return None
     if not value.strip():
         raise _bad("expected a run name or the path of a run file")
-    from .trecio import system_name
+    from .io.sources import system_name
 
     return system_name(value)
 
@@ -179,13 +95,25 @@ def _callback(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Par
 
 @dataclass(frozen=True)
 class Option:
-    """A click parameter declaration and the Settings attribute it fills."""
+    """One click parameter (an option, or an argument when ``decls`` is empty)
+    and the Settings attribute it fills. A command that needs another default,
+    choice set or help names the option and the keywords it changes
+    (:meth:`changed`); the declaration itself stays the one in :data:`OPTIONS`."""
 
     attr: str
-    decorator: Callable[[Callable], Callable]
+    decls: tuple[str, ...]
+    kwargs: Mapping[str, Any]
+
+    def changed(self, **kwargs: Any) -> Option:
+        return replace(self, kwargs={**self.kwargs, **kwargs})
+
+    def decorator(self) -> Callable[[Callable], Callable]:
+        kwargs = _completion(self.attr, dict(self.kwargs))
+        if not self.decls:
+            return click.argument(self.attr, **kwargs)
+        return click.option(*self.decls, self.attr, **kwargs)
 
 
-# --- python-api (issue 17): shell completion ----------------------------------
 #: Settings attributes whose values are paths: the shell completes file names
 #: there (click completes commands, options and choices by itself).
 PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
@@ -202,11 +130,10 @@ def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
 
 
-# --- end python-api --------------------------------------------------------------
 
 
 def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
-    return Option(attr, click.option(*decls, attr, **_completion(attr, kwargs)))
+    return Option(attr, decls, kwargs)
 
 
 def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
@@ -218,7 +145,7 @@ def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwar
 
 
 def _arg(attr: str, **kwargs: Any) -> Option:
-    return Option(attr, click.argument(attr, **_completion(attr, kwargs)))
+    return Option(attr, (), kwargs)
 
 
 _MEASURE_HELP = (
@@ -384,6 +311,7 @@ OPTIONS: dict[str, Option] = {
             "output",
             "-o",
             "--output",
+            "--out",
             required=True,
             metavar="FILE",
             help="The figure; format by extension: .png, .svg or .pdf.",
@@ -396,19 +324,20 @@ OPTIONS: dict[str, Option] = {
 
 INPUTS = ("inputs", "scores", "name")
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
-RUNS = _arg("inputs", nargs=-1, required=True, metavar="QRELS RUNS...")
+RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
 EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 OUTPUT = ("fmt", "digits", "caption")
 
 
 def declare(
-    names: Sequence[str], overrides: dict[str, Option] | None = None
+    names: Sequence[str], overrides: Mapping[str, Mapping[str, Any]] | None = None
 ) -> Callable[[Callable[[Settings], Any]], Callable[..., Any]]:
     """Decorate ``f(settings)`` with the named options (in help order) and turn
-    the parsed values into one :class:`Settings`. ``overrides`` replaces a
-    declaration for one command (e.g. a different default), keeping the attribute."""
-    chosen = [(overrides or {}).get(name, OPTIONS[name]) for name in names]
+    the parsed values into one :class:`Settings`. ``overrides`` changes, by
+    option name, keywords of the one declaration for one command (another
+    default, choice set or help); the flag and its attribute stay."""
+    chosen = [OPTIONS[name].changed(**(overrides or {}).get(name, {})) for name in names]
     known = {f.name for f in fields(Settings)}
     assert all(o.attr in known for o in chosen)
 
@@ -419,10 +348,22 @@ def declare(
         wrapper.__name__ = f.__name__
         wrapper.__doc__ = f.__doc__
         for option in reversed(chosen):
-            wrapper = option.decorator(wrapper)
+            wrapper = option.decorator()(wrapper)
         return wrapper
 
     return decorate
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command: its name, the options it takes (by name, in help order),
+    the keywords it changes in some of them, and its function Settings →
+    Report, whose docstring is the command's help."""
+
+    name: str
+    options: tuple[str, ...]
+    run: Callable[[Settings], Any]
+    overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 def validate(s: Settings, names: Sequence[str]) -> Settings:
@@ -446,18 +387,13 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
 
 
 # Variants for one command each, filling the same attribute.
-TRADEOFF_NORMALIZE = _opt(
-    "normalize",
-    "--normalize",
+TRADEOFF_NORMALIZE = dict(
     type=click.Choice(["minmax", "ratio"]),
     default="minmax",
     show_default=True,
     help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
 )
-CHECK_FORMAT = _opt(
-    "fmt",
-    "-f",
-    "--format",
+CHECK_FORMAT = dict(
     type=click.Choice(["text", *FORMATS]),
     default="text",
     show_default=True,
@@ -467,7 +403,6 @@ CHECK_FORMAT = _opt(
 )
 
 
-# --------------------------------------------------------------------------- issue 16 (fast-eval)
 OPTIONS["impl"] = _opt(
     "impl",
     "--impl",
@@ -479,7 +414,6 @@ OPTIONS["impl"] = _opt(
 )
 EVALUATION = (*EVALUATION, "impl")
 
-# --------------------------------------------------------------------------- issue 15
 # (paper-output): sample moments, run names from the tag column, captions,
 # check --scores, conditions. Appended here to keep merges trivial.
 
@@ -537,11 +471,11 @@ OPTIONS.update(
                 "every other system is the pool.",
             ),
             _opt(
-                "condition_map",
+                "map",
                 "--map",
                 metavar="FILE",
-                help="Lines 'run system condition' (# comments allowed): which system and "
-                "condition each run (or scores-file system) stands for.",
+                help="A map file of the command's inputs: 'run system condition' lines "
+                "(conditions), 'variation_id topic_id [user]' lines (variations).",
             ),
             _opt(
                 "condition_pattern",
@@ -556,21 +490,20 @@ OPTIONS.update(
 )
 
 # check: QRELS POOL NEW_RUN... or --scores FILE --new NAME...
-CHECK_QRELS = _arg("qrels", metavar="[QRELS", required=False)
-CHECK_POOL = _arg("pool", metavar="POOL", required=False)
-CHECK_NEW_RUNS = _arg("new_runs", nargs=-1, required=False, metavar="NEW_RUN...]")
-# ---- end issue 15
+CHECK_QRELS = dict(metavar="[QRELS", required=False)
+CHECK_POOL = dict(metavar="POOL", required=False)
+CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
 
 
 # ======================================================================================
-# rankings, pool, permute (issue #12; Cormack & Grossman 2019)
+# rankings, pool, permute (Cormack & Grossman 2019)
 
 
 def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
     """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
     name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
     before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
-    from .trecio import system_name
+    from .io.sources import system_name
 
     name, sep, rest = value.partition("=")
     if not sep or "/" in name:
@@ -647,10 +580,7 @@ OPTIONS.update(
     )
 )
 
-RANKINGS_MEASURE = _opt(
-    "measures",
-    "-m",
-    "--measure",
+RANKINGS_MEASURE = dict(
     multiple=True,
     default=("AP",),
     show_default=True,
@@ -658,19 +588,14 @@ RANKINGS_MEASURE = _opt(
     help="The one measure whose mean scores rank the systems: any ir_measures measure "
     "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
 )
-RANKINGS_SAMPLES = _opt(
-    "samples",
-    "--samples",
+RANKINGS_SAMPLES = dict(
     type=click.IntRange(min=1),
     default=1000,
     show_default=True,
     metavar="B",
     help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
 )
-PERMUTE_OUT = _opt(
-    "output",
-    "-o",
-    "--out",
+PERMUTE_OUT = dict(
     required=True,
     metavar="DIR",
     help="Directory for the engineered runs, NAME.perm (created if missing; files of "
@@ -679,7 +604,7 @@ PERMUTE_OUT = _opt(
 # ======================================================================================
 
 # =========================================================================== variations
-# `bvtest variations` (issue #13, SPEC §11): its own options, and its --alpha,
+# `bvtest variations`: its own options, and its --alpha,
 # which fills the same `alphas` attribute but takes negative values and the
 # START:STOP:STEP grid syntax (variations.parse_alphas).
 
@@ -687,7 +612,7 @@ from .defaults import VARIATION_ALPHAS, VARIATION_MODES  # noqa: E402
 
 
 def parse_variation_alphas(text: str) -> tuple[str, ...]:
-    from .variations import parse_alphas as parse_grid
+    from .analyses.variations import parse_alphas as parse_grid
 
     try:
         return parse_grid(text)
@@ -698,13 +623,6 @@ def parse_variation_alphas(text: str) -> tuple[str, ...]:
 OPTIONS.update(
     (o.attr, o)
     for o in (
-        _opt(
-            "variation_map",
-            "--map",
-            metavar="FILE",
-            help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
-            "keyed by topic and apply to every variation of it.",
-        ),
         _opt(
             "split",
             "--split",
@@ -738,9 +656,7 @@ OPTIONS.update(
     )
 )
 
-VARIATIONS_ALPHAS = _opt(
-    "alphas",
-    "--alpha",
+VARIATIONS_ALPHAS = dict(
     default=VARIATION_ALPHAS,
     show_default=True,
     metavar="LIST|START:STOP:STEP",
@@ -748,10 +664,8 @@ VARIATIONS_ALPHAS = _opt(
     help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
     "(STOP included when reached); negative alphas favour unstable systems.",
 )
-# ======================================================================= end variations
 
 
-# =========================================================================== issue 14: uncertainty
 DEFAULT_BOOTSTRAP = 1000
 
 
@@ -826,9 +740,7 @@ OPTIONS.update(
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")
 
 #: compare's --ci: a level always (the paired intervals are its output).
-COMPARE_CI = _opt(
-    "ci",
-    "--ci",
+COMPARE_CI = dict(
     type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
     default=0.95,
     show_default=True,
@@ -836,26 +748,27 @@ COMPARE_CI = _opt(
     help="Confidence level of the paired intervals.",
 )
 #: compare's --format: its results are records, one line per comparison.
-COMPARE_FORMAT = _opt(
-    "fmt",
-    "-f",
-    "--format",
+COMPARE_FORMAT = dict(
     type=click.Choice(FORMATS),
     default="trec",
     show_default=True,
     help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
     "same with commas; table: one table per measure; json: the stable schema.",
 )
-# =========================================================================== end of issue 14
 
 
 # =========================================================================== plots
 #: conditions --plot FILE: the same attribute as variations' --plot, its own help.
-CONDITIONS_PLOT = _opt(
-    "plot",
-    "--plot",
+CONDITIONS_MAP = dict(
+    help="Lines 'run system condition' (# comments allowed): which system and "
+    "condition each run (or scores-file system) stands for."
+)
+VARIATIONS_MAP = dict(
+    help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
+    "keyed by topic and apply to every variation of it."
+)
+CONDITIONS_PLOT = dict(
     metavar="FILE",
     help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
     "to FILE (.png, .svg or .pdf; needs matplotlib).",
 )
-# ======================================================================= end plots

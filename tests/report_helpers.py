@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bvtest_cli import registry
-from bvtest_cli.report import Report, Section, Table, section
+from bvtest_cli.report import registry
+from bvtest_cli.report.model import Report, Section, Table, section
 
 
 def report_from_dict(result: dict) -> Report:

@@ -1,4 +1,4 @@
-"""The Python API (issue 17): the same reports as the CLI, the same checks.
+"""The Python API: the same reports as the CLI, the same checks.
 
 Expected values come from the CLI itself run as a separate process (the API
 must give exactly what `bvtest CMD -f json` prints), from ir_measures' own
@@ -20,9 +20,11 @@ import pytest
 from conftest import REPO, SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
 import bvtest
-from bvtest_cli import api, cli, render
-from bvtest_cli import report as report_module
+from bvtest_cli import api
+from bvtest_cli.commands import COMMANDS
 from bvtest_cli.errors import InputError
+from bvtest_cli.render import text as render
+from bvtest_cli.report import model as report_module
 
 Q, R = "qrels/qrels.txt", "sample_runs/"
 SCORES_FILE = "tests/golden/sample-scores.out.tsv"  # the sample track's `bvtest scores`
@@ -59,7 +61,7 @@ CASES = {
     ),
 }  # fmt: skip
 
-# Issue #12: rankings (RUNS... with --reference and --collection), pool (no
+# rankings (RUNS... with --reference and --collection), pool (no
 # --format: TREC qrels), permute (files in --out, nothing on stdout).
 PERM_CLI, PERM_API = "tests/api-perm-cli", "tests/api-perm"
 CASES.update(
@@ -75,23 +77,23 @@ CASES.update(
                     lambda: bvtest.permute(Q, R, output=PERM_API)),
     }
 )  # fmt: skip
-# Issue #15: conditions, runs split into (system, condition) by a pattern.
+# conditions, runs split into (system, condition) by a pattern.
 PATTERN = r"(?P<system>sys0\d)(?P<condition>\d)"
 CASES["conditions"] = (
     ("conditions", "--pattern", PATTERN, "-m", "AP", Q, R),
     lambda: bvtest.conditions(Q, R, condition_pattern=PATTERN, measures=["AP"]),
 )
-# Issue #13: variations, plain TREC data in inter mode (each topic one query).
+# variations, plain TREC data in inter mode (each topic one query).
 CASES["variations"] = (
     ("variations", "-m", "AP", "--alpha=-2:2:1", Q, R),
     lambda: bvtest.variations(Q, R, measures=["AP"], alphas="-2:2:1"),
 )
-# Issue #14: compare, every pair with Holm's correction.
+# compare, every pair with Holm's correction.
 CASES["compare"] = (
     ("compare", "-m", "AP", "--pairs", "all", "--bootstrap", "50", Q, R),
     lambda: bvtest.compare(Q, R, measures=["AP"], pairs="all", bootstrap=50),
 )
-# Issue #14: compare --pair, a tuple per pair (names) in the API.
+# compare --pair, a tuple per pair (names) in the API.
 CASES["compare-pair"] = (
     ("compare", "--pair", "sys001", "sys002", "--pair", "sys005", "sys003", "-m", "AP",
      "--bootstrap", "50", "--alpha", "0,5", Q, R),
@@ -138,8 +140,8 @@ def test_every_command_has_a_case():
     """A command added to the CLI needs a case here (and gets an API function
     for free through bvtest.NAME); plot is tested on its own below."""
     covered = {args[0] for args, _ in CASES.values()}
-    assert set(cli.REPORTS) - {"plot"} <= covered, "add a case for the new command to CASES"
-    for name in cli.REPORTS:
+    assert set(COMMANDS) - {"plot"} <= covered, "add a case for the new command to CASES"
+    for name in COMMANDS:
         assert callable(getattr(bvtest, name if name != "eval" else "evaluate"))
 
 
@@ -343,8 +345,9 @@ def test_to_frame_of_records_and_intervals():
     assert len(frame) == 2
     # intervals: a field with (lo, hi) gives field.lo and field.hi rows, the
     # alpha in its column, where the trec format says zrisk(alpha=1).lo
-    from bvtest_cli.registry import SYSTEM_FIELDS
-    from bvtest_cli.report import Report, Table, section
+    from bvtest_cli.api import Report
+    from bvtest_cli.report.model import Table, section
+    from bvtest_cli.report.registry import SYSTEM_FIELDS
 
     mean, zrisk = (next(f for f in SYSTEM_FIELDS if f.name == n) for n in ("mean", "zrisk"))
     table = Table(
@@ -465,7 +468,7 @@ def test_bad_calls():
 
 def test_generic_command_function(monkeypatch):
     """A command registered after the API was written is bvtest.NAME."""
-    monkeypatch.setitem(cli.REPORTS, "future", cli.REPORTS["eval"])
+    monkeypatch.setitem(COMMANDS, "future", COMMANDS["eval"])
     assert bvtest.future.__name__ == "future"
     assert api.future.__name__ == "future"
     with pytest.raises(AttributeError):
@@ -487,11 +490,11 @@ def test_api_leaves_numpy_state_alone():
 # --------------------------------------------------------------------------- docs and shell
 
 
-@pytest.mark.parametrize("module", [api, report_module, bvtest])
+@pytest.mark.parametrize("module", [api, bvtest])
 def test_doctests(module):
-    """The docstring examples run (paths relative to the repository root)."""
-    if module is not api:
-        pytest.importorskip("pandas")
+    """The docstring examples run (paths relative to the repository root);
+    the API's include Report.to_frame's, which needs pandas."""
+    pytest.importorskip("pandas")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0

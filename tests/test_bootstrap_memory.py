@@ -1,7 +1,7 @@
-"""Issue 14: ``--ci`` and ``compare`` in bounded memory whatever B.
+"""``--ci`` and ``compare`` in bounded memory whatever B.
 
 Beyond a budget of replicate elements the bootstrap replicates are streamed
-again instead of stored (bvtest_cli.uncertainty.streamed_intervals). Oracles:
+again instead of stored (bvtest_cli.analyses.uncertainty.streamed_intervals). Oracles:
 np.sort / np.quantile of the stored replicates (an independent computation of
 the same order statistics), the stored-replicates path that
 tests/test_uncertainty.py checks against scipy and direct loops, and
@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
-from bvtest_cli import registry
-from bvtest_cli.pipeline import registry_statistic
-from bvtest_cli.uncertainty import (
+from bvtest_cli.analyses.uncertainty import (
     _tally,
     bootstrap_intervals,
     bootstrap_replicates,
     compare_runs,
     order_statistics,
 )
+from bvtest_cli.report import registry
+from bvtest_cli.report.pipeline import registry_statistic
 
 ALPHAS = np.array([0.0, 1.0, 5.0])
 

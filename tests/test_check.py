@@ -63,7 +63,7 @@ def verdicts(proc) -> list[re.Match]:
     lines = proc.stdout.splitlines()
     matches = [LINE.match(line) for line in lines]
     assert all(matches), proc.stdout
-    # a FAIL reads as false (issue 15), a PASS as the true comparison it is
+    # a FAIL reads as false, a PASS as the true comparison it is
     assert all((m.group(1) == "FAIL") == (m.group(9) is not None) for m in matches), proc.stdout
     return matches
 

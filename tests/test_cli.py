@@ -1,4 +1,4 @@
-"""Issue 2 end to end: the commands, formats, JSON schema and pipes."""
+"""end to end: the commands, formats, JSON schema and pipes."""
 
 from __future__ import annotations
 

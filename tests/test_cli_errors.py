@@ -100,7 +100,7 @@ def test_binary_junk(bvtest, files):
 
 def test_not_utf8(bvtest, files):
     proc, run = eval_run(bvtest, files, "")
-    # a topic id must be UTF-8 text (it is printed); docnos are opaque bytes (issue 10)
+    # a topic id must be UTF-8 text (it is printed); docnos are opaque bytes
     run.write_bytes(b"1 Q0 d1 1 2.0 r\n\xff1 Q0 d2 2 1.0 r\n")
     proc = bvtest("eval", "-m", "AP", run.parent / "qrels.txt", run)
     assert_one_line_error(proc, f"{run}:2:", "UTF-8")

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bvtest_cli.decompose import decompose
-from bvtest_cli.matrix import target_constant, virtual_target
+from bvtest_cli.analyses.decompose import decompose
+from bvtest_cli.measures.matrix import target_constant, virtual_target
 
 # Seed 000 Table 2: three systems on three topics.
 TABLE2 = {"f1": (0.8, 0.9, 0.4), "f2": (0.5, 0.6, 0.7), "f3": (0.3, 0.6, 0.3)}

@@ -1,4 +1,4 @@
-"""Issue #10 B: no silent wrong numbers from rounding, stream keying or memory.
+"""B: no silent wrong numbers from rounding, stream keying or memory.
 
 * Differences that are mathematically zero are exactly zero (items 1, 9):
   copies of one run against each other (SPEC §8: TRisk of a run against an
@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-from bvtest_cli import grouping
-from bvtest_cli.decompose import BiasVariance, decompose
-from bvtest_cli.grouping import analyse, grouped_fields, random_orders
-from bvtest_cli.matrix import ScoreMatrix
-from bvtest_cli.risk import trisk_mean, zrisk, zrisk_pair
-from bvtest_cli.simulate import pertopic, simulate_ap
+from bvtest_cli.analyses import grouping
+from bvtest_cli.analyses.decompose import BiasVariance, decompose
+from bvtest_cli.analyses.grouping import analyse, grouped_fields, random_orders
+from bvtest_cli.analyses.risk import trisk_mean, zrisk, zrisk_pair
+from bvtest_cli.analyses.simulate import pertopic, simulate_ap
+from bvtest_cli.measures.matrix import ScoreMatrix
 
 ALPHAS = ("0", "1", "5", "10")
 
@@ -138,7 +138,7 @@ def test_risk_functions_on_equal_rows():
 
 def test_constant_run_has_exact_moments():
     """0.1 three times sums to 0.30000000000000004; the mean must still be 0.1."""
-    from bvtest_cli.matrix import exact_mean
+    from bvtest_cli.measures.matrix import exact_mean
 
     x = np.array([[0.1, 0.1, 0.1]])
     bv = decompose(x, x[0], exact_mean(x[0]))
@@ -243,7 +243,7 @@ def test_pertopic_cli_var_does_not_depend_on_argument_order(bvtest):
 def test_order_blocks_are_the_rows_of_one_draw():
     """Generator.random((R, n)) fills row-major from one stream: drawing row
     blocks in sequence gives the same keys, hence the same permutations."""
-    from bvtest_cli.grouping import random_order_blocks
+    from bvtest_cli.analyses.grouping import random_order_blocks
 
     n, repeats, seed = 9, 103, 20220101
     direct = np.argsort(np.random.default_rng(seed).random((repeats, n)), axis=1, kind="stable")
@@ -306,7 +306,7 @@ def test_random_grouping_memory_does_not_grow_with_repeats(monkeypatch):
     modest R: before, the peak grew 10× from R = 20,000 to 200,000.
 
     The one thing kept per repeat is the pair of tradeoff correlations of
-    that repeat (issue 14: their exact quantiles need every value), two
+    that repeat, two
     float64 = 16 bytes per repeat; everything else stays bounded."""
     monkeypatch.setattr(grouping, "_BLOCK_ELEMENTS", 1 << 14)
     values = np.random.default_rng(2).random((3, 12))

@@ -1,4 +1,4 @@
-"""The fast path (issue 16) against ir_measures' pytrec_eval provider, cell
+"""The fast path against ir_measures' pytrec_eval provider, cell
 for cell and bit for bit, and against the independent trec_eval reference
 (tests/trec_ref.py) where pytrec_eval's float32 scores make false ties."""
 
@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 import trec_ref
 
-from bvtest_cli import fastmeasures as fm
-from bvtest_cli.evaluate import pytrec_run
-from bvtest_cli.gdeval import GdevalERR, err_ranked
-from bvtest_cli.trecio import docno_digest, expand_sources, read_qrels, read_run_columns
+from bvtest_cli.io.hashing import docno_digest
+from bvtest_cli.io.sources import expand_sources
+from bvtest_cli.io.trec import read_qrels, read_run_columns
+from bvtest_cli.measures import fastmeasures as fm
+from bvtest_cli.measures.evaluate import pytrec_run
+from bvtest_cli.measures.gdeval import GdevalERR, err_ranked
 
 REPO = Path(__file__).resolve().parents[1]
 MEASURES = [
@@ -236,14 +238,15 @@ def test_qrels_table_with_another_seed_ignores_run_digests(tmp_path, monkeypatch
     """When two qrels pairs share a hash under seed 0 the table takes the next
     seed; a run's digests (made with seed 0 by the parser) are then not used
     for its lookups."""
-    from bvtest_cli import trecio
+    from bvtest_cli.io import hashing, trec
 
-    real = trecio.docno_digest
+    real = hashing.docno_digest
 
     def colliding(docnos, seed=0):  # every docno collides under seed 0
         return np.zeros(docnos.size, np.uint64) if seed == 0 else real(docnos, seed)
 
-    monkeypatch.setattr(trecio, "docno_digest", colliding)
+    monkeypatch.setattr(hashing, "docno_digest", colliding)
+    monkeypatch.setattr(trec, "docno_digest", colliding)
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 2\n2 0 a 3\n")
     table = read_qrels(str(tmp_path / "q")).table
     assert table.seed == 1

@@ -1,4 +1,4 @@
-"""Issue 10: seeded random byte mutations of a real run, qrels and scores file.
+"""seeded random byte mutations of a real run, qrels and scores file.
 
 Whatever the bytes, ``bvtest`` exits 0 (results on stdout, only notes on
 stderr) or 2 (nothing on stdout, exactly one ``bvtest: …`` line on stderr);

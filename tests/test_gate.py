@@ -1,13 +1,20 @@
-"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.gate, SPEC §12)."""
+"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.report.check, SPEC §12)."""
 
 from __future__ import annotations
 
 import pytest
 from report_helpers import report_from_dict
 
-from bvtest_cli import registry
-from bvtest_cli.gate import Gate, GateError, Verdict, evaluate_gate, parse_gate, verdict_fields
-from bvtest_cli.report import Report
+from bvtest_cli.report import registry
+from bvtest_cli.report.check import (
+    Gate,
+    GateError,
+    Verdict,
+    evaluate_gate,
+    parse_gate,
+    verdict_fields,
+)
+from bvtest_cli.report.model import Report
 
 ALPHAS = ("0", "1", "5", "10")
 SCALAR_FIELDS = [f.name for f in registry.SYSTEM_FIELDS if not f.alpha]

@@ -1,4 +1,4 @@
-"""bvtest_cli.gdeval against its oracle, gdeval.pl itself (run with perl).
+"""bvtest_cli.measures.gdeval against its oracle, gdeval.pl itself (run with perl).
 
 Expected values come only from gdeval.pl (the copy shipped with ir_measures)
 or from hand computation.  gdeval needs integer topic ids, so string ids are
@@ -15,7 +15,7 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from bvtest_cli.gdeval import GdevalERR, err_at_k
+from bvtest_cli.measures.gdeval import GdevalERR, err_at_k
 
 GDEVAL_PL = Path(ir_measures.__file__).resolve().parent / "bin" / "gdeval.pl"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -1,6 +1,6 @@
 """Golden outputs: every command × format × a set of option combinations.
 
-Recorded before the core redesign (issue 11) and kept as a regression test:
+Recorded before the core redesign and kept as a regression test:
 the exact stdout, stderr and exit status of each case. A deliberate change of
 output is made by re-recording (``BVTEST_GOLDEN_UPDATE=1 pytest
 tests/test_golden.py``) in the same commit that changes the code, with the
@@ -99,7 +99,7 @@ def _cases() -> dict[str, tuple[str, ...]]:
         "-g",
         "ERR@20:zrisk_baseline@0>-100",
     )
-    # issue 14: --ci, compare, gates on interval ends
+    # --ci, compare, gates on interval ends
     for fmt in FORMATS:
         cases[f"eval-ci-{fmt}"] = (
             "eval",
@@ -136,7 +136,7 @@ def _cases() -> dict[str, tuple[str, ...]]:
     cases["cast-tradeoff"] = ("tradeoff", "--repeats", "30", *C)
     cases["cast-scores"] = ("scores", *C)
     cases["cast-eval-baseline"] = ("eval", "--baseline", "org_manual_bm25.run", "-f", "json", *C)
-    # Issue #12: rankings, pool, permute (POOLS/: depth-5 and depth-20 pools of the sample track).
+    # rankings, pool, permute (POOLS/: depth-5 and depth-20 pools of the sample track).
     rankings = (
         "rankings", "--reference", "qrels/qrels.txt", "--collection", "depth5=POOLS/d5.qrels",
         "--collection", "POOLS/d20.qrels", "--samples", "200",
@@ -158,7 +158,7 @@ def _cases() -> dict[str, tuple[str, ...]]:
     return cases
 
 
-# --- variations (issue #13): a UQV100-like track generated at test time (UQV/)
+# --- variations: a UQV100-like track generated at test time (UQV/)
 U = ("UQV/qrels.txt", "UQV/runs/")
 UMAP = ("--map", "UQV/map.txt")
 
@@ -216,8 +216,9 @@ def new_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory) -> Path:
     """POOLS/: depth-5 and depth-20 pools of the sample track, for `rankings`."""
-    from bvtest_cli.pooling import format_qrels, pool
-    from bvtest_cli.trecio import expand_sources, read_qrels, read_run
+    from bvtest_cli.analyses.pooling import format_qrels, pool
+    from bvtest_cli.io.sources import expand_sources
+    from bvtest_cli.io.trec import read_qrels, read_run
 
     directory = tmp_path_factory.mktemp("golden") / "POOLS"
     directory.mkdir()

@@ -2,7 +2,7 @@
 
 Expected numbers come from hand arithmetic (written in the comments) or from
 the slow pure-Python oracle below, which is written independently of
-``bvtest_cli.grouping`` (lists and loops, no numpy moments).
+``bvtest_cli.analyses.grouping`` (lists and loops, no numpy moments).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from bvtest_cli.decompose import decompose
-from bvtest_cli.grouping import (
+from bvtest_cli.analyses.decompose import decompose
+from bvtest_cli.analyses.grouping import (
     DEFAULT_SEED,
     analyse,
     difficulty_order,
@@ -26,7 +26,7 @@ from bvtest_cli.grouping import (
     parse_group,
     random_orders,
 )
-from bvtest_cli.matrix import ScoreMatrix, target_constant, virtual_target
+from bvtest_cli.measures.matrix import ScoreMatrix, target_constant, virtual_target
 
 FIELDS = ("mean", "bias2", "var", "mse", "var_rho", "var_target", "cov_target")
 
@@ -431,7 +431,7 @@ RANDOM_VALUES = np.array(
 @pytest.mark.parametrize("c_spec", ["max", "ideal", 0.4])
 @pytest.mark.parametrize("k", [1, 3, 4, 11])
 def test_random_grouping_matches_loop_oracle(normalize, c_spec, k, path, monkeypatch):
-    import bvtest_cli.grouping as grouping
+    import bvtest_cli.analyses.grouping as grouping
 
     # Group means have two implementations (one-hot matmul for few groups,
     # gather + reduceat for many): force each in turn.
@@ -507,7 +507,7 @@ def test_random_orders_are_permutations():
 
 
 def test_block_size_does_not_change_result(monkeypatch):
-    import bvtest_cli.grouping as grouping
+    import bvtest_cli.analyses.grouping as grouping
 
     kw = dict(group="random:4", normalize="none", target="max", repeats=37, seed=2)
     whole = analyse(_sm(RANDOM_VALUES), **kw)

@@ -1,4 +1,4 @@
-"""Issue 10: no silent wrong numbers while reading (items 2, 4–13).
+"""no silent wrong numbers while reading (items 2, 4–13).
 
 Each test feeds a small input through the installed command (or the reader)
 and checks the result against a hand computation, an identity with the plain
@@ -14,15 +14,9 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
 
 from bvtest_cli.errors import InputError
-from bvtest_cli.trecio import (
-    Source,
-    docno_bytes,
-    expand_sources,
-    read_qrels,
-    read_run,
-    read_scores,
-    system_name,
-)
+from bvtest_cli.io.sources import Source, docno_bytes, expand_sources, system_name
+from bvtest_cli.io.trec import read_qrels, read_run
+from bvtest_cli.measures.scores_file import read_scores
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n2 0 d 1\n"
 RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 d 1 3.0 r\n2 Q0 c 2 2.5 r\n"
@@ -474,7 +468,7 @@ def test_scores_file_names_without_control_characters(bvtest, files, line):
 
 def test_qrels_file_given_as_scores_is_an_error(bvtest):
     """A qrels line has four white-space separated fields, like a scores line;
-    read as one, every docno would become a measure (issue 10: no silent wrong
+    read as one, every docno would become a measure (: no silent wrong
     number)."""
     from conftest import SAMPLE_QRELS
 

@@ -1,4 +1,4 @@
-"""Issue #10 B: output and option errors are one clear line, never noise.
+"""B: output and option errors are one clear line, never noise.
 
 * Writing standard output fails (a full disk, ``> /dev/full``, stdout
   closed): one line on stderr, exit status 2; a closed pipe (``| head``) is
@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, bvtest_executable
 
-from bvtest_cli import registry
-from bvtest_cli.render import fmt, plain, render
-from bvtest_cli.report import Report, Table, section
+from bvtest_cli.render.text import fmt, plain, render
+from bvtest_cli.report import registry
+from bvtest_cli.report.model import Report, Table, section
 
 FULL = Path("/dev/full")
 

@@ -1,4 +1,4 @@
-"""Issue 15: sample moments (--ddof), run names from the tag column (--name tag),
+"""sample moments (--ddof), run names from the tag column (--name tag),
 LaTeX and Markdown output, check --scores, per-condition analysis.
 
 Expected values are hand computations written in the tests, identities, or
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from conftest import assert_one_line_error
 
-from bvtest_cli.decompose import decompose
+from bvtest_cli.analyses.decompose import decompose
 
 # --------------------------------------------------------------------------- --ddof
 

@@ -1,4 +1,4 @@
-"""The fast evaluation paths change no number (issue 7).
+"""The fast evaluation paths change no number.
 
 * per-topic scores (``bvtest scores``) are identical whatever the number of
   jobs, on the bundled sample track and on a generated 20-run track;
@@ -19,14 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-from bvtest_cli.trecio import (
-    _add_qrel,
-    _lines,
-    _parse_run_fast,
-    _parse_run_slow,
-    read_bytes,
-    read_qrels,
-)
+from bvtest_cli.io.sources import _lines, read_bytes
+from bvtest_cli.io.trec import _add_qrel, _parse_run_fast, _parse_run_slow, read_qrels
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,7 +18,7 @@ import pytest
 from permutation_oracle import correlation_p
 from scipy import stats
 
-from bvtest_cli.tradeoff import correlate
+from bvtest_cli.analyses.tradeoff import correlate
 
 
 def brute_force_p(x, y) -> float:
@@ -102,7 +102,7 @@ def test_t_test_above_ten_runs(m):
 def test_vectorized_correlations_match_one_at_a_time():
     """pearson_r / spearman_r / rank_average take (..., m): each row equals the
     1-D result exactly, and scipy's statistic."""
-    from bvtest_cli.tradeoff import pearson_r, rank_average, spearman_r
+    from bvtest_cli.analyses.tradeoff import pearson_r, rank_average, spearman_r
 
     rng = np.random.default_rng(7)
     x = np.round(rng.random((4, 3, 9)), 1)  # ties

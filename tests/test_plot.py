@@ -1,4 +1,4 @@
-"""Tests of ``bvtest plot`` (bvtest_cli.plot): files are produced and are valid
+"""Tests of ``bvtest plot`` (bvtest_cli.render.plot): files are produced and are valid
 images; the numbers drawn are checked elsewhere (they come from the result)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from report_helpers import report_from_dict
 
-from bvtest_cli.plot import (
+from bvtest_cli.render.plot import (
     PlotUnavailable,
     display_names,
     label_priority,
@@ -163,14 +163,13 @@ def test_missing_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert not out.exists()
 
 
-# ------------------------------------------------------------------ issue #15 item 6
 # Readable figures: run names on the scatter, no lines between runs, GeoRisk
 # says why it is empty. The figure is captured instead of saved.
 
 
 def _capture(monkeypatch: pytest.MonkeyPatch, report) -> Any:
     """The matplotlib Figure plot_report draws for ``report``."""
-    import bvtest_cli.plot as plot_module
+    import bvtest_cli.render.plot as plot_module
 
     captured = {}
     monkeypatch.setattr(plot_module, "_save", lambda fig, path, fmt: captured.update(fig=fig))

@@ -133,7 +133,6 @@ def test_without_matplotlib(tmp_path):
     assert not out.exists()
 
 
-# ------------------------------------------------------------------ issue #15 item 6
 
 
 @needs_mpl

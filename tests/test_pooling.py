@@ -17,8 +17,7 @@ import ir_measures
 import numpy as np
 import pytest
 
-from bvtest_cli.evaluate import map_runs, parse_measures
-from bvtest_cli.pooling import (
+from bvtest_cli.analyses.pooling import (
     engineer_run,
     engineered_name,
     format_qrels,
@@ -27,8 +26,10 @@ from bvtest_cli.pooling import (
     ranked,
     truncate_run,
 )
-from bvtest_cli.rankings import evaluate_collections, ranking_accuracy
-from bvtest_cli.trecio import QrelsFile, Source, expand_sources, read_qrels, read_run
+from bvtest_cli.analyses.rankings import evaluate_collections, ranking_accuracy
+from bvtest_cli.io.sources import Source, expand_sources
+from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
+from bvtest_cli.measures.evaluate import map_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_QRELS = str(REPO / "qrels" / "qrels.txt")

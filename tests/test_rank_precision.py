@@ -1,4 +1,4 @@
-"""Issue 10, items 1 and 3: rankings and relevance levels as trec_eval has them.
+""", items 1 and 3: rankings and relevance levels as trec_eval has them.
 
 Expected values come from hand computations written here, from the
 pure-Python trec_eval rules in tests/trec_ref.py, and from the trec_eval C
@@ -17,13 +17,14 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bvtest_cli.evaluate import (
+from bvtest_cli.io.sources import Source
+from bvtest_cli.io.trec import read_qrels, read_run
+from bvtest_cli.measures.evaluate import (
     RunEvaluator,
     ascending_float32,
     float32_keeps_order,
     parse_measures,
 )
-from bvtest_cli.trecio import Source, read_qrels, read_run
 
 
 @pytest.fixture
@@ -92,7 +93,7 @@ def test_large_scores_near_1e8(bvtest, files):
 
 
 def test_cast_scores_replaced_by_1e8_minus_rank(bvtest, shared_data, tmp_path):
-    """score = 1e8 − rank on CAsT 2021's org_manual_ance_bert: the issue's case
+    """score = 1e8 − rank on CAsT 2021's org_manual_ance_bert: the reported case
     (pytrec_eval alone gave map 0.2883 and nDCG@10 0.4975). Every topic
     against the pure-Python trec_eval rules, the means against the binary."""
     cast = shared_data / "cast2021"

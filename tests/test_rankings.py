@@ -4,7 +4,7 @@ Oracles: scipy.stats.kendalltau (variant b) for τ_b; a brute-force estimator
 written here (a double loop over all B × B pairs of bootstrap rankings with
 scipy's τ_b) for Δ, σ, b², RMSE and their batch estimates; gathering drawn
 topics for the bootstrap means; hand-made sign vectors; identities (RMSE² =
-b² + σ², X = G). The "must show" properties of issue #12 are checked on the
+b² + σ², X = G). The "must show" properties of are checked on the
 bundled sample track and on generated score matrices.
 """
 
@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bvtest_cli import rankings
-from bvtest_cli.evaluate import evaluate_runs, parse_measures
-from bvtest_cli.pooling import pool
-from bvtest_cli.rankings import (
+from bvtest_cli.analyses import rankings
+from bvtest_cli.analyses.pooling import pool
+from bvtest_cli.analyses.rankings import (
     RankingSet,
     bootstrap_means,
     delta,
@@ -34,7 +33,9 @@ from bvtest_cli.rankings import (
     signed_sqrt,
     stream,
 )
-from bvtest_cli.trecio import QrelsFile, expand_sources, read_qrels, read_run
+from bvtest_cli.io.sources import expand_sources
+from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
+from bvtest_cli.measures.evaluate import evaluate_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_QRELS = str(REPO / "qrels" / "qrels.txt")

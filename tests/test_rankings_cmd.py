@@ -1,4 +1,4 @@
-"""Issue #12 end to end: `bvtest rankings`, `bvtest pool`, `bvtest permute`
+"""end to end: `bvtest rankings`, `bvtest pool`, `bvtest permute`
 (SPEC §10; Cormack & Grossman 2019).
 
 The estimators themselves are checked against a brute-force oracle in
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
 
-from bvtest_cli.rankings import ranking_accuracy
+from bvtest_cli.analyses.rankings import ranking_accuracy
 
 REF = ("--reference", SAMPLE_QRELS)
 

@@ -1,4 +1,4 @@
-"""The field registry drives every output (issue 11): a field registered here,
+"""The field registry drives every output: a field registered here,
 in the test, appears in every format and is accepted by `check`, without any
 other module knowing about it."""
 
@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-from bvtest_cli import registry
 from bvtest_cli.cli import cli
-from bvtest_cli.registry import Field
+from bvtest_cli.report import registry
+from bvtest_cli.report.registry import Field
 
 TOY = Field(
     "toy",

@@ -1,4 +1,4 @@
-"""Tests for bvtest_cli.risk (SPEC §8, §13).
+"""Tests for bvtest_cli.analyses.risk (SPEC §8, §13).
 
 Oracles: seed 004 (Dinçer, Macdonald & Ounis, SIGIR 2016) Tables 3–6, and hand
 computations written out in the comments. No asserted number was produced by
@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bvtest_cli.risk import (
+from bvtest_cli.analyses.risk import (
     georisk,
     georisk_from,
     has_negative,
@@ -406,7 +406,7 @@ def test_has_negative() -> None:
 
 
 # --------------------------------------------------------------------------
-# The kernels without (..., m, 2, n) or (..., m, k, n) stacks (issue 14: they
+# The kernels without (..., m, 2, n) or (..., m, k, n) stacks (: they
 # run once per bootstrap resample) against the formulas written out directly.
 # --------------------------------------------------------------------------
 def _direct_zrisk_pair(x, ref, alphas):

@@ -1,4 +1,4 @@
-"""Issue 3 end to end: seed 004 Tables 3 → 4/5 through a scores file and the CLI."""
+"""end to end: seed 004 Tables 3 → 4/5 through a scores file and the CLI."""
 
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ import pytest
 from permutation_oracle import correlation_p
 from scipy import stats
 
-from bvtest_cli import simulate
-from bvtest_cli.simulate import (
+from bvtest_cli.analyses import simulate
+from bvtest_cli.analyses.simulate import (
     _nonrel_counts,
     analyse_samples,
     pair_model,
@@ -30,7 +30,7 @@ from bvtest_cli.simulate import (
     sample_pairs,
     simulate_ap,
 )
-from bvtest_cli.tradeoff import correlate
+from bvtest_cli.analyses.tradeoff import correlate
 
 # ------------------------------------------------------------------------------------
 # The reference: draw N documents, sort them as trec_eval does, compute AP.
@@ -389,7 +389,7 @@ def test_column_models_equal_the_dict_models(seed):
     file that interleaves topics) equal pair_model on the run as a dict:
     same counts, same "above" groups, with many score ties between relevant
     and non-relevant documents, and topics the run lacks."""
-    from bvtest_cli.trecio import RunColumns
+    from bvtest_cli.io.trec import RunColumns
 
     rng = np.random.default_rng(seed)
     topics = ["1", "2", "3", "10"]

@@ -13,7 +13,7 @@ import pytest
 from permutation_oracle import correlation_p
 from scipy import stats
 
-from bvtest_cli.tradeoff import correlate, rank_average
+from bvtest_cli.analyses.tradeoff import correlate, rank_average
 
 
 @pytest.mark.parametrize("n", [3, 4, 7, 30, 129])

@@ -1,4 +1,4 @@
-"""Issue 4: `bvtest tradeoff` (seed 000 Table 9 layout) and --group/--normalize end to end.
+"""`bvtest tradeoff` (seed 000 Table 9 layout) and --group/--normalize end to end.
 
 Expected correlations are computed here independently: Bias² and Var by hand,
 the correlations with scipy.stats.
@@ -17,10 +17,10 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 from permutation_oracle import correlation_p
 from scipy import stats
 
-from bvtest_cli.matrix import ScoreMatrix
+from bvtest_cli.measures.matrix import ScoreMatrix
 from bvtest_cli.options import Settings
-from bvtest_cli.render import render
-from bvtest_cli.tradeoff_table import tradeoff_report
+from bvtest_cli.render.text import render
+from bvtest_cli.report.tradeoffs import tradeoff_report
 
 CELL_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p", "n_topics"}
 
@@ -302,7 +302,7 @@ def test_formats(bvtest, sample_scores, fmt):
                 assert list(block[row]) == ["raw", "minmax"]
                 for cell in block[row].values():
                     keys = CELL_KEYS | ({"n_groups"} if row != "all" else set())
-                    if row.startswith("random"):  # the per-repeat distribution (issue 14)
+                    if row.startswith("random"):  # the per-repeat distribution
                         keys |= {"repeats"}
                         for r in cell["repeats"].values():
                             assert set(r) == {"mean", "lo", "hi", "defined"}

@@ -8,16 +8,9 @@ import os
 import pytest
 
 from bvtest_cli.errors import InputError
-from bvtest_cli.trecio import (
-    Source,
-    _parse_run_slow,
-    expand_sources,
-    read_qrels,
-    read_run,
-    read_scores,
-    sort_topics,
-    system_name,
-)
+from bvtest_cli.io.sources import Source, expand_sources, system_name
+from bvtest_cli.io.trec import _parse_run_slow, read_qrels, read_run, sort_topics
+from bvtest_cli.measures.scores_file import read_scores
 
 RUN = "1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.5 r\n2 Q0 d#3 1 0.5 r\n"
 
@@ -153,7 +146,7 @@ def test_unreadable_file(tmp_path):
 def test_mapped_qrels_read_as_read_qrels(tmp_path, monkeypatch, text):
     """A qrels file above the mapping size is parsed from a read-only mapping:
     the same qrels and first lines as when it is read, whatever the file."""
-    import bvtest_cli.trecio as trecio
+    import bvtest_cli.io.trec as trecio
 
     path = tmp_path / "q"
     path.write_bytes(text)
@@ -167,7 +160,7 @@ def test_mapped_qrels_read_as_read_qrels(tmp_path, monkeypatch, text):
 
 
 def test_mapped_qrels_errors_name_the_line(tmp_path, monkeypatch):
-    import bvtest_cli.trecio as trecio
+    import bvtest_cli.io.trec as trecio
 
     monkeypatch.setattr(trecio, "_MAP_BYTES", 0)
     path = tmp_path / "q"
@@ -185,7 +178,7 @@ def test_mapped_qrels_errors_name_the_line(tmp_path, monkeypatch):
 def test_gzipped_qrels_are_not_mapped(tmp_path, monkeypatch):
     """Gzipped qrels (by name or by content) are read and unpacked, never
     parsed from a mapping of the packed bytes."""
-    import bvtest_cli.trecio as trecio
+    import bvtest_cli.io.trec as trecio
 
     monkeypatch.setattr(trecio, "_MAP_BYTES", 0)
     packed = gzip.compress(b"1 0 a 1\n2 0 b 2\n")

@@ -19,15 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bvtest_cli.errors import InputError
-from bvtest_cli.trecio import (
-    _add_qrel,
-    _fields,
-    _lines,
-    _parse_floats,
-    _parse_qrels_fast,
-    _parse_run_fast,
-    _parse_run_slow,
-)
+from bvtest_cli.io.fields import _fields, _parse_floats
+from bvtest_cli.io.sources import _lines
+from bvtest_cli.io.trec import _add_qrel, _parse_qrels_fast, _parse_run_fast, _parse_run_slow
 
 WEIRD_NUMBERS = [
     "0",
@@ -171,7 +165,7 @@ def test_six_fields_clean_file_takes_the_fast_path():
     "line",
     [
         "1 Q0 a 1 2.5 t junk",  # extra column: the slow path ignores it
-        "1 Q0 a +1 2.5 t",  # a signed rank (`1_0`, which int() takes, is refused: issue 10)
+        "1 Q0 a +1 2.5 t",  # a signed rank (`1_0`, which int() takes, is refused:)
         "1 Q0 a 1 1e-3 t",  # exponent: float() on that token
         "1 Q0 \u00e9 1 2 t",  # non-ASCII docno
         "1\tQ0\ta\t1\t2\tt\r",  # tabs and CR
@@ -333,7 +327,7 @@ def test_sort_keys_is_an_argsort(n):
     """_sort_keys (a sort of keys packed with row numbers, then ties on the
     high bits ordered by full key) orders the keys as numpy's sort does; a
     third of the keys share their high 14 bits and some repeat exactly."""
-    from bvtest_cli.trecio import _sort_keys
+    from bvtest_cli.io.hashing import _sort_keys
 
     rng = np.random.default_rng(n)
     keys = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
@@ -358,7 +352,7 @@ def test_sort_keys_is_an_argsort(n):
 )
 def test_docno_strings_are_numpy_decode(docnos):
     """The one-split decode of a docno column equals numpy's per-docno decode."""
-    from bvtest_cli.trecio import _docno_strings
+    from bvtest_cli.io.fields import _docno_strings
 
     array = np.array(docnos, dtype=bytes)
     assert _docno_strings(array) == np.char.decode(array, "latin-1").tolist()

@@ -1,4 +1,4 @@
-"""Tests for bvtest_cli.uncertainty (SPEC §11b: topic bootstrap, paired tests, Pareto front).
+"""Tests for bvtest_cli.analyses.uncertainty (SPEC §11b: topic bootstrap, paired tests, Pareto).
 
 Oracles: scipy.stats (bootstrap BCa, pearsonr, spearmanr, rankdata, t), numpy's
 own generator and quantiles, direct per-resample loops written here, hand
@@ -17,11 +17,9 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 from scipy import stats
 
-from bvtest_cli import registry, risk
-from bvtest_cli.pipeline import registry_statistic
-from bvtest_cli.tradeoff import correlations, rank_average
-from bvtest_cli.trecio import read_scores
-from bvtest_cli.uncertainty import (
+from bvtest_cli.analyses import risk
+from bvtest_cli.analyses.tradeoff import correlations, rank_average
+from bvtest_cli.analyses.uncertainty import (
     bca_interval,
     bootstrap_indices,
     bootstrap_intervals,
@@ -37,6 +35,9 @@ from bvtest_cli.uncertainty import (
     pitman_morgan,
     tradeoff_correlations,
 )
+from bvtest_cli.measures.scores_file import read_scores
+from bvtest_cli.report import registry
+from bvtest_cli.report.pipeline import registry_statistic
 
 ALPHAS = (0.0, 1.0, 5.0, 10.0)
 

@@ -1,4 +1,4 @@
-"""Issue 14 through the command line: ``--ci``, ``bvtest compare``, the Pareto
+"""through the command line: ``--ci``, ``bvtest compare``, the Pareto
 flag, the per-repeat tradeoff distribution of ``--group random:K``, gates on
 interval ends and the Pareto staircase of ``bvtest plot``.
 
@@ -471,7 +471,7 @@ def test_tradeoff_repeats_count_only_defined_repeats(bvtest, tmp_path):
 
 
 def test_gate_on_interval_ends(bvtest, tmp_path):
-    from bvtest_cli.gate import parse_gate
+    from bvtest_cli.report.check import parse_gate
 
     g = parse_gate("nDCG@10:georisk.lo@5 >= bm25.run")
     assert (g.field, g.end, g.alpha, g.lhs) == ("georisk", "lo", "5", "nDCG@10:georisk.lo@5")
@@ -493,8 +493,8 @@ def test_plot_draws_the_front_and_the_intervals(bvtest, pool_file, tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
-    from bvtest_cli.plot import _panel_tradeoff
-    from bvtest_cli.report import table_of
+    from bvtest_cli.render.plot import _panel_tradeoff
+    from bvtest_cli.report.model import table_of
 
     out = tmp_path / "bv.png"
     proc = bvtest("plot", "--scores", pool_file, "--ci", "0.9", "--bootstrap", "50", "-o", out)
@@ -503,9 +503,9 @@ def test_plot_draws_the_front_and_the_intervals(bvtest, pool_file, tmp_path):
 
     # The panel on the report of the same analysis: the staircase goes through
     # the front's runs in order of Bias².
-    from bvtest_cli.evaluate import load
+    from bvtest_cli.measures.evaluate import load
     from bvtest_cli.options import Settings
-    from bvtest_cli.pipeline import eval_report
+    from bvtest_cli.report.pipeline import eval_report
 
     s = Settings(scores=pool_file, ci=0.9, bootstrap=50)
     report = eval_report(load(s)[0], s)
@@ -531,9 +531,9 @@ def test_a_new_registry_field_gets_an_interval_for_free(monkeypatch):
     in floating point, and quantiles commute with it)."""
     from click.testing import CliRunner
 
-    from bvtest_cli import registry
     from bvtest_cli.cli import cli
-    from bvtest_cli.registry import Field
+    from bvtest_cli.report import registry
+    from bvtest_cli.report.registry import Field
 
     toy = Field("toy", "twice the MSE", "test", compute=lambda inputs: 2.0 * inputs.bv.mse)
     monkeypatch.setattr(registry, "SYSTEM_FIELDS", (*registry.SYSTEM_FIELDS, toy))

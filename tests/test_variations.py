@@ -18,11 +18,13 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from bvtest_cli import evaluate, trecio
-from bvtest_cli import variations as V
-from bvtest_cli import variations_io as vio
+from bvtest_cli.analyses import variations as V
 from bvtest_cli.errors import InputError
-from bvtest_cli.matrix import ScoreMatrix
+from bvtest_cli.io import sources as trecio_sources
+from bvtest_cli.io import trec as trecio
+from bvtest_cli.measures import evaluate
+from bvtest_cli.measures.matrix import ScoreMatrix
+from bvtest_cli.report import variations_input as vio
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -440,7 +442,7 @@ def test_query_ids_of_runs(tmp_path):
     a.write_text("201-1 Q0 d1 1 2.0 a\n201-1 Q0 d2 2 1.0 a\n201-2 Q0 d1 1 1.0 a\n")
     b = tmp_path / "b"
     b.write_bytes(b"\xef\xbb\xbf202-1 Q0 d1 1 1.0 b\r\n\r\n201-2 Q0 d3 1 1.0 b\r\n")
-    ids = vio.query_ids(trecio.expand_sources([str(a), str(b)]))
+    ids = vio.query_ids(trecio_sources.expand_sources([str(a), str(b)]))
     assert ids == ["201-1", "201-2", "202-1"]
 
 
@@ -645,7 +647,7 @@ def _expected_scores(track: gen_track.Track, topic_of: dict[str, str]) -> dict:
 
 def _evaluate(track, vmap, notes):
     qrels = vio.expand_qrels(trecio.read_qrels(str(track.qrels_path)), vmap, note=notes.append)
-    sources = trecio.expand_sources([str(track.runs_dir)])
+    sources = trecio_sources.expand_sources([str(track.runs_dir)])
     (matrix,) = evaluate.evaluate_runs(
         qrels, sources, evaluate.parse_measures(["AP"]), note=notes.append
     )

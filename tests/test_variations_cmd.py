@@ -1,4 +1,4 @@
-"""`bvtest variations` end to end, through the installed command (issue #13,
+"""`bvtest variations` end to end, through the installed command (
 SPEC §11; Zuccon, Palotti & Hanbury, CIKM 2016).
 
 Expected values come from the paper (the pilot study; the CLEF 2015 crossover
@@ -615,9 +615,9 @@ def test_alpha_keyed_sections_and_records_inside_a_measure_block():
     inside a measure block are rows (name, system, value); the table format
     shows the alphas as rows and the records as a table; a list setting is in
     JSON but not in the table's title. Expected text written by hand."""
-    from bvtest_cli import registry
-    from bvtest_cli.render import render
-    from bvtest_cli.report import Records, Report, section
+    from bvtest_cli.render.text import render
+    from bvtest_cli.report import registry
+    from bvtest_cli.report.model import Records, Report, section
 
     records = Records(
         (("x", "y", 0.5),),

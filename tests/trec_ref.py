@@ -1,4 +1,4 @@
-"""Independent references for evaluation tests (issue 10).
+"""Independent references for evaluation tests.
 
 * A small pure-Python implementation of trec_eval's rules, written from
   trec_eval 10.0's source (form_res_rels.c, m_map.c, m_ndcg_cut.c), sharing

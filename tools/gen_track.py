@@ -11,7 +11,7 @@ about 400 judgments per topic, seed 42). The TREC-8-size benchmark track is::
 
     python tools/gen_track.py --out CACHE_DIR --runs 129 --topics 50 --depth 1000 --judged 1700
 
-and the many-topics sparse-qrels benchmark track (issue 16) is::
+and the many-topics sparse-qrels benchmark track is::
 
     python tools/gen_track.py --out CACHE_DIR --runs 20 --topics 7000 --depth 100 \
         --judged 1700 --fill-judged

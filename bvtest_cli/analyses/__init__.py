@@ -1,0 +1,12 @@
+"""The analyses: pure numpy functions of score matrices.
+
+``decompose`` (Bias², Var, MSE, Var(ρ)), ``risk`` (ZRisk, GeoRisk, TRisk),
+``tradeoff`` (Pearson/Spearman of Bias² and Var), ``grouping`` (topic groups
+and repeats), ``uncertainty`` (bootstrap intervals and paired tests),
+``simulate`` (per-topic simulated collections), ``rankings`` (bias and
+variance of system rankings), ``pooling`` (depth pools and engineered runs),
+``variations`` (mean–variance over query variations). Shapes are
+``(…, m, n)``: one function serves topics, groups and bootstrap samples. No
+printing and no click; may import :mod:`bvtest_cli.measures`,
+:mod:`bvtest_cli.io` and the foundation.
+"""

@@ -1,0 +1,685 @@
+"""Bias and variance of system rankings (SPEC §10; Cormack & Grossman 2019).
+
+A test result is the ranking of m systems by their mean score over a set of
+topics. Cormack & Grossman 2019 (§2) take δ(x, y) = 1 − τ(x, y) as a distance
+between rankings (here τ_b, so that tied systems are handled) and define, for
+a test collection X and a reference (gold standard) G,
+
+    Δ(X, Y) = E δ²(X, Y)
+    σ²(X)   = ½ Δ(X, X′)                        (X, X′ i.i.d.)
+    b²(X)   = Δ(X, G) − σ²(X) − σ²(G)
+    RMSE(X) = √(b²(X) + σ²(X))
+
+estimated by the bootstrap of their §3: B samples of n′ topics drawn with
+replacement from the reference's n topics, independently for every
+collection and role; a collection given as s qrels samples (a statistical
+method's repeated samples) takes, for every drawn topic, one of the s
+per-topic scores at random (the paper's nt × 100 × ns table). Δ is the mean
+of δ² over all B × B pairs of rankings from two independent sets of samples.
+
+How it is computed
+------------------
+* Bootstrap means: the draws of one set are a counts matrix (B, s·n); one
+  matrix product with the (s·n, m) table of per-topic scores gives the
+  (B, m) means (:func:`bootstrap_means`).
+* τ_b: a ranking is its sign vector over the P = m(m−1)/2 system pairs
+  (i < j, ``numpy.triu_indices`` order), entries sign(x_i − x_j) in
+  {−1, 0, +1}. For rankings a, b with n_a, n_b untied pairs,
+  τ_b(a, b) = S_a·S_b / √(n_a n_b) — Kendall's τ_b, since pairs tied in
+  either ranking contribute 0 to the dot product (:func:`kendall_tau_b`).
+* Δ over all B × B pairs is one matrix product of two (B, P) sign matrices,
+  done in float32 in blocks of rows (:func:`delta`). The product is exact:
+  every partial sum is an integer of magnitude ≤ P, and float32 holds every
+  integer up to 2²⁴ (so m ≤ 5793; larger m switches to float64, exact up to
+  2⁵³). The results therefore do not depend on the BLAS, its threads or the
+  blocking; only the final float64 sum of δ² over blocks does, to rounding.
+  Memory: a set's signs are kept, as (P, B) float32, when they take at most
+  ~64 MB (33 MB for m = 129, B = 1000); larger sets are rebuilt from their
+  means block by block, and a block of the product holds at most ~128 MB of
+  signs, so memory stays bounded whatever B.
+* Ties: systems whose means differ by at most ``TIE_RTOL`` · max(1, max |mean|)
+  tie. Means are sums of floats (a system and its engineered copy have the
+  same per-topic scores, but a matrix product may add them in a different
+  order): a tolerance far above rounding error (≈ n′·2⁻⁵³) and far below any
+  real difference of mean scores keeps such systems tied.
+* A ranking in which every system ties has no untied pair: τ_b with it is
+  undefined. Such bootstrap rankings are left out of every expectation (Δ
+  averages over the pairs where both rankings are defined) and reported in a
+  note; a set where all are undefined gives NaN.
+
+Roles and random streams
+------------------------
+Every collection (the reference included) has independent sets of B draws,
+called roles: ``a`` and ``b`` give σ²(Z) = ½ Δ(Z_a, Z_b); ``r`` is the set
+used when Z serves as the reference. So b²(X; G) = Δ(X_a, G_r) − σ²(X) −
+σ²(G). The pairwise table (Cormack & Grossman 2019, Table 3) uses the same
+formula for every ordered pair, its diagonal included: b²(X; X) =
+Δ(X_a, X_r) − 2σ²(X) is 0 in expectation, and its deviation from 0 — like the
+table's asymmetry — is the chance error of the bootstrap, as in the paper.
+Each set's stream is ``SeedSequence(seed, spawn_key=key(name, role))``, so a
+collection's draws depend only on the seed, its name and the role, never on
+which or how many other collections are given, nor on their order.
+
+Uncertainty (no paper defines it)
+---------------------------------------------------
+Batch means: the B samples of every set are split into K contiguous batches;
+batch k of every estimate uses only batch k of each set (the diagonal blocks
+of each B × B product, summed in the same pass). The standard error of an
+estimate is sd(batch estimates) / √K. It measures the Monte Carlo error of
+the bootstrap (what a larger B would remove), not the sampling error of the
+topics themselves, and is conservative: the full estimate also uses the
+off-diagonal blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.sources import Note, Source
+from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns, sort_topics
+from ..measures.evaluate import MeasureSpec, RunEvaluator, check_computable, check_grades, map_runs
+
+DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
+DEFAULT_BATCHES = 10
+TIE_RTOL = 1e-9
+ROLES = ("a", "b", "r")  # σ² pair (a, b); r: the set used as a reference
+_EXACT_FLOAT32 = 1 << 24  # every integer of magnitude ≤ 2^24 is a float32
+_BLOCK_BYTES = 128 << 20  # float32 sign blocks of one step of the product
+_CACHE_BYTES = 64 << 20  # (P, B) float32 signs of one set kept when at most this
+_COUNTS_BYTES = 64 << 20  # counts matrix of one step of bootstrap_means
+
+
+# --------------------------------------------------------------------------------------
+# Rankings as sign vectors, Kendall's τ_b
+
+
+def n_pairs(m: int) -> int:
+    """P = m(m − 1)/2, the number of system pairs."""
+    return m * (m - 1) // 2
+
+
+def tie_tolerance(values: np.ndarray) -> np.ndarray:
+    """Per ranking (last axis), the largest difference that still ties two
+    systems: ``TIE_RTOL`` · max(1, max |value|)."""
+    scale = np.abs(values).max(axis=-1, keepdims=True) if values.shape[-1] else 0.0
+    return TIE_RTOL * np.maximum(1.0, scale)
+
+
+def pair_signs(values: np.ndarray) -> np.ndarray:
+    """Sign vectors of rankings: ``values`` (..., m) → int8 (..., m(m−1)/2).
+
+    Entry p for the pair (i, j), i < j, in ``numpy.triu_indices(m, 1)`` order,
+    is +1 when system i scores higher than j, −1 when lower, 0 when they tie
+    (within :func:`tie_tolerance`). Built one row of the pair triangle at a
+    time, so the only temporary is one (..., m) difference.
+    """
+    values = np.asarray(values, dtype=float)
+    m = values.shape[-1]
+    out = np.empty((*values.shape[:-1], n_pairs(m)), dtype=np.int8)
+    tol = tie_tolerance(values)
+    offset = 0
+    for i in range(m - 1):
+        diff = values[..., i : i + 1] - values[..., i + 1 :]
+        width = m - 1 - i
+        np.subtract(
+            (diff > tol).view(np.int8),
+            (diff < -tol).view(np.int8),
+            out=out[..., offset : offset + width],
+        )
+        offset += width
+    return out
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b between the rankings given by score vectors x and y
+    (..., m), broadcasting over the leading axes; NaN where either ranking
+    ties every system (τ_b is 0/0 there). Cormack & Grossman 2019 §2 use τ;
+    τ_b is the variant that accounts for ties."""
+    sx = pair_signs(x).astype(np.int64)
+    sy = pair_signs(y).astype(np.int64)
+    num = (sx * sy).sum(axis=-1)
+    nxy = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(nxy > 0, num / np.sqrt(nxy), np.nan)
+
+
+# --------------------------------------------------------------------------------------
+# Random streams and bootstrap means
+
+
+def _words(text: str) -> tuple[int, ...]:
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    return tuple(int.from_bytes(digest[k : k + 4], "little") for k in range(0, 16, 4))
+
+
+def stream_key(*parts: str) -> tuple[int, ...]:
+    """A ``SeedSequence`` spawn key made of the given strings (each hashed on
+    its own, so that ("ab", "c") and ("a", "bc") differ)."""
+    return tuple(word for part in parts for word in _words(part))
+
+
+def stream(seed: int, *parts: str) -> np.random.Generator:
+    """The random stream for (seed, *parts), e.g. (seed, collection, role): it
+    depends on nothing else, so adding or reordering collections or runs does
+    not change anyone else's draws."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=stream_key(*parts)))
+
+
+def draw_samples(
+    rng: np.random.Generator, n: int, s: int, samples: int, n_prime: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """B bootstrap samples of n′ topics (Cormack & Grossman 2019 §3).
+
+    Returns (topics, picks), both int64 (B, n′): the drawn topic indices
+    (with replacement from n) and, for every drawn topic, which of the s
+    qrels samples it is scored with (all 0 when s = 1; nothing is drawn then).
+    """
+    topics = rng.integers(0, n, size=(samples, n_prime), dtype=np.int64)
+    if s > 1:
+        picks = rng.integers(0, s, size=(samples, n_prime), dtype=np.int64)
+    else:
+        picks = np.zeros_like(topics)
+    return topics, picks
+
+
+def sample_counts(topics: np.ndarray, picks: np.ndarray, n: int, s: int) -> np.ndarray:
+    """The counts matrix (B, s·n): how often each (qrels sample r, topic j)
+    cell, column r·n + j, was drawn by each bootstrap sample."""
+    rows = topics.shape[0]
+    cell = picks * n + topics + np.arange(rows, dtype=np.int64)[:, None] * (s * n)
+    counts = np.bincount(cell.ravel(), minlength=rows * s * n)
+    return counts.reshape(rows, s * n).astype(float)
+
+
+def as_samples(scores: np.ndarray) -> np.ndarray:
+    """Scores (m, n) or (s, m, n) → (s, m, n) float64."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim == 2:
+        scores = scores[None]
+    if scores.ndim != 3:
+        raise ValueError(f"scores must have shape (m, n) or (s, m, n), got {scores.shape}")
+    return scores
+
+
+def bootstrap_means(
+    scores: np.ndarray, rng: np.random.Generator, samples: int, n_prime: int | None = None
+) -> np.ndarray:
+    """Mean scores (B, m) of the systems over B bootstrap samples of n′
+    topics (default n′ = n) drawn from ``scores`` (m, n) or (s, m, n); with
+    s > 1 each drawn topic takes one of the s samples at random (Cormack &
+    Grossman 2019 §3). Computed as counts (B, s·n) @ scores (s·n, m) / n′, in
+    steps of rows that bound the counts matrix to ~64 MB."""
+    scores = as_samples(scores)
+    s, m, n = scores.shape
+    n_prime = n if n_prime is None else n_prime
+    topics, picks = draw_samples(rng, n, s, samples, n_prime)
+    table = scores.transpose(0, 2, 1).reshape(s * n, m)  # row r·n + j: scores[r, :, j]
+    step = max(1, _COUNTS_BYTES // (8 * s * n))
+    means = np.empty((samples, m))
+    for lo in range(0, samples, step):
+        hi = min(samples, lo + step)
+        means[lo:hi] = sample_counts(topics[lo:hi], picks[lo:hi], n, s) @ table
+    means /= n_prime
+    return means
+
+
+# --------------------------------------------------------------------------------------
+# Δ over all B × B pairs of rankings
+
+
+def batch_ids(samples: int, batches: int) -> np.ndarray:
+    """Batch of each of the B samples: K contiguous, nearly equal batches."""
+    return np.arange(samples) * batches // samples
+
+
+def sign_columns(means: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    """:func:`pair_signs` of B rankings (B, m), transposed to (P, B) and in
+    ``dtype``: built one row of the pair triangle at a time into contiguous
+    rows, the layout in which they are fastest to build and that BLAS takes
+    as a transposed operand without a copy."""
+    means = np.asarray(means, dtype=float)
+    columns = np.ascontiguousarray(means.T)  # (m, B)
+    m = columns.shape[0]
+    out = np.empty((n_pairs(m), columns.shape[1]), dtype=dtype)
+    tol = tie_tolerance(means).T  # (1, B): one tolerance per ranking
+    offset = 0
+    for i in range(m - 1):
+        diff = columns[i : i + 1] - columns[i + 1 :]
+        width = m - 1 - i
+        np.subtract(diff > tol, diff < -tol, out=out[offset : offset + width], dtype=dtype)
+        offset += width
+    return out
+
+
+class RankingSet:
+    """One set of B bootstrap rankings: the (B, m) means, the rankings that
+    are defined (some pair untied), their batches and 1/√(untied pairs).
+
+    The sign vectors are kept, as (P, B) floats, when they take at most
+    ~64 MB (B ≤ 1900 for m = 129); otherwise each step of a product builds
+    the block it needs from the means."""
+
+    def __init__(self, means: np.ndarray, batches: int):
+        means = np.asarray(means, dtype=float)
+        self.samples, self.m = means.shape
+        self.pairs = n_pairs(self.m)
+        self.batches = batches
+        # float32 products are exact up to 2^24 pairs (module docstring).
+        self.dtype = np.float32 if self.pairs <= _EXACT_FLOAT32 else np.float64
+        itemsize = np.dtype(self.dtype).itemsize
+        keep = self.samples * self.pairs * itemsize <= _CACHE_BYTES
+        step = self.samples if keep else max(1, _CACHE_BYTES // (itemsize * max(self.pairs, 1)))
+        untied, kept = [], []
+        for lo in range(0, self.samples, step):
+            cols = sign_columns(means[lo : lo + step], self.dtype)
+            untied.append(np.count_nonzero(cols, axis=0))
+            if keep:
+                kept.append(cols)
+        untied_all = np.concatenate(untied) if untied else np.zeros(0, dtype=np.int64)
+        self.defined = untied_all > 0
+        self.undefined = int(self.samples - self.defined.sum())
+        self.means = means[self.defined]
+        self.batch = batch_ids(self.samples, batches)[self.defined]
+        self.inv_sqrt = 1.0 / np.sqrt(untied_all[self.defined].astype(float))
+        self._columns = None
+        if keep and kept:
+            cols = kept[0]
+            self._columns = cols if self.undefined == 0 else cols[:, self.defined]
+
+    def __len__(self) -> int:
+        return len(self.means)
+
+    def block(self, lo: int, hi: int) -> np.ndarray:
+        """Sign vectors of defined rankings lo..hi−1 as (P, hi − lo) floats."""
+        if self._columns is not None:
+            return self._columns[:, lo:hi]
+        return sign_columns(self.means[lo:hi], self.dtype)
+
+    def batch_range(self, k: int, lo: int, hi: int) -> tuple[int, int]:
+        """Rows of batch k within rows lo..hi−1 (batches are contiguous)."""
+        start = int(np.searchsorted(self.batch, k, side="left"))
+        stop = int(np.searchsorted(self.batch, k, side="right"))
+        return max(start, lo) - lo, min(stop, hi) - lo
+
+
+@dataclass(frozen=True)
+class DeltaEstimate:
+    """Δ(X, Y) over all pairs of defined rankings, and per batch k over the
+    pairs of batch k of X with batch k of Y (NaN where a batch has none)."""
+
+    value: float
+    batches: np.ndarray  # (K,)
+
+
+def default_block_rows(pairs: int) -> int:
+    """Rows per step of the product, so that two float32 (rows, P) blocks
+    stay within ~128 MB."""
+    return max(64, _BLOCK_BYTES // (8 * max(pairs, 1)))
+
+
+def delta(x: RankingSet, y: RankingSet, block_rows: int | None = None) -> DeltaEstimate:
+    """Δ(X, Y) = E δ²(X, Y), δ = 1 − τ_b, over all pairs of rankings of two
+    independent sets (Cormack & Grossman 2019 §2–3).
+
+    τ_b for a block of pairs is (S_x block) @ (S_y block)ᵀ, exact in float32
+    (see the module docstring), scaled by 1/√(n_x n_y) in float64. The sum of
+    δ² is accumulated per step, and per batch over the diagonal batch blocks.
+    """
+    if x.m != y.m or x.batches != y.batches:
+        raise ValueError("the two sets must rank the same systems in the same batches")
+    rows = block_rows or default_block_rows(x.pairs)
+    k_batches = x.batches
+    total = 0.0
+    batch_sums = np.zeros(k_batches)
+    for r0 in range(0, len(x), rows):
+        r1 = min(len(x), r0 + rows)
+        sx = x.block(r0, r1)
+        for c0 in range(0, len(y), rows):
+            c1 = min(len(y), c0 + rows)
+            dots = sx.T @ y.block(c0, c1)
+            tau = dots * x.inv_sqrt[r0:r1, None] * y.inv_sqrt[None, c0:c1]
+            sq = np.square(1.0 - tau)
+            total += float(sq.sum())
+            for k in range(k_batches):
+                a0, a1 = x.batch_range(k, r0, r1)
+                b0, b1 = y.batch_range(k, c0, c1)
+                if a1 > a0 and b1 > b0:
+                    batch_sums[k] += float(sq[a0:a1, b0:b1].sum())
+    count = len(x) * len(y)
+    bx = np.bincount(x.batch, minlength=k_batches)
+    by = np.bincount(y.batch, minlength=k_batches)
+    batch_counts = (bx * by).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_batch = np.where(batch_counts > 0, batch_sums / batch_counts, np.nan)
+    return DeltaEstimate(total / count if count else math.nan, per_batch)
+
+
+# --------------------------------------------------------------------------------------
+# The estimators
+
+
+def signed_sqrt(value: np.ndarray | float) -> np.ndarray | float:
+    """√v, or −√(−v) when v < 0: how Cormack & Grossman 2019 (Table 2) report
+    a negative bootstrap estimate of b²."""
+    return np.sign(value) * np.sqrt(np.abs(value))
+
+
+def standard_error(batch_values: np.ndarray) -> float:
+    """Batch-means standard error: sd(finite batch values) / √K (NaN when
+    fewer than two are finite)."""
+    finite = batch_values[np.isfinite(batch_values)]
+    if len(finite) < 2:
+        return math.nan
+    return float(finite.std(ddof=1) / math.sqrt(len(finite)))
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """Bias, standard deviation and error of one collection's rankings against
+    one reference (Cormack & Grossman 2019 §2), with batch-means standard
+    errors (``se_*``)."""
+
+    delta: float  # Δ(X, G)
+    b2: float  # Δ(X, G) − σ²(X) − σ²(G)
+    bias: float  # |b| = √b², or −√(−b²) when b² < 0
+    sigma: float  # σ(X)
+    rmse: float  # √(b² + σ²(X)) (signed like bias in the unlikely case it is negative)
+    se_b2: float
+    se_bias: float
+    se_sigma: float
+    se_rmse: float
+
+
+@dataclass(frozen=True)
+class CollectionAccuracy:
+    """One test collection against the reference."""
+
+    name: str
+    accuracy: Accuracy
+
+
+@dataclass(frozen=True)
+class PairwiseTable:
+    """Cormack & Grossman 2019, Table 3: every collection (the reference
+    first) measured against every other one as the reference. Row i, column j:
+    collection ``names[i]`` measured with ``names[j]`` as the reference.
+    ``rmse`` holds σ on its diagonal, as the paper's bottom panel does."""
+
+    names: tuple[str, ...]
+    b2: np.ndarray  # (k, k)
+    bias: np.ndarray  # (k, k), signed |b|
+    rmse: np.ndarray  # (k, k), σ on the diagonal
+    se_bias: np.ndarray
+    se_rmse: np.ndarray  # σ's standard error on the diagonal
+
+
+@dataclass(frozen=True)
+class RankingAccuracy:
+    """The result of :func:`ranking_accuracy`."""
+
+    reference: str
+    samples: int  # B
+    topics: int  # n′, topics per bootstrap sample
+    batches: int  # K, for the standard errors
+    sigma_reference: float
+    se_sigma_reference: float
+    collections: tuple[CollectionAccuracy, ...]
+    table: PairwiseTable | None  # with at least two test collections
+    notes: tuple[str, ...]
+
+
+def _accuracy(d: DeltaEstimate, s2x: DeltaEstimate, s2g: DeltaEstimate) -> Accuracy:
+    """The estimators of Cormack & Grossman 2019 §2 from Δ(X, G) and the
+    σ² estimates (``DeltaEstimate`` objects holding ½ Δ(Z_a, Z_b))."""
+
+    def fields(dv, sx, sg):
+        b2 = dv - sx - sg
+        with np.errstate(invalid="ignore"):
+            return b2, signed_sqrt(b2), np.sqrt(sx), signed_sqrt(b2 + sx)
+
+    b2, bias, sigma, rmse = fields(d.value, s2x.value, s2g.value)
+    batch = fields(d.batches, s2x.batches, s2g.batches)
+    return Accuracy(
+        float(d.value),
+        float(b2),
+        float(bias),
+        float(sigma),
+        float(rmse),
+        *(standard_error(np.asarray(v)) for v in batch),
+    )
+
+
+def _half(d: DeltaEstimate) -> DeltaEstimate:
+    return DeltaEstimate(d.value / 2, d.batches / 2)
+
+
+def ranking_accuracy(
+    reference: np.ndarray,
+    collections: Mapping[str, np.ndarray],
+    *,
+    reference_name: str = "reference",
+    samples: int = DEFAULT_SAMPLES,
+    n_prime: int | None = None,
+    seed: int = 0,
+    batches: int = DEFAULT_BATCHES,
+    block_rows: int | None = None,
+) -> RankingAccuracy:
+    """|b|, σ and RMSE of each test collection's system ranking against the
+    reference (Cormack & Grossman 2019 §2–3, SPEC §10).
+
+    ``reference`` and every collection are per-topic scores (m, n) or
+    (s, m, n) of the same m systems on the same n topics (the reference's); s
+    > 1 means s qrels samples of a statistical method. ``samples`` is B,
+    ``n_prime`` the topics per bootstrap sample (default n), ``batches`` the K
+    of the batch-means standard errors (at most B). With two or more
+    collections the result also holds the pairwise table (the paper's Table
+    3). See the module docstring for roles, streams and ties.
+    """
+    ref = as_samples(reference)
+    _, m, n = ref.shape
+    named = {reference_name: ref}
+    for name, scores in collections.items():
+        if name in named:
+            raise ValueError(f"collection name {name!r} is used twice")
+        named[name] = as_samples(scores)
+        if named[name].shape[1:] != (m, n):
+            raise ValueError(
+                f"collection {name!r} scores {named[name].shape[1:]} systems × topics, "
+                f"the reference {(m, n)}"
+            )
+    if not collections:
+        raise ValueError("no test collection to compare with the reference")
+    if m < 2:
+        raise ValueError("ranking needs at least two systems")
+    if n < 1:
+        raise ValueError("no topics")
+    if samples < 1:
+        raise ValueError(f"the number of bootstrap samples must be at least 1, got {samples}")
+    n_prime = n if n_prime is None else n_prime
+    if n_prime < 1:
+        raise ValueError(f"the number of topics per sample must be at least 1, got {n_prime}")
+    if batches < 1:
+        raise ValueError(f"the number of batches must be at least 1, got {batches}")
+    if seed < 0:
+        raise ValueError(f"the seed must be a non-negative integer, got {seed}")
+    for name, scores in named.items():
+        if not np.isfinite(scores).all():
+            raise ValueError(f"collection {name!r} has a score that is not a finite number")
+    k_batches = min(batches, samples)
+
+    names = list(named)
+    with_table = len(collections) >= 2
+    notes: list[str] = []
+    sets: dict[tuple[str, str], RankingSet] = {}
+
+    def ranking_set(name: str, role: str) -> RankingSet:
+        if (name, role) not in sets:
+            rng = stream(seed, name, role)
+            means = bootstrap_means(named[name], rng, samples, n_prime)
+            rs = RankingSet(means, k_batches)
+            if rs.undefined:
+                notes.append(
+                    f"{name}: {rs.undefined} of {samples} bootstrap rankings (set {role}) "
+                    "tie every system; tau_b is undefined with them and they are left out"
+                )
+            sets[name, role] = rs
+        return sets[name, role]
+
+    def product(x: tuple[str, str], y: tuple[str, str]) -> DeltaEstimate:
+        return delta(ranking_set(*x), ranking_set(*y), block_rows)
+
+    sigma2 = {}
+    for name in names:
+        sigma2[name] = _half(product((name, "a"), (name, "b")))
+        del sets[name, "b"]  # set b serves σ² only: free its signs
+    pairs = (
+        [(i, j) for i in names for j in names]
+        if with_table
+        else [(x, reference_name) for x in names[1:]]
+    )
+    result = {
+        (i, j): _accuracy(product((i, "a"), (j, "r")), sigma2[i], sigma2[j]) for i, j in pairs
+    }
+    for name in names:
+        if math.isnan(sigma2[name].value):
+            notes.append(f"{name}: no bootstrap ranking is defined; its estimates are undefined")
+
+    table = None
+    if with_table:
+        k = len(names)
+        grid = {f: np.empty((k, k)) for f in ("b2", "bias", "rmse", "se_bias", "se_rmse")}
+        for a, i in enumerate(names):
+            for b, j in enumerate(names):
+                acc = result[i, j]
+                grid["b2"][a, b] = acc.b2
+                grid["bias"][a, b] = acc.bias
+                grid["rmse"][a, b] = acc.sigma if a == b else acc.rmse
+                grid["se_bias"][a, b] = acc.se_bias
+                grid["se_rmse"][a, b] = acc.se_sigma if a == b else acc.se_rmse
+        table = PairwiseTable(tuple(names), **grid)
+
+    s2g = sigma2[reference_name]
+    sigma_ref_batches = np.sqrt(s2g.batches)
+    return RankingAccuracy(
+        reference=reference_name,
+        samples=samples,
+        topics=n_prime,
+        batches=k_batches,
+        sigma_reference=float(np.sqrt(s2g.value)),
+        se_sigma_reference=standard_error(sigma_ref_batches),
+        collections=tuple(CollectionAccuracy(x, result[x, reference_name]) for x in names[1:]),
+        table=table,
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Per-topic scores of the same runs under several qrels (evaluation glue for the CLI)
+
+
+@dataclass(frozen=True)
+class CollectionScores:
+    """Per-topic scores of one measure for :func:`ranking_accuracy`: the runs
+    under the reference qrels (1, m, n) and under each test collection's
+    qrels samples (s, m, n), all over the reference's topic set."""
+
+    measure: str
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    reference: np.ndarray
+    collections: dict[str, np.ndarray]
+
+
+def _multi_scorer(
+    tables: Sequence[QrelsTable], specs: Sequence[MeasureSpec], err_impl: str, impl: str
+) -> Callable[[int, RunColumns], tuple[list[dict[str, dict[str, float]]], frozenset]]:
+    evaluators = [RunEvaluator(t, specs, err_impl, impl) for t in tables]
+
+    def work(_: int, run: RunColumns):
+        # Scores of topics outside the reference's set are never read; the
+        # run's own topics are sent back for the notes.
+        return [e.calc(run) for e in evaluators], frozenset(run.topics)
+
+    return work
+
+
+def evaluate_collections(
+    reference: QrelsFile,
+    collections: Mapping[str, Sequence[QrelsFile]],
+    sources: Sequence[Source],
+    specs: Sequence[MeasureSpec],
+    *,
+    rel_level: int = 1,
+    jobs: int = 1,
+    err_impl: str = "fast",
+    impl: str = "fast",
+    note: Note = lambda _: None,
+    tick: Callable[[], None] = lambda: None,
+) -> list[CollectionScores]:
+    """Evaluate every run once under the reference and every test qrels file.
+
+    Topics (SPEC §10): the reference's topics with a document of grade ≥
+    ``rel_level``. A topic that a test qrels file does not judge at all scores
+    0 for every run there, as unjudged (one note per file); a run without a
+    ranking for a topic scores 0 (trec_eval -c), as in ``evaluate_runs``.
+    """
+    files = [reference] + [f for group in collections.values() for f in group]
+    for spec in specs:
+        check_computable(spec)
+    for f in files:
+        check_grades(f, specs)
+    topics = sort_topics(reference.relevant_topics(rel_level))
+    if not topics:
+        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", reference.label)
+    dropped = len(reference.topics()) - len(topics)
+    if dropped:
+        note(
+            f"{dropped} reference topic(s) have no relevant document (rel >= {rel_level}); dropped"
+        )
+    for name, group in collections.items():
+        if not group:
+            raise InputError(f"collection {name!r} has no qrels file")
+        for f in group:
+            absent = sum(t not in f.table.topic_index for t in topics)
+            if absent:
+                note(
+                    f"{name} ({f.label}): {absent} of {len(topics)} topics have no judgments; "
+                    "every run scores 0 there"
+                )
+
+    # The qrels tables are built here, before the workers fork: they share
+    # them (as evaluate_runs does) instead of each building its own.
+    make_work = partial(_multi_scorer, [f.table for f in files], list(specs), err_impl, impl)
+    results = map_runs(sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns)
+    unknown: set[str] = set()
+    for source, (_, run_topics) in zip(sources, results, strict=True):
+        unknown |= run_topics - reference.table.topic_index.keys()
+        missing = len(set(topics) - run_topics)
+        if missing:
+            note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
+    if unknown:
+        note(f"{len(unknown)} topic(s) in the runs are not in the reference qrels; ignored")
+
+    systems = tuple(s.name for s in sources)
+    out = []
+    for spec in specs:
+        cube = np.array(
+            [
+                [[r[q][spec.name].get(t, 0.0) if r[q] else 0.0 for t in topics] for r, _ in results]
+                for q in range(len(files))
+            ],
+            dtype=float,
+        ).reshape(len(files), len(systems), len(topics))
+        groups, offset = {}, 1
+        for name, group in collections.items():
+            groups[name] = cube[offset : offset + len(group)]
+            offset += len(group)
+        out.append(CollectionScores(spec.name, systems, tuple(topics), cube[:1], groups))
+    return out

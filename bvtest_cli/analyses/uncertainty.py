@@ -1,0 +1,1094 @@
+"""Uncertainty of every bvtest number: topic bootstrap, paired tests, Pareto front (SPEC §11b).
+
+No paper gives the uncertainty of a Bias², a Var or a GeoRisk; this module is
+bvtest's own machinery, built from textbook pieces. Pure numpy (scipy.special
+only: importing scipy.stats costs most of a second of start-up), no I/O.
+
+Topic bootstrap (SPEC §11b). B resamples of the n topics with replacement.
+A resample keeps whole columns of the (m, n) matrix — a topic drawn twice
+counts twice — so the virtual target x_T of a drawn topic is unchanged, while
+c (mean of x_T over the resample) and every field are recomputed on it. The
+index stream is ``numpy.random.default_rng(seed).integers(0, n, (B, n))``,
+drawn block by block: numpy draws sequentially, so the blocks concatenate to
+the same matrix whatever the block size, and it depends only on (seed, n, B)
+— all measures and both runs of a paired comparison use the same resamples.
+
+A *statistic* is a callable taking scores of shape (..., m, n) and returning
+a dict name → array whose shape starts with the leading axes (...,): per
+system (..., m), per system and alpha (..., m, k) or one value (...,). It is
+applied once per block to the gathered (b, ..., m, n) resamples and once to
+the n leave-one-out matrices stacked as (n, ..., m, n−1) (the jackknife that
+BCa needs) — always one vectorised call per block, never a loop over resamples.
+``bvtest eval --ci`` and ``bvtest compare`` use the field registry itself as
+the statistic (:func:`bvtest_cli.report.pipeline.registry_statistic`): every field's
+own function on the resampled stack, so there is one implementation of each
+formula and a new field gets an interval for free.
+
+Intervals (level 1 − 2α, α = (1 − level)/2):
+
+- percentile: the α and 1 − α quantiles of the B replicates (Efron &
+  Tibshirani 1993, §13.3), quantiles interpolated linearly between order
+  statistics (numpy's default ``linear`` method, Hyndman & Fan type 7);
+- BCa (Efron & Tibshirani 1993, §14.3, eqs. 14.9–14.15): the quantiles at
+  α1 = Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) and α2 likewise with z_{1−α};
+  z0 = Φ⁻¹(fraction of replicates below the estimate, ties counting one
+  half, as scipy.stats.bootstrap counts them), a = Σ d³ / (6 (Σ d²)^{3/2})
+  with d = mean(θ_(·)) − θ_(i) over the jackknife values θ_(i).
+
+Decisions (SPEC is silent; the README states them):
+
+- Undefined replicates (NaN, e.g. a correlation on a resample where Var is
+  the same for every run): the interval is taken over the finite replicates,
+  unless more than α·B of them (2.5 % for a 95 % interval) are undefined —
+  they could all belong to one tail, so the nominal level could not be
+  vouched for — or fewer than 2 are finite; the interval is then NaN. The
+  interval is also NaN when the estimate itself is undefined.
+- BCa: a = 0 when every leave-one-out value is the same (no skewness to
+  correct; the interval is then the bias-corrected one), undefined jackknife
+  values are left out of a; BCa is NaN when no replicate lies on one side of
+  the estimate (z0 = ±∞; scipy returns NaN there too).
+- Paired p-value: p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1))
+  over the finite replicates d* of the difference: the smallest two-sided
+  level at which the percentile interval of the difference excludes 0
+  (Efron & Tibshirani 1993, §15.4, ASL from confidence intervals), with the
+  Monte-Carlo "+1" of Davison & Hinkley 1997 (eq. 4.11) so that p is never
+  an impossible 0 after B resamples.
+- Holm's family (Holm 1979): per field (and per alpha for GeoRisk), all the
+  pairs compared; undefined p-values are left out of the family.
+- Pareto dominance is weak: run j dominates run i when Bias²_j ≤ Bias²_i and
+  Var_j ≤ Var_i with at least one strict; runs tied in both stay on the front.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analyses.tradeoff import constant, correlations
+
+__all__ = [
+    "Comparison",
+    "CorrelationSummary",
+    "Interval",
+    "apply_resamples",
+    "bca_interval",
+    "bootstrap_indices",
+    "bootstrap_intervals",
+    "bootstrap_p",
+    "bootstrap_replicates",
+    "compare_runs",
+    "correlation_distribution",
+    "holm",
+    "iter_bootstrap_indices",
+    "jackknife_indices",
+    "jackknife_replicates",
+    "normal_cdf",
+    "normal_ppf",
+    "pareto_front",
+    "percentile_interval",
+    "pitman_morgan",
+    "tradeoff_correlations",
+]
+
+Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+# Bound on the elements of one gathered block of resamples (b, ..., m, n):
+# 2^17 float64 = 1 MiB. A statistic makes dozens of temporaries of that size
+# (the registry's fields on a block are (b, m, n) too), and blocks that stay in cache
+# are faster than bigger ones; the working set is bounded whatever B.
+_BLOCK_ELEMENTS = 1 << 17
+
+# Bound on the elements of one block of paired differences (B, pairs[, k]).
+_PAIR_BLOCK_ELEMENTS = 1 << 23
+
+METHODS = ("percentile", "bca")
+
+
+def normal_cdf(z: np.ndarray | float) -> np.ndarray:
+    """Φ, the standard normal CDF (scipy.special.ndtr)."""
+    from scipy.special import ndtr  # lazily: 0.27 s of start-up
+
+    return ndtr(z)
+
+
+def normal_ppf(p: np.ndarray | float) -> np.ndarray:
+    """Φ⁻¹, the standard normal quantile function (scipy.special.ndtri)."""
+    from scipy.special import ndtri
+
+    return ndtri(p)
+
+
+# --------------------------------------------------------------------------- resampling
+
+
+def _check_counts(n: int, B: int) -> None:
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"number of topics must be a positive integer, got {n!r}")
+    if isinstance(B, bool) or int(B) != B or B < 1:
+        raise ValueError(f"number of resamples must be a positive integer, got {B!r}")
+
+
+def iter_bootstrap_indices(n: int, B: int, seed: int, block: int) -> Iterator[np.ndarray]:
+    """The B × n bootstrap index matrix in consecutive blocks of at most ``block`` rows.
+
+    Rows are drawn by one ``default_rng(SeedSequence(seed))`` in order, so the
+    concatenated blocks do not depend on ``block`` (tested).
+    """
+    _check_counts(n, B)
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block!r}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    for start in range(0, B, block):
+        yield rng.integers(0, n, size=(min(block, B - start), n))
+
+
+def bootstrap_indices(n: int, B: int, seed: int, block: int = 1024) -> np.ndarray:
+    """B resamples of range(n) with replacement, shape (B, n), seeded (SPEC §11b).
+
+    Row b lists the topics of resample b; ``block`` only bounds the size of
+    each draw and never changes the matrix.
+    """
+    return np.concatenate(list(iter_bootstrap_indices(n, B, seed, block)))
+
+
+def jackknife_indices(n: int) -> np.ndarray:
+    """The n leave-one-out index sets, shape (n, n − 1): row j is range(n) without j."""
+    if n < 2:
+        raise ValueError(f"the jackknife needs at least 2 topics, got {n}")
+    # Row j: 0..j−1 then j+1..n−1, i.e. k + (k >= j) for k in 0..n−2.
+    k = np.arange(n - 1)
+    return k + (k >= np.arange(n)[:, np.newaxis])
+
+
+def _block_rows(x: np.ndarray, block: int | None) -> int:
+    """Resamples per block: ``block`` if given, else what fits in _BLOCK_ELEMENTS."""
+    if block is not None:
+        if block < 1:
+            raise ValueError(f"block must be >= 1, got {block!r}")
+        return int(block)
+    return max(1, _BLOCK_ELEMENTS // max(1, x.size))
+
+
+def _gathered(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The (b, ..., m, n') column resamples of ``x`` (..., m, n) for the index block
+    ``idx`` (b, n')."""
+    # take → (..., m, b, n'), then b to the front as a C-contiguous copy: the
+    # same memory layout for every block size keeps numpy's summation order,
+    # hence the result bit for bit, independent of the block size.
+    return np.ascontiguousarray(np.moveaxis(np.take(x, idx, axis=-1), -2, 0))
+
+
+def replayed(
+    x: np.ndarray,
+    statistic: Statistic,
+    flatten: Callable[[dict[str, np.ndarray]], np.ndarray],
+    *,
+    B: int,
+    seed: int,
+    block: int | None = None,
+) -> BlockStream:
+    """A re-playable stream of the B topic-bootstrap replicates of ``statistic``
+    on ``x``, each block flattened by ``flatten`` to (b, cells): every call
+    draws the same resamples again (bounded memory, :func:`streamed_intervals`)."""
+    x = np.asarray(x, dtype=float)
+    rows = _block_rows(x, block)
+
+    def stream() -> Iterator[np.ndarray]:
+        for idx in iter_bootstrap_indices(x.shape[-1], B, seed, rows):
+            yield flatten(statistic(_gathered(x, idx)))
+
+    return stream
+
+
+def apply_resamples(
+    x: np.ndarray,
+    statistic: Statistic,
+    index_blocks: Iterable[np.ndarray],
+    total: int,
+) -> dict[str, np.ndarray]:
+    """Apply ``statistic`` to the column resamples of ``x`` given by each (b, n') index block.
+
+    ``x`` (..., m, n) is gathered once per block into (b, ..., m, n') — whole
+    columns, so every system sees the same topics — and the statistic is
+    called once on it. ``total`` is the number of rows over all blocks: the
+    outputs are allocated once, name → array (total, ...), and filled block
+    by block, so memory is the replicates plus one block's working set.
+    """
+    x = np.asarray(x, dtype=float)
+    out: dict[str, np.ndarray] = {}
+    start = 0
+    for idx in index_blocks:
+        stop = start + len(idx)
+        for name, value in statistic(_gathered(x, idx)).items():
+            if name not in out:
+                out[name] = np.empty((total, *np.shape(value)[1:]))
+            out[name][start:stop] = value
+        start = stop
+    if start != total:
+        raise ValueError(f"index blocks hold {start} rows, expected {total}")
+    return out
+
+
+def bootstrap_replicates(
+    x: np.ndarray, statistic: Statistic, *, B: int, seed: int, block: int | None = None
+) -> dict[str, np.ndarray]:
+    """The statistic on B topic-bootstrap resamples of ``x`` (..., m, n): name → (B, ...)."""
+    x = np.asarray(x, dtype=float)
+    rows = _block_rows(x, block)
+    return apply_resamples(x, statistic, iter_bootstrap_indices(x.shape[-1], B, seed, rows), B)
+
+
+def jackknife_replicates(
+    x: np.ndarray, statistic: Statistic, *, block: int | None = None
+) -> dict[str, np.ndarray]:
+    """The statistic on the n leave-one-topic-out matrices of ``x``: name → (n, ...)."""
+    x = np.asarray(x, dtype=float)
+    idx = jackknife_indices(x.shape[-1])
+    rows = _block_rows(x, block)
+    blocks = (idx[s : s + rows] for s in range(0, len(idx), rows))
+    return apply_resamples(x, statistic, blocks, len(idx))
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic's estimate on the data and its bootstrap interval, all of one shape."""
+
+    estimate: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
+def _tail(level: float) -> float:
+    """α = (1 − level)/2 of a two-sided interval at ``level``."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
+    return (1.0 - level) / 2.0
+
+
+def _prepared(replicates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Replicates (B, ...) → (sorted along axis 0, undefined ones last as NaN;
+    the finite count (...))."""
+    reps = np.asarray(replicates, dtype=float)
+    finite = np.isfinite(reps)
+    count = finite.sum(axis=0)
+    if not finite.all():
+        reps = np.where(finite, reps, np.nan)  # ±inf counts as undefined, sorted last
+    return np.sort(reps, axis=0), count
+
+
+def _below_estimate(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """2 · (fraction of finite replicates below the estimate, ties one half) · count:
+    #{θ* < θ̂} + #{θ* ≤ θ̂} over the finite replicates (BCa's z0)."""
+    finite = np.isfinite(replicates)
+    return (finite & (replicates < estimate)).sum(axis=0) + (finite & (replicates <= estimate)).sum(
+        axis=0
+    )
+
+
+def _usable(count: np.ndarray, B: int, level: float) -> np.ndarray:
+    """The undefined-replicate rule (module docstring): at least 2 finite
+    replicates of B, and at most α·B undefined."""
+    return (count >= 2) & (B - count <= _tail(level) * B)
+
+
+def _p_value(le: np.ndarray, ge: np.ndarray, count: np.ndarray, B: int, level: float):
+    """The bootstrap p-value of :func:`bootstrap_p` from #{d* ≤ 0}, #{d* ≥ 0} and
+    the count of finite replicates."""
+    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (count + 1.0))
+    return np.where(_usable(count, B, level), p, np.nan)
+
+
+def _interval_levels(
+    count: np.ndarray,
+    B: int,
+    level: float,
+    *,
+    estimate: np.ndarray | None = None,
+    below: np.ndarray | None = None,
+    acceleration: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q1, q2, defined): the quantile levels of the interval's ends among the
+    finite replicates, and where the interval is defined.
+
+    Percentile (no ``estimate``): q1 = α, q2 = 1 − α. BCa: q1, q2 from z0 (the
+    ``below`` count of :func:`_below_estimate`) and the ``acceleration`` a
+    (:func:`_acceleration`; Efron & Tibshirani 1993, eqs. 14.9–14.15). Undefined
+    under the undefined-replicate rule of the module docstring; BCa also where
+    the estimate or a is undefined or no replicate lies on one side.
+    """
+    alpha = _tail(level)
+    usable = _usable(count, B, level)
+    if estimate is None:
+        return np.full(count.shape, alpha), np.full(count.shape, 1.0 - alpha), usable
+    assert below is not None and acceleration is not None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = below / (2.0 * count)
+    inside = (frac > 0) & (frac < 1)
+    z0 = normal_ppf(np.where(inside, frac, 0.5))
+    a = acceleration
+    z_alpha = float(normal_ppf(alpha))
+
+    def level_for(z: float) -> np.ndarray:
+        t = z0 + z
+        return normal_cdf(z0 + t / (1.0 - a * t))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q1, q2 = level_for(z_alpha), level_for(-z_alpha)
+    defined = usable & inside & np.isfinite(estimate) & np.isfinite(a)
+    return q1, q2, defined
+
+
+def _quantile_ranks(
+    count: np.ndarray, q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ok, below, above, frac) of linear-interpolation quantiles (numpy's default
+    method, Hyndman & Fan type 7) at per-element levels ``q`` among ``count``
+    sorted values: the quantile is s[below] + frac · (s[above] − s[below])."""
+    q = np.asarray(q, dtype=float)
+    ok = np.isfinite(q) & (count >= 1)
+    last = np.maximum(count - 1, 0)
+    h = np.where(ok, q, 0.0) * last
+    below = np.clip(np.floor(h), 0, last).astype(np.intp)
+    above = np.minimum(below + 1, last)
+    return ok, below, above, h - below
+
+
+def _quantile_sorted(s: np.ndarray, count: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear-interpolation quantiles at per-element levels ``q`` from ``s`` (B, ...)
+    sorted along axis 0 with the ``count`` (...) finite values first. np.quantile
+    cannot take one level per element, which BCa needs."""
+    ok, below, above, frac = _quantile_ranks(count, q)
+    lo = np.take_along_axis(s, below[np.newaxis], axis=0)[0]
+    hi = np.take_along_axis(s, above[np.newaxis], axis=0)[0]
+    return np.where(ok, lo + frac * (hi - lo), np.nan)
+
+
+def percentile_interval(
+    replicates: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval (Efron & Tibshirani 1993, §13.3) from replicates (B, ...).
+
+    The α and 1 − α quantiles of the finite replicates, α = (1 − level)/2;
+    NaN where too many replicates are undefined (module docstring).
+    """
+    s, count = _prepared(replicates)
+    q1, q2, defined = _interval_levels(count, s.shape[0], level)
+    lo, hi = _quantile_sorted(s, count, q1), _quantile_sorted(s, count, q2)
+    return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
+
+
+def _acceleration(jackknife: np.ndarray) -> np.ndarray:
+    """a = Σ d³ / (6 (Σ d²)^{3/2}), d = mean θ_(·) − θ_(i) (Efron & Tibshirani 1993, eq. 14.15).
+
+    Over the finite leave-one-out values; 0 when they are all equal, NaN when
+    fewer than 2 are finite.
+    """
+    # Each cell's n values contiguous, summed along the last axis: numpy's
+    # summation order, hence a to the last bit, is then the same whatever the
+    # other axes (one field, all fields side by side, pairs in any chunks).
+    jack = np.ascontiguousarray(np.moveaxis(np.asarray(jackknife, dtype=float), 0, -1))
+    finite = np.isfinite(jack)
+    count = finite.sum(axis=-1)
+    # Equal values are detected exactly, not from Σ d² > 0: a is scale-free, so
+    # the rounding residue of the mean would otherwise give an arbitrary a.
+    constant = np.where(finite, jack, -np.inf).max(axis=-1) == np.where(finite, jack, np.inf).min(
+        axis=-1
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.where(finite, jack, 0.0).sum(axis=-1) / count
+        d = np.where(finite, centre[..., np.newaxis] - jack, 0.0)
+        a = (d**3).sum(axis=-1) / (6.0 * (d**2).sum(axis=-1) ** 1.5)
+    return np.where(count >= 2, np.where(constant, 0.0, a), np.nan)
+
+
+def bca_interval(
+    replicates: np.ndarray,
+    estimate: np.ndarray,
+    jackknife: np.ndarray,
+    level: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa interval (Efron & Tibshirani 1993, §14.3) from replicates (B, ...), the
+    estimate (...) on the data and the jackknife values (n, ...).
+
+    z0 = Φ⁻¹(p̂) with p̂ the fraction of finite replicates below the estimate
+    (ties count one half); a from :func:`_acceleration`; the interval is the
+    replicates' quantiles at α1 = Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) and α2
+    with z_{1−α}. NaN where the estimate is undefined, where p̂ is 0 or 1, or
+    under the undefined-replicate rule of the module docstring.
+    """
+    reps = np.asarray(replicates, dtype=float)
+    est = np.asarray(estimate, dtype=float)
+    s, count = _prepared(reps)
+    q1, q2, defined = _interval_levels(
+        count,
+        s.shape[0],
+        level,
+        estimate=est,
+        below=_below_estimate(reps, est),
+        acceleration=_acceleration(jackknife),
+    )
+    lo, hi = _quantile_sorted(s, count, q1), _quantile_sorted(s, count, q2)
+    return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
+
+
+# --------------------------------------------------------------------------- bounded memory
+#
+# The intervals need order statistics of each cell's B replicates. While
+# cells × B fits _REPLICATE_ELEMENTS they are kept and sorted. Beyond, the
+# resamples are streamed again instead of stored: the index stream depends only
+# on (seed, n, B), so every pass sees the same replicates, bit for bit. Pass 1
+# tallies each cell (finite count, min, max, the counts z0 and the p-value
+# need) and histograms it over the range of its first replicates; each later
+# pass narrows every wanted order statistic to one bin of a histogram of the
+# values still in play, or collects and sorts them once few enough remain.
+# Memory is the tallies, the histograms and the collected values, bounded by
+# the budget whatever B; time is one statistic evaluation per pass (two passes
+# on smooth bootstrap distributions).
+
+_REPLICATE_ELEMENTS = 1 << 25  # 256 MiB of float64 replicates stored at most (--ci-memory)
+_MAX_BINS = 1024  # per histogram: enough to leave ~ B/1000 values in the bin kept
+_MAX_HISTOGRAM_PASSES = 16  # beyond: collect whatever remains (never reached on real data)
+
+BlockStream = Callable[[], Iterator[np.ndarray]]  # a new pass over the (b, cells) replicates
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One histogram of a set of candidates: bins 1..bins across [lo, lo + 2·bins/scale),
+    0 below, bins + 1 above (:func:`_bin`); ``chosen`` the bin kept."""
+
+    lo: np.ndarray
+    scale: np.ndarray
+    bins: int
+    chosen: np.ndarray
+
+    def keeps(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Whether each value (b, len(rows)) falls in the chosen bin of target ``rows``."""
+        return _bin(values, self.lo[rows], self.scale[rows], self.bins) == self.chosen[rows]
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """Pass 1 over the replicates (B, cells): per cell, the finite count, min, max,
+    #{< est} + #{≤ est} (BCa's z0), #{≤ 0} and #{≥ 0} (the p-value), and a
+    histogram (cells, bins + 2) of the finite values over [lo, lo + 2·bins/scale)."""
+
+    count: np.ndarray
+    minimum: np.ndarray
+    maximum: np.ndarray
+    below: np.ndarray
+    le: np.ndarray
+    ge: np.ndarray
+    lo: np.ndarray
+    scale: np.ndarray
+    histogram: np.ndarray
+
+
+def _bin(values: np.ndarray, lo: np.ndarray, scale: np.ndarray, bins: int) -> np.ndarray:
+    """Histogram bin of each value: 0 below ``lo``, 1..bins across, bins + 1 above.
+    Monotone in the value and computed by the same operations on every pass, so
+    a bin holds the same replicates each time. Halves keep v − lo finite."""
+    with np.errstate(over="ignore"):  # far outside the bins: ±inf, clipped
+        u = (values * 0.5 - lo * 0.5) * scale
+    return np.clip(np.floor(u) + 1.0, 0.0, bins + 1.0)
+
+
+def _scale(lo: np.ndarray, hi: np.ndarray, bins: int) -> np.ndarray:
+    width = hi * 0.5 - lo * 0.5
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        scale = bins / width
+    # a zero or subnormal width: any finite positive scale keeps the bins exact
+    return np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+
+
+def _count_bins(
+    out: np.ndarray,
+    values: np.ndarray,
+    member: np.ndarray,
+    lo: np.ndarray,
+    scale: np.ndarray,
+    bins: int,
+) -> None:
+    """Add the member values of each column of ``values`` (b, columns) to the
+    histograms ``out`` (columns, bins + 2)."""
+    b = _bin(np.where(member, values, lo), lo, scale, bins).astype(np.int64)
+    b += np.arange(values.shape[1]) * (bins + 2)
+    # ufunc.at touches only the bins hit (a bincount would allocate them all per block)
+    np.add.at(out.reshape(-1), b[member], 1)
+
+
+def _range(minimum: np.ndarray, maximum: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, scale) of histograms over [minimum, maximum]; cells without a finite
+    value (minimum inf) get any finite range."""
+    defined = minimum <= maximum
+    lo, hi = np.where(defined, minimum, 0.0), np.where(defined, maximum, 1.0)
+    return lo, _scale(lo, hi, bins)
+
+
+def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
+    cells = estimate.size
+    bins = int(np.clip(budget // max(1, 4 * cells), 16, _MAX_BINS))
+    first_rows = max(1, budget // max(1, 4 * cells))  # stored to set the histogram's range
+    count, below, le, ge = (np.zeros(cells, dtype=np.int64) for _ in range(4))
+    minimum, maximum = np.full(cells, np.inf), np.full(cells, -np.inf)
+    histogram = np.zeros((cells, bins + 2), dtype=np.int64)
+    first: list[np.ndarray] = []
+    lo = scale = None
+    for v in stream():
+        finite = np.isfinite(v)
+        count += finite.sum(axis=0)
+        np.minimum(minimum, np.where(finite, v, np.inf).min(axis=0), out=minimum)
+        np.maximum(maximum, np.where(finite, v, -np.inf).max(axis=0), out=maximum)
+        below += _below_estimate(v, estimate)
+        le += (finite & (v <= 0)).sum(axis=0)
+        ge += (finite & (v >= 0)).sum(axis=0)
+        if lo is None:
+            first.append(v)
+            if sum(len(f) for f in first) < first_rows:
+                continue
+            lo, scale = _range(minimum, maximum, bins)
+            for f in first:  # block by block: the temporaries stay one block's size
+                _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
+            first.clear()
+            continue
+        _count_bins(histogram, v, finite, lo, scale, bins)
+    if lo is None:  # fewer replicates than first_rows
+        lo, scale = _range(minimum, maximum, bins)
+        for f in first:
+            _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
+    return _Tally(count, minimum, maximum, below, le, ge, lo, scale, histogram)
+
+
+def order_statistics(
+    stream: BlockStream, tally: _Tally, cell: np.ndarray, rank: np.ndarray, *, budget: int
+) -> np.ndarray:
+    """The ``rank[t]``-th smallest (0-based) finite replicate of cell ``cell[t]``,
+    for every t, without keeping the replicates: the tally's histogram gives
+    each target a first bin; then one pass over ``stream`` per finer histogram,
+    and one to collect the few values left.
+
+    A target's candidates are the values in every bin chosen so far
+    (``levels``); ``offset`` counts the values below them, ``left`` how many
+    they are. Histograms have ``bins`` bins and collections ``cap`` slots per
+    target, both sized so that they stay within ``budget`` elements.
+    """
+    targets = cell.size
+    bins = int(np.clip(budget // max(1, 4 * targets), 16, _MAX_BINS))
+    cap = int(max(64, budget // max(1, 2 * targets)))
+    offset = np.zeros(targets, dtype=np.int64)
+    left = np.zeros(targets, dtype=np.int64)
+    lo, hi = np.zeros(targets), np.zeros(targets)
+    levels: list[_Level] = []
+
+    def choose(
+        level_lo: np.ndarray,
+        level_scale: np.ndarray,
+        level_bins: int,
+        counts: np.ndarray,
+        who: np.ndarray,
+        smin: np.ndarray,
+        smax: np.ndarray,
+    ) -> None:
+        """Keep, for each target ``who``, the bin of ``counts`` (len(who), bins + 2)
+        that holds its order statistic; the next histogram spans that bin."""
+        cum = np.cumsum(counts, axis=1)
+        wanted = (rank[who] - offset[who])[:, np.newaxis]
+        chosen = (cum <= wanted).sum(axis=1)  # the first bin whose cumulative count passes it
+        at = np.arange(who.size)
+        before = np.where(chosen > 0, cum[at, np.maximum(chosen - 1, 0)], 0)
+        offset[who] += before
+        left[who] = cum[at, chosen] - before
+        full = (np.zeros(targets), np.ones(targets), np.full(targets, -1.0))
+        full[0][who], full[1][who], full[2][who] = level_lo, level_scale, chosen
+        levels.append(_Level(*full[:2], level_bins, full[2]))
+        edge = level_lo + 2.0 * (chosen - 1.0) / level_scale
+        new_lo = np.where(chosen > 0, np.maximum(smin, edge), smin)
+        new_hi = np.where(chosen <= level_bins, np.minimum(smax, edge + 2.0 / level_scale), smax)
+        crossed = new_lo > new_hi  # rounding of the edges: span the candidates
+        lo[who], hi[who] = np.where(crossed, smin, new_lo), np.where(crossed, smax, new_hi)
+
+    everyone = np.arange(targets)
+    choose(
+        tally.lo[cell],
+        tally.scale[cell],
+        tally.histogram.shape[1] - 2,
+        tally.histogram[cell],
+        everyone,
+        tally.minimum[cell],
+        tally.maximum[cell],
+    )
+    done = tally.minimum[cell] == tally.maximum[cell]  # one distinct value in the cell
+    value = np.where(done, tally.minimum[cell], np.nan)
+    for passes in range(_MAX_HISTOGRAM_PASSES + 1):
+        active = ~done
+        if not active.any():
+            break
+        limit = cap if passes < _MAX_HISTOGRAM_PASSES else int(left.max())
+        ic = np.flatnonzero(active & (left <= limit))  # collected this pass
+        ih = np.flatnonzero(active & (left > limit))  # histogrammed this pass
+        need = np.concatenate([ic, ih])
+        pool = np.full((ic.size, max(1, int(left[ic].max()) if ic.size else 1)), np.inf)
+        filled = np.zeros(ic.size, dtype=np.int64)
+        counts = np.zeros((ih.size, bins + 2), dtype=np.int64)
+        smin, smax = np.full(ih.size, np.inf), np.full(ih.size, -np.inf)
+        h_lo, h_scale = lo[ih], _scale(lo[ih], hi[ih], bins)
+        for v in stream():
+            vals = v[:, cell[need]]
+            member = np.isfinite(vals)
+            for level in levels:
+                member &= level.keeps(vals, need)
+            mc, vc = member[:, : ic.size], vals[:, : ic.size]
+            rows, cols = np.nonzero(mc)
+            if rows.size:
+                within = np.cumsum(mc, axis=0)[rows, cols] - 1
+                pool[cols, filled[cols] + within] = vc[rows, cols]
+                filled += mc.sum(axis=0)
+            mh, vh = member[:, ic.size :], vals[:, ic.size :]
+            _count_bins(counts, vh, mh, h_lo, h_scale, bins)
+            np.minimum(smin, np.where(mh, vh, np.inf).min(axis=0), out=smin)
+            np.maximum(smax, np.where(mh, vh, -np.inf).max(axis=0), out=smax)
+        if ic.size:
+            pool.sort(axis=1)
+            value[ic] = pool[np.arange(ic.size), rank[ic] - offset[ic]]
+            done[ic] = True
+        if ih.size:
+            tied = smin == smax  # every candidate equal: that is the value
+            value[ih[tied]], done[ih[tied]] = smin[tied], True
+            choose(h_lo, h_scale, bins, counts, ih, smin, smax)
+    return value
+
+
+def streamed_intervals(
+    stream: BlockStream,
+    estimate: np.ndarray,
+    B: int,
+    *,
+    level: float,
+    acceleration: np.ndarray | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, p) of every cell from a re-playable stream of its replicates,
+    equal bit for bit to :func:`percentile_interval` (``acceleration`` None) or
+    :func:`bca_interval` (given :func:`_acceleration` of the jackknife values,
+    computed on the field's own shape: numpy's summation order depends on it)
+    and :func:`bootstrap_p` on the stored replicates."""
+    tally = _tally(stream, estimate, budget)
+    count = tally.count
+    if acceleration is None:
+        q1, q2, defined = _interval_levels(count, B, level)
+    else:
+        q1, q2, defined = _interval_levels(
+            count, B, level, estimate=estimate, below=tally.below, acceleration=acceleration
+        )
+    # each end interpolates between two order statistics, for the cells where it is defined
+    ends = []
+    for q in (q1, q2):
+        ok, below, above, frac = _quantile_ranks(count, q)
+        w = np.flatnonzero(ok & defined)
+        ends.append((w, below[w], above[w], frac[w]))
+    cells = np.concatenate([c for w, *_ in ends for c in (w, w)])
+    ranks = np.concatenate([r for _, below, above, _ in ends for r in (below, above)])
+    got = iter(
+        np.split(
+            order_statistics(stream, tally, cells, ranks, budget=budget),
+            np.cumsum([w.size for w, *_ in ends for _ in range(2)])[:-1],
+        )
+    )
+    lo, hi = np.full(estimate.size, np.nan), np.full(estimate.size, np.nan)
+    for out, (w, _, _, frac) in zip((lo, hi), ends, strict=True):
+        s_below, s_above = next(got), next(got)
+        out[w] = s_below + frac * (s_above - s_below)
+    return lo, hi, _p_value(tally.le, tally.ge, count, B, level)
+
+
+def _flat(values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """A block of replicates name → (b, ...) as (b, cells), the fields side by side."""
+    return np.concatenate([v.reshape(len(v), -1) for v in values.values()], axis=1)
+
+
+def bootstrap_intervals(
+    x: np.ndarray,
+    statistic: Statistic,
+    *,
+    B: int,
+    seed: int,
+    level: float = 0.95,
+    method: str = "percentile",
+    block: int | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
+) -> dict[str, Interval]:
+    """Estimate and topic-bootstrap interval of every field of ``statistic`` on ``x``.
+
+    ``method`` is "percentile" (default) or "bca" (Efron & Tibshirani 1993).
+    Percentile intervals are NaN where the estimate is undefined, as BCa ones.
+    Replicates are kept while cells × B ≤ ``budget`` elements and streamed
+    beyond (:func:`streamed_intervals`): the same intervals, bit for bit.
+    """
+    if method not in METHODS:
+        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
+    _tail(level)
+    x = np.asarray(x, dtype=float)
+    estimate = {k: np.asarray(v, dtype=float) for k, v in statistic(x).items()}
+    jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else {}
+    ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if sum(v.size for v in estimate.values()) * B > budget:
+        lo, hi, _ = streamed_intervals(
+            replayed(x, statistic, _flat, B=B, seed=seed, block=block),
+            np.concatenate([e.ravel() for e in estimate.values()]),
+            B,
+            level=level,
+            acceleration=(
+                np.concatenate([_acceleration(j).ravel() for j in jack.values()]) if jack else None
+            ),
+            budget=budget,
+        )
+        start = 0
+        for name, e in estimate.items():
+            part = slice(start, start + e.size)
+            start += e.size
+            ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
+    else:
+        reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
+        for name, e in estimate.items():
+            ends[name] = (
+                bca_interval(reps[name], e, jack[name], level)
+                if jack
+                else percentile_interval(reps[name], level)
+            )
+    out: dict[str, Interval] = {}
+    for name, e in estimate.items():
+        undefined = ~np.isfinite(e)
+        lo, hi = ends[name]
+        out[name] = Interval(e, np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi))
+    return out
+
+
+# --------------------------------------------------------------------------- paired tests
+
+
+def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pitman–Morgan test of equal variances for paired samples (Pitman 1939; Morgan 1939).
+
+    ``a`` and ``b`` (..., n) are two runs' scores on the same topics. Since
+    Var(a) − Var(b) = Cov(a + b, a − b), equal variances means no correlation
+    r between the sums and the differences; t = r √((n − 2)/(1 − r²)) has
+    n − 2 degrees of freedom under H0. Returns (r, t, two-sided p), each (...).
+    When the sums or the differences are constant the variances are equal
+    exactly: r = 0, p = 1. With n < 3 everything is NaN.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    n = a.shape[-1]
+    s, d = a + b, a - b
+    if n < 3:
+        nan = np.full(s.shape[:-1], np.nan)
+        return nan, nan.copy(), nan.copy()
+    sc = s - s.mean(axis=-1, keepdims=True)
+    dc = d - d.mean(axis=-1, keepdims=True)
+    degenerate = constant(s) | constant(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (sc * dc).sum(axis=-1) / np.sqrt((sc * sc).sum(axis=-1) * (dc * dc).sum(axis=-1))
+        r = np.where(degenerate, 0.0, np.clip(r, -1.0, 1.0))
+        t = r * np.sqrt((n - 2) / (1.0 - r * r))
+    from scipy.special import stdtr  # lazily
+
+    p = np.where(np.abs(r) >= 1.0, 0.0, 2.0 * stdtr(n - 2, -np.abs(t)))
+    return r, t, p
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979) of a 1-D array.
+
+    Sorted ascending, p_(i) becomes max_{j ≤ i} min(1, (k − j + 1) p_(j)) with
+    k the number of finite p-values; NaN p-values stay NaN and are not counted.
+    """
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"holm expects a 1-D array, got shape {p.shape}")
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    k = len(finite)
+    if k:
+        order = finite[np.argsort(p[finite], kind="stable")]
+        scaled = np.minimum(1.0, (k - np.arange(k)) * p[order])
+        out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def bootstrap_p(differences: np.ndarray, level: float = 0.95) -> np.ndarray:
+    """Two-sided bootstrap p-value of H0: difference = 0, from replicates (B, ...).
+
+    p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B' + 1)) over the B'
+    finite replicates: the smallest level at which the percentile interval
+    excludes 0 (Efron & Tibshirani 1993, §15.4), with the Monte-Carlo "+1"
+    (Davison & Hinkley 1997, eq. 4.11). NaN under the undefined-replicate rule
+    of the module docstring (``level`` sets its tolerance).
+    """
+    d = np.asarray(differences, dtype=float)
+    finite = np.isfinite(d)
+    count = finite.sum(axis=0)
+    le = (finite & (d <= 0)).sum(axis=0)
+    ge = (finite & (d >= 0)).sum(axis=0)
+    return _p_value(le, ge, count, d.shape[0], level)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One paired comparison row: ``field`` of run ``a`` minus that of run ``b``.
+
+    ``diff`` is the difference on the data, [lo, hi] its paired topic-bootstrap
+    interval, ``p`` the bootstrap p-value and ``p_holm`` its Holm adjustment
+    over the pairs compared. Rows of ``var`` also carry the Pitman–Morgan
+    test (``test = "pitman-morgan"``, ``p_pm`` and its Holm adjustment
+    ``p_pm_holm``); on other rows these are None.
+    """
+
+    a: str
+    b: str
+    field: str
+    diff: float
+    lo: float
+    hi: float
+    p: float
+    p_holm: float
+    test: str | None = None
+    p_pm: float | None = None
+    p_pm_holm: float | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        row: dict[str, object] = {
+            "a": self.a,
+            "b": self.b,
+            "field": self.field,
+            "diff": self.diff,
+            "lo": self.lo,
+            "hi": self.hi,
+            "p": self.p,
+            "p_holm": self.p_holm,
+        }
+        if self.test is not None:
+            row.update(test=self.test, p_pm=self.p_pm, p_pm_holm=self.p_pm_holm)
+        return row
+
+
+COMPARED_FIELDS = ("mean", "var", "mse")
+
+
+def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]:
+    """Alphas as written (strings kept, numbers formatted with %g) and as floats."""
+    labels = [a if isinstance(a, str) else format(float(a), "g") for a in alphas]
+    return labels, np.array([float(a) for a in alphas], dtype=float)
+
+
+def _pair_indices(
+    systems: Sequence[str], pairs: Sequence[tuple[str, str]] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    index = {s: i for i, s in enumerate(systems)}
+    if len(index) != len(systems):
+        raise ValueError("system names must be unique")
+    if pairs is None:
+        ia, ib = np.triu_indices(len(systems), k=1)
+        return ia, ib
+    rows = []
+    for a, b in pairs:
+        for name in (a, b):
+            if name not in index:
+                raise ValueError(f"run {name!r} is not among the runs compared")
+        if a == b:
+            raise ValueError(f"run {a!r} is compared with itself")
+        rows.append((index[a], index[b]))
+    if not rows:
+        raise ValueError("no pair of runs to compare")
+    ia, ib = (np.array(c, dtype=np.intp) for c in zip(*rows, strict=True))
+    return ia, ib
+
+
+def compare_runs(
+    x: np.ndarray,
+    systems: Sequence[str],
+    pairs: Sequence[tuple[str, str]] | None = None,
+    *,
+    statistic: Statistic,
+    alphas: Sequence[str | float] = ("0", "1", "5", "10"),
+    B: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    method: str = "percentile",
+    block: int | None = None,
+    budget: int = _REPLICATE_ELEMENTS,
+) -> list[Comparison]:
+    """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
+    var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
+    a bootstrap p-value (:func:`bootstrap_p`) and its Holm adjustment (Holm
+    1979, family = the pairs, per field and alpha); var rows add the
+    Pitman–Morgan test (Pitman 1939; Morgan 1939) on the per-topic scores.
+
+    ``x`` (m, n) is the whole score matrix: each resample draws the same topics
+    for every run, and the fields that depend on all runs (c, the GeoRisk
+    expectations) are recomputed on the whole resample by ``statistic``,
+    which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
+    (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
+    its columns). ``pairs`` defaults to every pair (i < j) in the order of
+    ``systems``. Rows come pair by pair, fields in the order above. The
+    fields' replicates are kept while they fit ``budget`` elements; beyond,
+    the differences are streamed (:func:`streamed_intervals`), with the same
+    results bit for bit.
+    """
+    if method not in METHODS:
+        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[0] != len(systems):
+        raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
+    ia, ib = _pair_indices(systems, pairs)
+    labels, _ = _alpha_labels(alphas)
+    names = [*COMPARED_FIELDS, *(f"georisk@{label}" for label in labels)]
+
+    def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """The compared fields' columns (..., m), in the order of ``names``."""
+        georisk = values["georisk"]
+        return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
+
+    estimate = compared(statistic(x))
+    jack = compared(jackknife_replicates(x, statistic, block=block)) if method == "bca" else None
+    n_pairs = len(ia)
+    diffs = [est[ia] - est[ib] for est in estimate]
+
+    def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
+        """(lead, pairs × fields): a − b of every pair, field by field."""
+        return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
+
+    # (lo, hi, p) per field, pair by pair
+    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if len(estimate) * len(systems) * B > budget:
+        # bounded memory: every pair's differences streamed as cells
+        lo, hi, p = streamed_intervals(
+            replayed(
+                x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
+            ),
+            np.concatenate(diffs),
+            B,
+            level=level,
+            acceleration=None if jack is None else _acceleration(pair_differences(jack)),
+            budget=budget,
+        )
+        parts = np.arange(1, len(names)) * n_pairs
+        ends = list(zip(*(np.split(v, parts) for v in (lo, hi, p)), strict=True))
+    else:
+        reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
+        chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
+        for k, (diff, rep) in enumerate(zip(diffs, reps, strict=True)):
+            lo, hi, p = (np.empty(n_pairs) for _ in range(3))
+            for s in range(0, n_pairs, chunk):
+                sl = slice(s, s + chunk)
+                d = rep[:, ia[sl]] - rep[:, ib[sl]]
+                if jack is None:
+                    lo[sl], hi[sl] = percentile_interval(d, level)
+                else:
+                    jk = jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
+                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk, level)
+                p[sl] = bootstrap_p(d, level)
+            ends.append((lo, hi, p))
+    results: dict[str, tuple[np.ndarray, ...]] = {}
+    for name, diff, (lo, hi, p) in zip(names, diffs, ends, strict=True):
+        lo, hi, p = (np.where(np.isfinite(diff), v, np.nan) for v in (lo, hi, p))
+        results[name] = (diff, lo, hi, p, holm(p))
+
+    _, _, p_pm = pitman_morgan(x[ia], x[ib])
+    p_pm_holm = holm(p_pm)
+    rows: list[Comparison] = []
+    for k in range(n_pairs):
+        a, b = systems[ia[k]], systems[ib[k]]
+        for name, (diff, lo, hi, p, ph) in results.items():
+            extra = {}
+            if name == "var":
+                extra = {
+                    "test": "pitman-morgan",
+                    "p_pm": float(p_pm[k]),
+                    "p_pm_holm": float(p_pm_holm[k]),
+                }
+            rows.append(
+                Comparison(
+                    a,
+                    b,
+                    name,
+                    float(diff[k]),
+                    float(lo[k]),
+                    float(hi[k]),
+                    float(p[k]),
+                    float(ph[k]),
+                    **extra,
+                )
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------- Pareto front
+
+
+def pareto_front(bias2: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """Runs on the Pareto front of (Bias², Var), both to be minimised: bool (..., m).
+
+    Run i is dominated when another run j has Bias²_j ≤ Bias²_i and
+    Var_j ≤ Var_i with at least one inequality strict (weak dominance), so
+    runs tied in both stay on the front together. A run with an undefined
+    Bias² or Var is not on the front and dominates no run.
+    """
+    b = np.asarray(bias2, dtype=float)
+    v = np.asarray(var, dtype=float)
+    b, v = np.broadcast_arrays(b, v)
+    # axis -2: candidate dominator j, axis -1: dominated run i
+    bj, bi = b[..., :, np.newaxis], b[..., np.newaxis, :]
+    vj, vi = v[..., :, np.newaxis], v[..., np.newaxis, :]
+    dominates = (bj <= bi) & (vj <= vi) & ((bj < bi) | (vj < vi))
+    return np.isfinite(b) & np.isfinite(v) & ~dominates.any(axis=-2)
+
+
+# --------------------------------------------------------------------------- random grouping
+
+
+@dataclass(frozen=True)
+class CorrelationSummary:
+    """Distribution of a per-repeat correlation: mean and the central ``level``
+    quantiles over the ``defined`` repeats where it is defined."""
+
+    mean: float
+    lo: float
+    hi: float
+    defined: int
+    repeats: int
+
+
+def correlation_distribution(
+    correlations_by_name: Mapping[str, np.ndarray], level: float = 0.95
+) -> dict[str, CorrelationSummary]:
+    """Distribution of per-repeat correlations, e.g. the Pearson and Spearman
+    correlation of Bias² and Var in each random-grouping repeat (SPEC §7):
+    name → (R,) values (NaN where undefined) → mean and the α / 1 − α
+    quantiles (2.5 % / 97.5 % for level 0.95; numpy's linear interpolation)
+    over the repeats where it is defined; NaN when it is defined in none."""
+    alpha = _tail(level)
+    out: dict[str, CorrelationSummary] = {}
+    for name, values in correlations_by_name.items():
+        r = np.asarray(values, dtype=float)
+        ok = r[np.isfinite(r)]
+        if ok.size:
+            lo, hi = np.quantile(ok, [alpha, 1.0 - alpha])
+            out[name] = CorrelationSummary(
+                float(ok.mean()), float(lo), float(hi), int(ok.size), len(r)
+            )
+        else:
+            out[name] = CorrelationSummary(np.nan, np.nan, np.nan, 0, len(r))
+    return out
+
+
+def tradeoff_correlations(bias2: np.ndarray, var: np.ndarray) -> dict[str, np.ndarray]:
+    """Pearson and Spearman of Bias² and Var for stacks (R, m) → name → (R,)
+    (:func:`bvtest_cli.analyses.tradeoff.correlations`), the input of
+    :func:`correlation_distribution`."""
+    pearson, spearman = correlations(bias2, var)
+    return {"pearson": np.atleast_1d(pearson), "spearman": np.atleast_1d(spearman)}

@@ -1,0 +1,81 @@
+"""``bvtest check``: gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import (
+    ANALYSIS,
+    CHECK_FORMAT,
+    CHECK_NEW_RUNS,
+    CHECK_POOL,
+    CHECK_QRELS,
+    CI,
+    EVALUATION,
+    OUTPUT,
+    Command,
+)
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
+
+    The new runs are evaluated together with the POOL (a directory of runs or
+    one run file), so the virtual target and the multiple-baseline risk
+    measures include them. Every gate is checked for every new run; one line
+    per gate and new run: PASS|FAIL, the gate, the run, value OP bound (a
+    FAIL line ends with "is false"). With --scores FILE --new NAME... the
+    runs are systems of a scores file: the --new ones are gated, every other
+    one is the pool. A null value (undefined, e.g. TRisk with a zero standard error) fails.
+
+    FIELD: any per-system field of `bvtest eval` (mean, bias2, var, mse,
+    var_rho, var_target, cov_target; with @ALPHA zrisk, georisk,
+    zrisk_target, trisk_mean; with --baseline urisk, trisk, zrisk_baseline).
+    Alphas the gates name are computed even if --alpha omits them.
+    FIELD.lo / FIELD.hi (e.g. AP:mse.hi<=0.06, nDCG@10:georisk.lo@5>=bm25.run)
+    gate on an end of the field's bootstrap interval: they need --ci LEVEL.
+
+    Exit status: 0 all gates pass; 1 a gate fails; 2 bad usage or input, a
+    malformed gate, a RIGHT that is not a pool run, or a new run named like a
+    pool run. Gates are checked before anything is evaluated.
+
+    \b
+    Examples:
+      bvtest check qrels.txt runs/ new.run --gate 'AP:mse<=0.06'
+      bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
+          --gate 'nDCG@10:georisk@5>=bm25.run'
+      bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
+      bvtest check --scores s.tsv --new mine -g 'AP:mse<=bm25'
+    """
+    from ..report.check import check
+
+    return check(s)
+
+
+COMMAND = Command(
+    "check",
+    (
+        "qrels",
+        "pool",
+        "new_runs",
+        "scores",
+        "new_names",
+        "name",
+        "gates",
+        *EVALUATION,
+        *ANALYSIS,
+        *CI,
+        *OUTPUT,
+    ),
+    run,
+    overrides={
+        "fmt": CHECK_FORMAT,
+        "qrels": CHECK_QRELS,
+        "pool": CHECK_POOL,
+        "new_runs": CHECK_NEW_RUNS,
+    },
+)

@@ -1,0 +1,61 @@
+"""``bvtest compare``: is one run significantly more effective, or more stable, than another?"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import CI, COMPARE_CI, COMPARE_FORMAT, EVALUATION, INPUTS, OUTPUT, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Is one run significantly more effective, or more stable, than another?
+
+    Paired tests of RUN_A − RUN_B over the same topics, per measure: the
+    difference in mean, Var, MSE and GeoRisk (at each --alpha), each with a
+    paired topic-bootstrap interval (--ci, --bootstrap, --ci-method, --seed)
+    and a two-sided bootstrap p-value; for Var also the Pitman–Morgan test of
+    equal variances for paired samples (p_pm). With exactly two runs they are
+    compared; otherwise name pairs with --pair RUN_A RUN_B (repeatable) or
+    compare every pair with --pairs all. p_holm (and p_pm_holm) are Holm's
+    adjustment over the pairs compared, per field. Every run of the input is
+    in the pool: the virtual target, c (MSE) and GeoRisk use them all.
+
+    \b
+    JSON: {"measures": {M: {"pairs": [{"a", "b", "field", "diff", "lo", "hi",
+           "p", "p_holm"[, "test": "pitman-morgan", "p_pm", "p_pm_holm"]}]}}}
+    trec/tsv/csv: one line per row, columns measure a b field diff lo hi p
+    p_holm test p_pm p_pm_holm (empty where they do not apply).
+
+    \b
+    Examples:
+      bvtest compare qrels.txt runs/bm25.run runs/new.run
+      bvtest compare --pair bm25.run new.run -f table qrels.txt runs/
+      bvtest compare --pairs all --scores scores.tsv -f json
+    """
+    from ..report.compare import compare
+
+    return compare(s)
+
+
+COMMAND = Command(
+    "compare",
+    (
+        *INPUTS,
+        *EVALUATION,
+        "pair",
+        "pairs",
+        "target",
+        "normalize",
+        "ddof",
+        "alphas",
+        "seed",
+        *CI,
+        *OUTPUT,
+    ),
+    run,
+    overrides={"ci": COMPARE_CI, "fmt": COMPARE_FORMAT},
+)

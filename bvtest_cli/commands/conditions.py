@@ -1,0 +1,70 @@
+"""``bvtest conditions``: each experimental condition as its own pool of runs (Zhang22 §5.4)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import CONDITIONS_MAP, CONDITIONS_PLOT, EVALUATION, INPUTS, OUTPUT, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
+
+    Runs are one system under one condition (e.g. the Session track's
+    RL1–RL4): --map FILE with lines 'run system condition', or --pattern
+    REGEX with named groups system and condition matched against whole run
+    names (with --scores: the scores file's systems). Each condition's runs
+    get their own virtual target, c, Bias², Var, MSE and tradeoff
+    correlation; per system Bias², Var and MSE = Bias² + Var under every
+    condition and the best (lowest MSE) one; per condition how many systems
+    are best under it.
+
+    \b
+    JSON: {"measures": {M: {"n_topics", "systems": {SYSTEM: {"best": COND,
+             "conditions": {COND: {"bias2", "var", "mse"}}}},
+           "conditions": {COND: {"n_systems", "tradeoff": {...}}},
+           "best_counts": {COND: k}}}}
+
+    \b
+    Examples:
+      bvtest conditions --map conditions.txt qrels.txt runs/
+      bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
+      bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
+      bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
+    """
+    from ..measures.evaluate import load
+    from ..render.plot import check_output, draw, plot_conditions
+    from ..report.conditions import conditions_report
+
+    if s.plot is not None:
+        check_output(s.plot)  # everything that can fail before evaluating
+    matrices, notes = load(s)
+    report = conditions_report(matrices, s).prefixed(notes)
+    if s.plot is not None:
+        draw(plot_conditions, report, s.plot)
+    return report
+
+
+COMMAND = Command(
+    "conditions",
+    (
+        *INPUTS,
+        "map",
+        "condition_pattern",
+        *EVALUATION,
+        "target",
+        "group",
+        "normalize",
+        "repeats",
+        "seed",
+        "ddof",
+        "plot",
+        *OUTPUT,
+    ),
+    run,
+    overrides={"map": CONDITIONS_MAP, "plot": CONDITIONS_PLOT},
+)

@@ -1,0 +1,49 @@
+"""``bvtest eval``: bias², Var, MSE, Var(ρ), risk measures and the tradeoff of every run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Bias², Var, MSE, Var(ρ), risk measures and the tradeoff of every run.
+
+    For every measure and run: the mean, Bias² = (mean − c)², Var and
+    MSE = Bias² + Var against the virtual target (the best score on each
+    topic); Var(ρ) with Var(x_T) and Cov(x_T, x_i); ZRisk, GeoRisk, ZRisk
+    against the target and TRisk* for every alpha; pareto: whether the run is
+    on the Pareto front of (Bias², Var); and per measure the Pearson/Spearman
+    correlation of Bias² and Var across runs (with --group random:K also the
+    distribution of the per-repeat correlations, tradeoff_repeats).
+
+    --ci LEVEL adds a topic-bootstrap interval to every field and to the
+    tradeoff correlations: FIELD.lo / FIELD.hi lines, "FIELD_ci": {"lo",
+    "hi"} in JSON, "value [lo, hi]" in the table.
+
+    \b
+    Examples:
+      bvtest eval qrels/qrels.txt sample_runs/
+      bvtest eval -m AP -m nDCG@10 --format table qrels.txt runs/
+      bvtest eval --target ideal --baseline bm25.run qrels.txt runs/*.run
+      bvtest scores qrels.txt runs/ | bvtest eval --scores -
+      bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
+      bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels.txt runs/
+    """
+    from ..measures.evaluate import load
+    from ..report.pipeline import eval_report
+
+    matrices, notes = load(s)
+    return eval_report(matrices, s).prefixed(notes)
+
+
+COMMAND = Command(
+    "eval",
+    (*INPUTS, *EVALUATION, *ANALYSIS, *CI, *OUTPUT),
+    run,
+)

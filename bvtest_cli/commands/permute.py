@@ -1,0 +1,40 @@
+"""``bvtest permute``: engineered runs (Cormack & Grossman 2019 §4.2) written to --out DIR."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import PERMUTE_OUT, RUNS, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Engineered runs (Cormack & Grossman 2019 §4.2) written to --out DIR.
+
+    For every run and topic, the relevant documents (under QRELS) are
+    shuffled among the positions they occupy, within each grade (seeded by
+    --seed, the run's name and the topic). Each engineered run DIR/NAME.perm
+    (run tag NAME.perm) has exactly its source's per-topic AP, nDCG, P@k...
+    under QRELS, but other documents at the top: ranked with the real runs,
+    they expose the bias of a shallow pool. Nothing is printed on stdout.
+
+    \b
+    Examples:
+      bvtest permute --out eng/ qrels.txt runs/
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels   # the real runs' pool
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/ eng/
+    """
+    from ..report.rankings import permute_files
+
+    return permute_files(s)
+
+
+COMMAND = Command(
+    "permute",
+    ("output", "inputs", "seed", "jobs", "quiet"),
+    run,
+    overrides={"inputs": RUNS, "output": PERMUTE_OUT},
+)

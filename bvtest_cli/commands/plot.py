@@ -1,0 +1,51 @@
+"""``bvtest plot``: draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..options import ANALYSIS, CI, EVALUATION, INPUTS, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
+
+    One row of three panels per measure, from the same analysis as eval (same
+    options). The Bias²–Var scatter marks the Pareto front (runs no other run
+    beats on both), and with --ci shows each run's intervals as error bars.
+    Needs matplotlib: pip install 'bvtest[plot]'. Writes only FILE,
+    nothing on stdout; exit 2 when matplotlib is missing, the extension is not
+    png/svg/pdf or FILE cannot be written.
+
+    \b
+    Examples:
+      bvtest plot -o bv.png qrels/qrels.txt sample_runs/
+      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels.txt runs/
+      bvtest plot --scores scores.tsv -o bv.svg
+    """
+    from ..measures.evaluate import load
+    from ..render.plot import check_output, plot_report
+    from ..report.pipeline import eval_report
+
+    check_output(s.output)  # everything that can fail before evaluating
+    matrices, notes = load(s)
+    report = eval_report(matrices, s).prefixed(notes)
+    try:
+        plot_report(report, s.output)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot write the plot: {exc.strerror or exc}", s.output) from None
+    return report
+
+
+COMMAND = Command(
+    "plot",
+    (*INPUTS, *EVALUATION, *ANALYSIS, *CI, "output"),
+    run,
+)

@@ -1,0 +1,76 @@
+"""``bvtest rankings``: bias and variance of the system rankings of test collections."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import OUTPUT, RANKINGS_MEASURE, RANKINGS_SAMPLES, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Bias and variance of the system ranking of test collections (Cormack & Grossman 2019).
+
+    How accurately does a test collection X (qrels) rank the runs, compared
+    with a reference collection G? The distance between two rankings is
+    delta = 1 - tau_b on the runs' mean scores (-m). B bootstrap samples of
+    topics (--samples, --topics, --seed), independent for each collection
+    and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
+    Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
+    sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
+    the estimate is negative), sigma, rmse, b2, delta and batch-means
+    standard errors (se_*); sigma_reference. With two or more collections,
+    matrix (the paper's Table 3): every collection measured against every
+    other one as the reference, RMSE with sigma on the diagonal.
+
+    Topics: the reference's topics with a relevant document; a topic a test
+    collection does not judge scores 0 there (a note). NAME=F1,F2,... gives a
+    collection as several qrels samples (a statistical method): each drawn
+    topic takes one of them at random.
+
+    \b
+    JSON: {"reference", "samples", "topics", "seed", "measure", "n_topics",
+           "n_systems", "batches", "sigma_reference", "se_sigma_reference",
+           "collections": {NAME: {"bias", "sigma", "rmse", "b2", "delta",
+                                  "se_bias", "se_sigma", "se_rmse", "se_b2"}},
+           "matrix": {"bias" | "rmse" | "b2" | "se_bias" | "se_rmse":
+                      {G: {X: value}}}}       (two or more collections)
+    trec: AP.bias<TAB>depth5<TAB>0.0812, AP.matrix.bias.G.X<TAB>all<TAB>...
+
+    \b
+    Examples:
+      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels
+      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/
+      bvtest rankings --reference G=qrels.txt --collection d5=depth5.qrels \\
+          --collection d20=depth20.qrels -f table runs/
+      bvtest rankings -m infAP --reference qrels.txt \\
+          --collection sampled=s1.qrels,s2.qrels,s3.qrels --topics 200 runs/
+    """
+    from ..report.rankings import rankings_report
+
+    return rankings_report(s)
+
+
+COMMAND = Command(
+    "rankings",
+    (
+        "reference",
+        "collections",
+        "runs",
+        "measures",
+        "samples",
+        "topics",
+        "seed",
+        "rel_level",
+        "jobs",
+        "err_impl",
+        "impl",
+        "quiet",
+        *OUTPUT,
+    ),
+    run,
+    overrides={"measures": RANKINGS_MEASURE, "samples": RANKINGS_SAMPLES},
+)

@@ -1,0 +1,39 @@
+"""``bvtest scores``: per-topic scores as a long TSV: system, topic, measure, value."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import EVALUATION, RUNS, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Per-topic scores as a long TSV: system, topic, measure, value.
+
+    The topic set is the one every analysis uses (qrels topics with a relevant
+    document; a run missing one scores 0 there), and values are written in
+    full precision, so `bvtest eval --scores` on this file prints the same
+    numbers as `bvtest eval` on the runs.
+
+    \b
+    Examples:
+      bvtest scores qrels.txt runs/ > scores.tsv
+      bvtest scores -m ERR@20 qrels.txt runs/ | bvtest eval --scores -
+    """
+    from ..measures.evaluate import load
+    from ..report.pipeline import scores_report
+
+    matrices, notes = load(s)
+    return scores_report(matrices, notes)
+
+
+COMMAND = Command(
+    "scores",
+    ("inputs", "name", *EVALUATION),
+    run,
+    overrides={"inputs": RUNS},
+)

@@ -1,0 +1,75 @@
+"""``bvtest variations``: mean–variance evaluation over query variations (Zuccon16)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import EVALUATION, INPUTS, OUTPUT, VARIATIONS_ALPHAS, VARIATIONS_MAP, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Mean–variance evaluation over query variations (Zuccon16).
+
+    Runs answer query variations (query ids such as 201-4); the map says the
+    topic (and user) of each, the qrels are keyed by topic. Per measure and
+    run: the mean mu, the variance var and O = mu − alpha var for every alpha
+    (alpha > 0 rewards stable runs, alpha < 0 unstable ones); per alpha,
+    Kendall's tau and tau_AP between the ranking by O and the ranking by mu;
+    and the crossovers: every pair of runs that swaps places within the
+    alpha range, at the exact alpha where it does.
+
+    \b
+    Modes: general  mu, var over user slots of the topic-weighted score
+                    (the map names a user on every line; every user, every topic)
+           intra    each topic over its variations, runs ranked per topic;
+                    tau, tau_ap per topic and their mean (-q: per-topic mu, var, o)
+           inter    one query per topic, over topics (plain TREC data)
+
+    \b
+    JSON: {"mode", "alphas": [...], "measures": {MEASURE: {"n_topics",
+           "n_variations", "n_users" (general), "systems": {RUN: {"mu", "var",
+           "o": {ALPHA: ..}}}, "tau": {ALPHA: ..}, "tau_ap": {ALPHA: ..},
+           "topics" (intra): {TOPIC: {"tau", "tau_ap"}},
+           "crossovers": [{"a", "b", "alpha"} (+ "topic" in intra)]}}}
+    trec: AP.o(alpha=-2)<TAB>run<TAB>v, AP.tau(alpha=5)<TAB>all<TAB>v,
+          AP.crossover<TAB>runA:runB<TAB>0.8136 (runA leads below that alpha)
+
+    \b
+    Examples:
+      bvtest variations --map uqv.map qrels.txt runs/
+      bvtest variations --split - --mode intra -m P@10 -f table qrels.txt runs/
+      bvtest variations --alpha=-1000:1000:10 --plot tau.png qrels.txt runs/
+      bvtest variations --scores s.tsv --map uqv.map --weights w.txt -f json
+    """
+    from ..render.plot import check_output, draw, plot_variations
+    from ..report.variations import variations_report
+
+    if s.plot is not None:
+        check_output(s.plot)  # everything that can fail before evaluating
+    report = variations_report(s)
+    if s.plot is not None:
+        draw(plot_variations, report, s.plot)
+    return report
+
+
+COMMAND = Command(
+    "variations",
+    (
+        *INPUTS,
+        "map",
+        "split",
+        "mode",
+        "weights",
+        "alphas",
+        "per_topic",
+        *EVALUATION,
+        "plot",
+        *OUTPUT,
+    ),
+    run,
+    overrides={"alphas": VARIATIONS_ALPHAS, "map": VARIATIONS_MAP},
+)

@@ -1,0 +1,270 @@
+"""Sources of runs and qrels, their names, and the line-by-line field rules (SPEC §1).
+
+What a path means (a file, a directory of runs, ``-`` for standard input,
+gzip by name or content), how a run is named, and how one field of a line is
+read and checked when the vectorised reader hands a line over.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+import sys
+import unicodedata
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, printable
+
+Run = dict[str, dict[str, float]]  # topic → docno → score (ir_measures' dict format)
+Qrels = dict[str, dict[str, int]]  # topic → docno → grade
+Note = Callable[[str], None]
+
+STDIN = "-"
+SCORES_HEADER = ("system", "topic", "measure", "value")
+
+# bytes.split() (C's isspace) splits on these; the fast tokenizer must agree.
+_SPLIT_WS = np.zeros(256, dtype=bool)
+_SPLIT_WS[[9, 10, 11, 12, 13, 32]] = True
+
+# What C's atof reads as a decimal number (no hex, no inf/nan), ASCII only.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL_TEXT = re.compile(_DECIMAL.pattern.decode(), re.ASCII)
+_NON_FINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _ignore(_: str) -> None:
+    pass
+
+
+def docno_bytes(docno: str) -> bytes:
+    """The bytes a docno had in its file (docnos are decoded as Latin-1); any
+    output that writes docnos writes these bytes."""
+    return docno.encode("latin-1")
+
+
+def shown_docno(docno: str) -> str:
+    """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
+    other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
+    return _shown(docno_bytes(docno))
+
+
+def _shown(field: bytes) -> str:
+    """A raw field quoted for a message (one line, any bytes)."""
+    return "'" + printable(field.decode("utf-8", "backslashreplace")) + "'"
+
+
+# ---------------------------------------------------------------------------
+# Files and names
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input file: where to read it and the system name it stands for."""
+
+    path: str  # a filesystem path, or "-" for standard input
+    name: str  # system name: file name without directory and without ".gz"
+
+    @property
+    def label(self) -> str:
+        """How the file is named in messages."""
+        return "<stdin>" if self.path == STDIN else self.path
+
+
+def system_name(path: str) -> str:
+    """SPEC §1: the file name without directory and without a trailing ``.gz``."""
+    if path == STDIN:
+        return "stdin"
+    name = os.path.basename(os.path.normpath(path))
+    return name[:-3] if name.endswith(".gz") else name
+
+
+def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
+    """Run arguments → sources: a directory means its regular, non-hidden files
+    sorted by name (anything else in it is skipped with a note); ``-`` means
+    standard input. Names must be unique and usable in every output."""
+    sources: list[Source] = []
+    for path in paths:
+        if path == STDIN:
+            sources.append(Source(STDIN, system_name(STDIN)))
+            continue
+        p = Path(path)
+        if p.is_dir():
+            try:
+                entries = sorted(e for e in os.listdir(p) if not e.startswith("."))
+            except OSError as exc:
+                raise InputError(f"cannot read directory: {exc.strerror}", path) from None
+            files = [e for e in entries if (p / e).is_file()]
+            skipped = [e for e in entries if not (p / e).is_file()]
+            if skipped:
+                note(f"{printable(path)}: skipped {_describe_skipped(p, skipped)}")
+            if not files:
+                raise InputError("directory holds no run files", path)
+            sources.extend(Source(str(p / e), system_name(e)) for e in files)
+        elif p.exists():
+            sources.append(Source(path, system_name(path)))
+        elif p.is_symlink():
+            raise InputError("dangling symbolic link", path)
+        else:
+            raise InputError("no such file or directory", path)
+    return unique_names(sources, "system name")
+
+
+def unique_names(sources: list[Source], what: str) -> list[Source]:
+    """``sources`` after checking that every name is usable in every output and
+    names one input only (``what`` says where the names come from)."""
+    seen: dict[str, str] = {}
+    for source in sources:
+        _check_system_name(source)
+        if source.name in seen:
+            raise InputError(
+                f"{what} {source.name!r} also comes from {seen[source.name]}; "
+                "run names must be unique",
+                source.label,
+            )
+        seen[source.name] = source.label
+    return sources
+
+
+def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
+    """``2 entries that are not regular files: sub (directory), x.run (dangling
+    symbolic link)``; only the first few are named."""
+
+    def kind(name: str) -> str:
+        entry = directory / name
+        if entry.is_dir():
+            return "directory"
+        if entry.is_symlink() and not entry.exists():
+            return "dangling symbolic link"
+        return "not a regular file"
+
+    listed = ", ".join(f"{printable(n)} ({kind(n)})" for n in names[:shown])
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    entries = "entry" if len(names) == 1 else "entries"
+    return f"{len(names)} {entries} that are not regular files: {listed}{more}"
+
+
+def _has_control(text: str) -> bool:
+    """Control characters (C0, DEL, C1) or Unicode line/paragraph separators:
+    what would break a line of output or a message."""
+    return not text.isprintable() and any(
+        unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text
+    )
+
+
+def _check_system_name(source: Source) -> None:
+    """A system name must survive every output: trec lines and the scores file
+    are tab-separated, one record per line, ``#`` starts a comment line of a
+    scores file, fields are stripped of white space, and output is UTF-8."""
+    name = source.name
+    problem = None
+    if any("\udc80" <= c <= "\udcff" for c in name):
+        problem = "is not valid UTF-8"
+    elif "\t" in name:
+        problem = "contains a tab, the field separator of trec lines and scores files"
+    elif any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
+        problem = "contains a line break"
+    elif _has_control(name):
+        problem = "contains a control character"
+    elif name != name.strip(" "):
+        problem = "begins or ends with a space, which a scores file would strip"
+    elif name.startswith("#"):
+        problem = "begins with '#', which a scores file reads as a comment"
+    if problem is not None:
+        raise InputError(f"file name {problem}; rename the file to use it as a run", source.label)
+
+
+def read_bytes(path: str) -> bytes:
+    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin.
+    A UTF-8 byte-order mark is dropped and CR-only line ends become LF, so every
+    reader sees the file as its plain LF version."""
+    label = "<stdin>" if path == STDIN else path
+    try:
+        if path == STDIN:
+            data = sys.stdin.buffer.read()
+        elif os.path.isdir(path):
+            raise InputError("is a directory, expected a file", label)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        if path.endswith(".gz") or data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except OSError as exc:  # includes gzip.BadGzipFile
+        msg = exc.strerror or str(exc) or "cannot read file"
+        raise InputError(f"cannot read: {msg}", label) from None
+    except (EOFError, zlib.error):
+        raise InputError("cannot read: truncated or corrupt gzip data", label) from None
+    return _plain_text(data, label)
+
+
+def _plain_text(data: bytes, label: str) -> bytes:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("UTF-16 text (byte-order mark); save the file as UTF-8 or ASCII", label)
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]
+    # CR-only (old Mac) line ends. A CR before LF is white space at the end of
+    # a line and stays; the count avoids copying CRLF files.
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
+
+
+def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
+    """(line number, fields) of every non-blank line, fields split on ASCII
+    white space as trec_eval does; decoding is left to the field's reader."""
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if b"\x00" in raw:
+            raise InputError("binary data (NUL byte); not a text file", label, lineno)
+        fields = raw.split()
+        if fields:
+            yield lineno, fields
+
+
+def _topic(field: bytes, label: str, lineno: int) -> str:
+    """A topic id: UTF-8 text, as it is printed."""
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"topic id {_shown(field)} is not UTF-8 text", label, lineno) from None
+
+
+def _docno(field: bytes) -> str:
+    return field.decode("latin-1")
+
+
+def _integer(field: bytes) -> int | None:
+    """An ASCII ``[+-]?[0-9]+`` field as int, else None."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    return int(field) if digits.isdigit() else None  # bytes.isdigit: ASCII digits only
+
+
+def _parse_score(field: bytes) -> float | None:
+    """An ASCII decimal or exponent number as float (None if it is not one);
+    may be inf for a number beyond the double range."""
+    digits = field[1:] if field[:1] in (b"+", b"-") else field
+    if digits.replace(b".", b"", 1).isdigit() or _DECIMAL.fullmatch(field):  # plain decimals first
+        return float(field)
+    return None
+
+
+def _score(field: bytes, what: str, label: str, lineno: int) -> float:
+    value = _parse_score(field)
+    if value is None:
+        if _NON_FINITE.fullmatch(field):
+            raise InputError(f"{what} {_shown(field)} is not a finite number", label, lineno)
+        raise InputError(f"{what} {_shown(field)} is not a number", label, lineno)
+    if not math.isfinite(value):
+        raise InputError(
+            f"{what} {_shown(field)} is not a finite number (beyond the double range)",
+            label,
+            lineno,
+        )
+    return value

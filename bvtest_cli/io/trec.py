@@ -1,0 +1,627 @@
+"""Readers and writers for TREC runs, qrels and long-format score files (SPEC §1).
+
+Every reader raises :class:`~bvtest_cli.errors.InputError` carrying the file
+and line of the first malformed line; the CLI turns it into one line on stderr
+and exit status 2.
+
+Runs and qrels are parsed with a vectorized fast path: numpy finds the field
+boundaries of the whole file at once, checks that every non-blank line has
+exactly the expected number of fields, validates the rank / grade column and
+converts plain decimal scores without per-token Python work; Python strings
+are made only for the docnos (one ``str.split`` of the gathered docno bytes)
+and for one qid per block of consecutive lines. Anything the fast path does
+not accept is re-read line by line, which either builds the same result (e.g.
+extra columns, non-ASCII docnos, ``1e-3`` scores) or names the bad line.
+
+Text rules (trec_eval's, where it has one):
+
+* Fields are separated by ASCII white space only (space, tab, CR, VT, FF):
+  C's ``isspace``, not Python's ``str.split``, which also splits on
+  U+00A0, U+2028, ``\x1c``... A UTF-8 byte-order mark is dropped, and CR-only
+  (old Mac) line ends are read as line ends, so such files read exactly as
+  the plain file does.
+* Numbers are ASCII: ``[+-]?[0-9]+`` for ranks and grades, decimal or
+  exponent notation for scores. Python's ``int()``/``float()`` also accept
+  ``1_0``, full-width digits, ``inf``, surrounding Unicode spaces; a TREC
+  file does not.
+* Docnos are opaque bytes (trec_eval compares them with ``strcmp``): they are
+  decoded as Latin-1, a bijection between bytes and code points 0-255, so any
+  byte is data, equality and order are byte equality and byte order, and
+  :func:`docno_bytes` gives the original bytes back for output. Topic ids
+  are UTF-8 text (they are printed), numbers ASCII.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError, printable
+from .fields import _check_nonempty, _Fields, _fields, _integer_values, _integers_ok, _nested
+from .hashing import (
+    _HASH_BLOCK,
+    _any_same_pair,
+    _has_duplicates,
+    _joined,
+    _same_bytes,
+    _sort_keys,
+    docno_digest,
+    docno_hash,
+    pair_key,
+)
+from .sources import (
+    INT64_MAX,
+    INT64_MIN,
+    STDIN,
+    UTF8_BOM,
+    Qrels,
+    Run,
+    Source,
+    _docno,
+    _integer,
+    _lines,
+    _score,
+    _shown,
+    _topic,
+    docno_bytes,
+    read_bytes,
+    shown_docno,
+    unique_names,
+)
+
+# ---------------------------------------------------------------------------
+# Runs
+
+
+def read_run(source: Source) -> Run:
+    """Parse a TREC run ``qid Q0 docno rank score tag`` (SPEC §1)."""
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    run = _parse_run_fast(data)
+    return run if run is not None else _parse_run_slow(data, source.label)
+
+
+def _parse_run_fast(data: bytes) -> Run | None:
+    """The run of a well-formed file by the columnar parser, or None when
+    anything needs a closer look (the slow path then decides)."""
+    columns = _parse_run_columns(data)
+    return None if columns is None else columns.as_dict()
+
+
+def _parse_run_slow(data: bytes, label: str) -> Run:
+    run: Run = {}
+    for lineno, fields in _lines(data, label):
+        if len(fields) < 6:
+            raise InputError(
+                f"expected 6 fields 'qid Q0 docno rank score tag', found {len(fields)}",
+                label,
+                lineno,
+            )
+        if _integer(fields[3]) is None:  # the value is ignored; a non-integer means a shifted line
+            raise InputError(
+                f"rank {_shown(fields[3])} is not an integer (shifted or broken line?)",
+                label,
+                lineno,
+            )
+        value = _score(fields[4], "score", label, lineno)
+        qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
+        ranking = run.setdefault(qid, {})
+        if docno in ranking:
+            raise InputError(
+                f"duplicate docno {shown_docno(docno)} for topic {qid!r}", label, lineno
+            )
+        ranking[docno] = value
+    return run
+
+
+def run_tag(source: Source) -> str:
+    """The run tag (column 6) shared by every line of a run file (``--name tag``).
+
+    A run whose lines carry more than one tag is an error at the first line
+    whose tag differs from the first line's; so is a line without a tag.
+    Reads the file once more, apart from the scores: the fast path compares
+    the tag column as one byte matrix, so it costs little next to evaluation.
+    """
+    if source.path == STDIN:
+        raise InputError("--name tag needs run files; standard input cannot be read twice")
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    fields = _fields(data, 6)
+    segments = fields.segments(5) if fields is not None else None
+    if fields is not None and segments is not None:
+        if len(segments) > 1:
+            first, (other, lo, _) = segments[0][0], segments[1]
+            raise InputError(
+                f"a second run tag {other!r} (the first line has {first!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                int(fields.lines[lo]) + 1,
+            )
+        return segments[0][0]
+    tag = None
+    for lineno, row in _lines(data, source.label):
+        if len(row) < 6:
+            raise InputError(
+                f"expected 6 fields 'qid Q0 docno rank score tag', found {len(row)}",
+                source.label,
+                lineno,
+            )
+        this = row[5].decode("utf-8", "replace")
+        if tag is None:
+            tag = this
+        elif this != tag:
+            raise InputError(
+                f"a second run tag {printable(this)!r} (the first line has {printable(tag)!r}); "
+                "--name tag needs one tag per run",
+                source.label,
+                lineno,
+            )
+    assert tag is not None  # the file is not empty
+    return tag
+
+
+def tagged_sources(sources: Iterable[Source]) -> list[Source]:
+    """The sources named by their run tags (``--name tag``), names unique."""
+    return unique_names([Source(source.path, run_tag(source)) for source in sources], "run tag")
+
+
+# ---------------------------------------------------------------------------
+# Qrels
+
+
+class QrelsFile:
+    """Parsed qrels and the line of each grade's first use (for error messages).
+
+    Held as a :class:`QrelsTable` (arrays) or as a dict, whichever it was
+    built from; the other view is made on first use, so evaluating large
+    qrels never builds the dict of dicts."""
+
+    def __init__(
+        self,
+        label: str,
+        qrels: Qrels | None = None,
+        first_line_of_grade: dict[int, int] | None = None,
+        *,
+        table: QrelsTable | None = None,
+    ) -> None:
+        if qrels is None and table is None:
+            raise ValueError("QrelsFile needs qrels or a table")
+        self.label = label
+        self._qrels = qrels
+        self._table = table
+        self.first_line_of_grade = first_line_of_grade or {}
+
+    @property
+    def qrels(self) -> Qrels:
+        """topic → docno → grade, in file order."""
+        if self._qrels is None:
+            assert self._table is not None
+            self._qrels = self._table.as_dict()
+        return self._qrels
+
+    @property
+    def table(self) -> QrelsTable:
+        if self._table is None:
+            assert self._qrels is not None
+            self._table = QrelsTable.from_dict(self._qrels)
+        return self._table
+
+    def topics(self) -> list[str]:
+        """Every qrels topic, in file order."""
+        return list(self._qrels) if self._qrels is not None else list(self.table.topics)
+
+    def relevant_topics(self, rel_level: int) -> list[str]:
+        """Topics with at least one document of grade >= rel_level (SPEC §3)."""
+        if self._qrels is not None:
+            return [
+                t for t, docs in self._qrels.items() if any(g >= rel_level for g in docs.values())
+            ]
+        table = self.table
+        has = table.num_rel(rel_level) > 0
+        return [t for t, keep in zip(table.topics, has.tolist(), strict=True) if keep]
+
+
+def read_qrels(path: str) -> QrelsFile:
+    """Parse qrels ``qid iter docno rel`` with integer (graded) rel (SPEC §1)."""
+    label = "<stdin>" if path == STDIN else path
+    mapped = _mapped(path)
+    if path == STDIN:
+        data = read_bytes(path)
+        fast = _parse_qrels_table(data)
+    else:
+        # The parser drops the file's bytes (or mapping) once it has split them,
+        # before it builds the table (the peak memory of a large qrels file);
+        # the line-by-line path then reads the file again.
+        box: list = [read_bytes(path) if mapped is None else mapped]
+        del mapped
+        fast = _parse_qrels_table(box)
+        data = b"" if fast is not None else read_bytes(path)
+    if fast is not None:
+        table, first_line = fast
+        if len(table) > _TRIM_ROWS:
+            _release_freed_memory()
+        return QrelsFile(label, None, first_line, table=table)
+    _check_nonempty(data, label)
+    qrels: Qrels = {}
+    first_line: dict[int, int] = {}
+    for lineno, fields in _lines(data, label):
+        _add_qrel(qrels, first_line, fields, label, lineno)
+    return QrelsFile(label, qrels, first_line)
+
+
+_TRIM_ROWS = 1 << 20  # qrels lines from which the parse's freed memory is handed back
+_MAP_BYTES = 1 << 26  # files from this size (64 MiB) are mapped rather than read
+
+
+def _mapped(path: str) -> mmap.mmap | None:
+    """A large plain file mapped read-only, its pages taken from the page cache
+    at once (MAP_POPULATE): no copy of hundreds of MB into fresh memory, which
+    the kernel would first have to zero. None for standard input, a small or
+    gzipped file, a file that read_bytes would change (byte-order mark, CR
+    line ends), or where mapping is not available."""
+    if path == STDIN or path.endswith(".gz") or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size < _MAP_BYTES:
+                return None
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            mapped = mmap.mmap(fh.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+    except (OSError, ValueError, AttributeError):
+        return None  # read_bytes meets the error again and reports it
+    head = mapped[:3]
+    changed = head == UTF8_BOM or mapped.find(b"\r") >= 0  # as read_bytes would
+    if head[:2] in (b"\x1f\x8b", b"\xff\xfe", b"\xfe\xff") or changed:
+        mapped.close()
+        return None
+    return mapped
+
+
+def _release_freed_memory() -> None:
+    """Give the heap pages freed by a large parse back to the OS (glibc's
+    malloc_trim; nothing elsewhere). The parse allocates and frees hundreds of
+    MB in pieces below glibc's mmap threshold; kept, they would stay resident
+    in this process and in every worker forked after it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_KEEP_FREED = 1 << 25  # 32 MiB: glibc's largest mmap threshold on 64-bit systems
+
+
+def keep_freed_memory() -> None:
+    """Let this process (and the workers it forks) reuse the memory it frees
+    (glibc's mallopt; nothing elsewhere). Parsing a run allocates and frees a
+    dozen arrays of a few MB; by default glibc maps each afresh and unmaps it
+    when freed, or trims the heap above 2x its last such size, so every array
+    is paid again in page faults: about a third of the CPU of evaluating a
+    TREC-8-size run. Arrays up to 32 MiB now come from the heap, and the heap
+    keeps up to 32 MiB of free memory at its top."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_FREED)
+        libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED)
+    except (OSError, AttributeError):
+        pass
+
+
+def _add_qrel(
+    qrels: Qrels, first_line: dict[int, int], fields: list[bytes], label: str, lineno: int
+) -> None:
+    if len(fields) != 4:
+        # trec_eval rejects a qrels line with more fields too (a run is not qrels)
+        hint = "; is this a run file?" if len(fields) == 6 else ""
+        raise InputError(
+            f"expected 4 fields 'qid iter docno rel', found {len(fields)}{hint}", label, lineno
+        )
+    grade = _integer(fields[3])
+    if grade is None:
+        raise InputError(f"relevance {_shown(fields[3])} is not an integer", label, lineno)
+    if not INT64_MIN <= grade <= INT64_MAX:
+        raise InputError(f"relevance {_shown(fields[3])} is beyond 64-bit integers", label, lineno)
+    qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
+    docs = qrels.setdefault(qid, {})
+    old = docs.get(docno)
+    if old is not None and old != grade:
+        raise InputError(
+            f"topic {qid!r} docno {shown_docno(docno)} judged twice with different grades "
+            f"({old}, {grade})",
+            label,
+            lineno,
+        )
+    docs[docno] = grade
+    first_line.setdefault(grade, lineno)
+
+
+# ---------------------------------------------------------------------------
+# Long-format score files
+
+
+def sort_topics(topics: Iterable[str]) -> list[str]:
+    """Topics in the order a TREC user expects: numeric ids numerically, and
+    ids such as ``106_1`` by their numeric parts, others as strings."""
+
+    def key(topic: str) -> tuple:
+        parts = topic.replace("-", "_").split("_")
+        if all(p.isdigit() for p in parts):
+            return (0, tuple(int(p) for p in parts), topic)
+        return (1, (), topic)
+
+    return sorted(topics, key=key)
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """A run as columns: one row per line, ``topic[i]`` indexes ``topics``."""
+
+    topics: list[str]  # distinct topic ids, in order of first appearance
+    topic: np.ndarray  # (rows,) int32
+    docno: np.ndarray  # (rows,) bytes_ (``S`` width), the docnos' bytes
+    score: np.ndarray  # (rows,) float64
+    digest: np.ndarray | None = None  # (rows,) docno_digest(docno), when the parser made it
+
+    @classmethod
+    def from_dict(cls, run: Run) -> RunColumns:
+        topics = list(run)
+        sizes = [len(d) for d in run.values()]
+        docnos = [docno_bytes(d) for docs in run.values() for d in docs]
+        return cls(
+            topics,
+            np.repeat(np.arange(len(topics), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(
+                (v for docs in run.values() for v in docs.values()), float, count=sum(sizes)
+            ),
+        )
+
+    def as_dict(self) -> Run:
+        """topic → docno → score, topics and docnos in file order."""
+        return _nested(self.topics, self.topic, self.docno, self.score)
+
+
+def read_run_columns(source: Source) -> RunColumns:
+    """Parse a TREC run (SPEC §1) into columns; the same checks and errors as
+    :func:`read_run`."""
+    data = read_bytes(source.path)
+    _check_nonempty(data, source.label)
+    columns = _parse_run_columns(data)
+    if columns is None:
+        columns = RunColumns.from_dict(_parse_run_slow(data, source.label))
+    return columns
+
+
+def _parse_run_columns(data: bytes) -> RunColumns | None:
+    fields = _fields(data, 6)
+    if fields is None:
+        return None
+    if not fields.integers_ok(3):
+        return None
+    scores = fields.floats(4)
+    if scores is None or not np.isfinite(scores).all():
+        return None
+    segments = fields.segments(0)
+    if segments is None:
+        return None
+    topics: dict[str, int] = {}
+    topic = np.empty(scores.size, dtype=np.int32)
+    for name, lo, hi in segments:
+        topic[lo:hi] = topics.setdefault(name, len(topics))
+    docno = _docno_column(fields)
+    digest = docno_digest(docno)
+    if _has_duplicates(topic, docno, digest):
+        return None  # the line-by-line path names the line
+    return RunColumns(list(topics), topic, docno, scores, digest)
+
+
+def _docno_column(fields: _Fields) -> np.ndarray:
+    """The docno column (the third field) as an ``S`` array."""
+    words = fields.words(2)
+    if words is None:  # wide docnos: through Python strings (ASCII here)
+        return np.array(fields.strings(2), dtype=bytes)
+    # The words' bytes are the docno's, NUL-padded to a multiple of 8 (which
+    # an ``S`` array drops): no copy, and 8-byte words for hashing and compares.
+    return words.view(f"S{8 * words.shape[1]}").ravel()
+
+
+def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
+    """The qrels dict and first line of each grade by the columnar path, or None
+    (kept for the tests that compare it with the line-by-line path)."""
+    parsed = _parse_qrels_table(data)
+    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
+
+
+class QrelsTable:
+    """Qrels as arrays in file order (``topic``, ``docno``, ``grade``) and their
+    (topic, docno) hashes sorted (``key``, with ``row``, the file row of each
+    key), for vectorized lookups. The columns are not reordered: sorting the
+    docnos too would cost a random gather of the widest column and a second
+    copy of it at the peak, for one gather (``row``) saved per lookup."""
+
+    def __init__(
+        self,
+        topics: list[str],
+        topic: np.ndarray | list[np.ndarray],
+        docno: np.ndarray | list[np.ndarray],
+        grade: np.ndarray | list[np.ndarray],
+    ) -> None:
+        """Columns as arrays, or as lists of parts (a chunked parse): the parts
+        are joined one column at a time, the grades once the keys are sorted,
+        which bounds the peak memory of a large qrels file."""
+        self.topics = topics
+        self.topic_index = {t: i for i, t in enumerate(topics)}
+        topic, docno = _joined(topic), _joined(docno)
+        n = topic.size
+        self.has_duplicates = False
+        for seed in range(8):  # a new seed if two different pairs share a hash
+            key = docno_hash(topic, docno, seed)
+            order, key = _sort_keys(key)
+            same = np.flatnonzero(key[1:] == key[:-1])
+            if same.size == 0:
+                break
+            if _any_same_pair(topic, docno, order[same], order[same + 1]):
+                self.has_duplicates = True  # a pair judged twice: the caller decides
+                break
+        else:  # pragma: no cover - eight collisions in a row
+            raise InputError("cannot index the qrels (hash collisions)")
+        self.seed = seed
+        self.key = key
+        # Directory of the sorted keys by their top bits: bucket b starts at
+        # key[first[b]] (an empty one where the next starts), a quarter of a
+        # key on average (at most 2**22 buckets, 16 MB, for 12 M qrels: a few
+        # keys), so a lookup reads its bucket's first key and rarely another,
+        # instead of a binary search or a sort of the looked-up keys.
+        self._bits = min(max(1, (n - 1).bit_length()) + 2, 22)
+        buckets = 1 << self._bits
+        self._first = np.empty(buckets, dtype=np.int32 if n < 2**31 else np.int64)
+        for lo in range(0, buckets, _HASH_BLOCK):  # in blocks: no large temporaries
+            smallest = np.arange(lo, min(lo + _HASH_BLOCK, buckets), dtype=np.uint64)
+            smallest <<= np.uint64(64 - self._bits)
+            self._first[lo : lo + smallest.size] = np.searchsorted(key, smallest)
+        self.row = order.astype(np.int32 if n < 2**31 else np.int64)
+        del order
+        self.docno, self.topic = docno, topic
+        grade = _joined(grade)
+        small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
+        self.grade = grade.astype(np.int32 if small else np.int64, copy=False)
+        self._num_rel: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def from_dict(cls, qrels: Qrels) -> QrelsTable:
+        sizes = [len(d) for d in qrels.values()]
+        docnos = [docno_bytes(d) for docs in qrels.values() for d in docs]
+        grades = (g for docs in qrels.values() for g in docs.values())
+        return cls(
+            list(qrels),
+            np.repeat(np.arange(len(qrels), dtype=np.int32), sizes),
+            np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
+            np.fromiter(grades, np.int64, count=sum(sizes)),
+        )
+
+    def __len__(self) -> int:
+        return self.key.size
+
+    def grades_of(
+        self, topic: np.ndarray, docno: np.ndarray, digest: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(judged, grade) of each (qrels topic index, docno) row; grade 0
+        where unjudged. ``digest``, if given, is docno_digest(docno)."""
+        if digest is None or self.seed:
+            digest = docno_digest(docno, self.seed)
+        key = pair_key(topic, digest)
+        n = self.key.size
+        if n == 0:
+            return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
+        bucket = (key >> np.uint64(64 - self._bits)).astype(np.intp)
+        pos = self._first[bucket].astype(np.intp)
+        np.minimum(pos, n - 1, out=pos)  # an empty last bucket starts at n
+        found = self.key[pos]
+        # Walk the few rows whose bucket holds smaller keys before theirs to
+        # the first key >= theirs. The keys are sorted, so the walk needs no
+        # bucket end: a key of the next bucket is larger, and stops it.
+        walked = rows = np.flatnonzero(found < key)
+        while rows.size:
+            pos[rows] += 1
+            rows = rows[pos[rows] < n]
+            rows = rows[self.key[pos[rows]] < key[rows]]
+        if walked.size:
+            np.minimum(pos, n - 1, out=pos)
+            found[walked] = self.key[pos[walked]]
+        # Equal keys are checked against the docno itself: a collision never
+        # counts. (Equal docnos have equal digests, and for one digest the
+        # key is a bijection of the topic: equal keys then mean equal topics.)
+        judged = found == key
+        row = self.row[pos].astype(np.intp)  # an intp index: the fast gather
+        judged &= _same_bytes(self.docno[row], docno)
+        return judged, np.where(judged, self.grade[row], 0)
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Per qrels topic, the documents with grade >= rel."""
+        if rel not in self._num_rel:
+            self._num_rel[rel] = np.bincount(
+                self.topic[self.grade >= rel], minlength=len(self.topics)
+            )
+        return self._num_rel[rel]
+
+    def max_grade_per_topic(self) -> np.ndarray:
+        out = np.full(len(self.topics), np.iinfo(np.int64).min)
+        np.maximum.at(out, self.topic, self.grade)
+        return out
+
+    def as_dict(self) -> Qrels:
+        """topic → docno → grade in file order."""
+        return _nested(self.topics, self.topic, self.docno, self.grade)
+
+
+_QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays
+
+
+def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int, int]] | None:
+    """Qrels table and first line of each grade for a well-formed file with
+    four fields on every line and no (qid, docno) judged twice; None otherwise
+    (the line-by-line path then accepts repeated equal judgments or names the
+    line). The file is parsed in chunks of whole lines, so the temporary
+    arrays stay small whatever the size of the file. Given a one-element list,
+    the parser takes the bytes out of it and frees them after the last chunk."""
+    if isinstance(data, list):
+        data = data.pop()
+    topics: dict[str, int] = {}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    first: dict[int, int] = {}
+    start, line_offset = 0, 0
+    chunk = b""
+    while start < len(data):
+        end = data.find(b"\n", min(start + _QRELS_CHUNK, len(data)) - 1)
+        end = len(data) if end < 0 else end + 1
+        chunk = data[start:end]
+        start = end
+        if not chunk.strip():
+            line_offset += chunk.count(b"\n")
+            continue
+        fields = _fields(chunk, 4)
+        if fields is None:
+            return None
+        grades_matrix = fields.column(3)
+        if grades_matrix is None or grades_matrix.shape[1] > 18:
+            return None  # wider than 18 characters might not fit an int64
+        if not _integers_ok(grades_matrix):
+            return None
+        grades = _integer_values(grades_matrix)
+        segments = fields.segments(0)
+        if segments is None:
+            return None
+        topic = np.empty(grades.size, dtype=np.int32)
+        for name, lo, hi in segments:
+            topic[lo:hi] = topics.setdefault(name, len(topics))
+        values, first_rows = np.unique(grades, return_index=True)
+        for value, row in zip(values.tolist(), first_rows.tolist(), strict=True):
+            if value not in first:
+                first[value] = int(fields.lines[row]) + 1 + line_offset
+        line_offset += chunk.count(b"\n")
+        if grades.min() >= -(2**31) and grades.max() < 2**31:
+            grades = grades.astype(np.int32)  # the table keeps int32 grades when all fit
+        parts.append((topic, _docno_column(fields), grades))
+        del fields, grades_matrix
+    del data, chunk  # the caller passed a list: these were the last references
+    if not parts:
+        return None
+    # Handed over as lists of parts: the table joins and frees them column by column.
+    columns = [list(c) for c in zip(*parts, strict=True)]
+    del parts
+    if line_offset > _TRIM_ROWS:
+        _release_freed_memory()  # the chunks' temporaries, before the table's peak
+    table = QrelsTable(list(topics), *columns)
+    if table.has_duplicates:
+        return None
+    first_line = dict(sorted(first.items(), key=lambda item: item[1]))
+    return table, first_line

@@ -1,0 +1,172 @@
+"""``bvtest compare``: paired tests of runs over the same topics (SPEC §11b).
+
+For each measure and each pair (a, b) the difference a − b in mean, Var, MSE
+and GeoRisk at every alpha, with a paired topic-bootstrap interval and
+p-value (:func:`bvtest_cli.analyses.uncertainty.compare_runs`), Holm's adjustment over
+the pairs, and for Var the Pitman–Morgan test. The fields are the registry's
+(:func:`bvtest_cli.report.pipeline.registry_statistic` restricted to them), computed
+on the whole resampled matrix: every input run is in the pool, so the virtual
+target, c and the GeoRisk expectations are those of ``bvtest eval``.
+
+Which pairs: ``--pair A B`` (repeatable, names or paths), ``--pairs all``
+(every pair, i < j in input order), or, with neither, the two runs of an
+input that has exactly two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+import numpy as np
+
+from ..analyses import risk
+from ..analyses.uncertainty import Comparison, compare_runs
+from ..errors import InputError
+from ..measures.matrix import ScoreMatrix
+from ..report import registry
+from ..report.model import Records, Report, Section, section
+from ..settings import Settings
+from .values import fmt, plain
+
+#: The registry fields a comparison differences (GeoRisk at every alpha).
+COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
+
+#: Columns of the text formats, in order (JSON keys of a row, and the measure).
+COLUMNS = (
+    "measure",
+    "a",
+    "b",
+    "field",
+    "diff",
+    "lo",
+    "hi",
+    "p",
+    "p_holm",
+    "test",
+    "p_pm",
+    "p_pm_holm",
+)
+
+
+def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | None:
+    """The pairs to compare among ``systems`` (None: every pair).
+
+    Raises InputError for a run that is not an input, a run paired with
+    itself, or no choice with other than two runs.
+    """
+    if s.pairs == "all":
+        if len(systems) < 2:
+            raise InputError("--pairs all needs at least two runs")
+        return None
+    if not s.pair:
+        if len(systems) != 2:
+            raise click.UsageError(
+                f"{len(systems)} runs: name the runs to compare with --pair RUN_A RUN_B, "
+                "or use --pairs all"
+            )
+        return [(systems[0], systems[1])]
+    shown = ", ".join(systems[:5]) + (", ..." if len(systems) > 5 else "")
+    for a, b in s.pair:
+        for name in (a, b):
+            if name not in systems:
+                raise InputError(f"run {name!r} is not among the runs ({shown})", "--pair")
+        if a == b:
+            raise InputError(f"run {a!r} is compared with itself", "--pair")
+    return list(dict.fromkeys(s.pair))
+
+
+def _check_names(s: Settings) -> None:
+    """With QRELS RUNS..., the pairs are checked before anything is evaluated."""
+    if s.scores is not None or len(s.inputs) < 2:
+        return
+    from ..io.sources import expand_sources
+
+    names = [src.name for src in expand_sources(s.inputs[1:])]
+    pairs_for(names, s)
+
+
+def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
+    """Every comparison of one measure (pairs in order, fields in COMPARED
+    order), and the notes."""
+    from ..report.pipeline import bootstrap_statistic
+
+    pairs = pairs_for(m.systems, s)
+    x = m.values
+    if s.normalize != "none":
+        from ..analyses.grouping import normalized_topics
+
+        m, _ = normalized_topics(m, s.normalize)
+        x = m.values
+        if x.shape[1] == 0:
+            raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
+    notes = []
+    if risk.has_negative(x):
+        notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
+    statistic = bootstrap_statistic(m, COMPARED, s, None)
+    assert s.ci is not None
+
+    def with_georisk(y: np.ndarray) -> dict[str, np.ndarray]:
+        out = statistic(y)
+        if registry.GEORISK.name not in out:  # negative scores: GeoRisk undefined
+            out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(s.alphas)), np.nan)
+        return out
+
+    rows = compare_runs(
+        x,
+        m.systems,
+        pairs,
+        statistic=with_georisk,
+        alphas=s.alphas,
+        B=s.bootstrap,
+        seed=s.seed,
+        level=s.ci,
+        method=s.ci_method,
+        budget=s.ci_budget,
+    )
+    return rows, notes
+
+
+def _row_json(row: Comparison) -> dict[str, Any]:
+    return row.as_dict()
+
+
+def _row_text(measure: str):
+    def text(row: Comparison, digits: int) -> tuple[str, ...]:
+        d = row.as_dict()
+        cells = [measure]
+        for name in COLUMNS[1:]:
+            value = d.get(name)
+            cells.append("" if value is None and name not in d else fmt(plain(value), digits))
+        return tuple(cells)
+
+    return text
+
+
+def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest compare``: a Records of comparisons per measure."""
+    blocks = []
+    notes: list[str] = []
+    for m in matrices:
+        rows, measure_notes = measure_pairs(m, s)
+        notes += measure_notes
+        records = Records(tuple(rows), _row_json, _row_text(m.measure), header=COLUMNS)
+        blocks.append((m.measure, section(("pairs", records))))
+    body = section(
+        ("ci", s.ci),
+        ("bootstrap", s.bootstrap),
+        ("ci_method", s.ci_method),
+        ("seed", s.seed),
+        ("measures", Section(tuple(blocks))),
+    )
+    return Report(body, notes=tuple(notes))
+
+
+def compare(s: Settings) -> Report:
+    """``bvtest compare``: check the pairs, evaluate, compare."""
+    from ..measures.evaluate import load
+
+    _check_names(s)
+    matrices, notes = load(s)
+    return compare_report(matrices, s).prefixed(notes)

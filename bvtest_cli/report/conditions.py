@@ -1,0 +1,199 @@
+"""Per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+
+Session track participants submitted one run per experimental condition
+(RL1–RL4). Each condition is analysed as its own pool of runs, with its own
+virtual target, c, Bias², Var and MSE, and its own tradeoff correlation
+(Table 12's rows), by :func:`bvtest_cli.report.pipeline.analyse` on the sub-matrix
+of the condition's runs. Per system: Bias², Var and MSE = Bias² + Var under
+each condition, and the condition with the lowest MSE ("19 of 27 systems
+perform best on RL2"), counted per condition.
+
+Which run is which (system, condition) comes from a map file (lines ``run
+system condition``) or from a regular expression with named groups
+``system`` and ``condition`` matched against run names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import InputError, printable
+from ..measures.matrix import ScoreMatrix
+from ..report import registry
+from ..report.model import Report, Section, Table, section
+from ..settings import Settings
+
+Assignment = dict[str, tuple[str, str]]  # run → (system, condition)
+
+
+def read_map(path: str) -> Assignment:
+    """``run system condition`` lines (blank lines and ``#`` comments skipped)."""
+    from ..io.sources import read_bytes
+
+    text = read_bytes(path).decode("utf-8", "replace")
+    out: Assignment = {}
+    seen: dict[tuple[str, str], str] = {}
+    for lineno, line in enumerate(text.split("\n"), 1):
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if len(fields) != 3:
+            raise InputError(
+                f"expected 3 fields 'run system condition', found {len(fields)}", path, lineno
+            )
+        run, system, condition = fields
+        if run in out:
+            raise InputError(f"run {printable(run)!r} is mapped twice", path, lineno)
+        if (system, condition) in seen:
+            raise InputError(
+                f"system {printable(system)!r} under condition {printable(condition)!r} is "
+                f"already run {printable(seen[system, condition])!r}",
+                path,
+                lineno,
+            )
+        out[run] = (system, condition)
+        seen[system, condition] = run
+    if not out:
+        raise InputError("the map holds no 'run system condition' line", path)
+    return out
+
+
+def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
+    """Each run name, matched as a whole, gives its system and condition."""
+    compiled = re.compile(pattern)
+    out: Assignment = {}
+    seen: dict[tuple[str, str], str] = {}
+    for run in runs:
+        found = compiled.fullmatch(run)
+        if found is None:
+            raise InputError(f"run {printable(run)!r} does not match the pattern", "--pattern")
+        key = (found.group("system"), found.group("condition"))
+        if key in seen:
+            raise InputError(
+                f"runs {printable(seen[key])!r} and {printable(run)!r} are both system "
+                f"{printable(key[0])!r} under condition {printable(key[1])!r}",
+                "--pattern",
+            )
+        out[run] = key
+        seen[key] = run
+    return out
+
+
+def assignment(s: Settings, runs: Sequence[str], notes: list[str]) -> Assignment:
+    """The (system, condition) of every run, from --map or --pattern."""
+    import click
+
+    if (s.map is None) == (s.condition_pattern is None):
+        raise click.UsageError("give one of --map FILE and --pattern REGEX")
+    if s.condition_pattern is not None:
+        return match_pattern(s.condition_pattern, runs)
+    mapped = read_map(s.map)
+    unmapped = [r for r in runs if r not in mapped]
+    if unmapped:
+        raise InputError(
+            f"run {printable(unmapped[0])!r} is not in the map"
+            + (f" (nor {len(unmapped) - 1} more)" if len(unmapped) > 1 else ""),
+            s.map,
+        )
+    unused = [r for r in mapped if r not in runs]
+    if unused:
+        notes.append(f"{len(unused)} run(s) of the map are not among the inputs; ignored")
+    return {r: mapped[r] for r in runs}
+
+
+def best_conditions(mse: np.ndarray) -> np.ndarray:
+    """Index of the lowest MSE per system (rows) over conditions (columns);
+    ties go to the first condition, -1 where every MSE is undefined."""
+    filled = np.where(np.isnan(mse), np.inf, mse)
+    best = np.argmin(filled, axis=1)
+    return np.where(np.isinf(filled.min(axis=1, initial=np.inf)), -1, best)
+
+
+def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, list[str]]:
+    """One measure: each condition's pool analysed alone, then per system."""
+    from ..report.pipeline import analyse
+
+    conditions = sorted({c for _, c in a.values()})
+    systems = sorted({sy for sy, _ in a.values()})
+    fields = (registry.BIAS2, registry.VAR, registry.MSE)
+    cube = np.full((len(fields), len(systems), len(conditions)), np.nan)
+    notes: list[str] = []
+    cond_rows, cond_children = [], []
+    for j, cond in enumerate(conditions):
+        rows = [i for i, run in enumerate(m.systems) if a[run][1] == cond]
+        sub = ScoreMatrix(m.measure, tuple(m.systems[i] for i in rows), m.topics, m.values[rows])
+        block, block_notes = analyse(sub, replace(s, baseline=None))
+        notes += [f"{cond}: {n}" for n in block_notes]
+        table = block.get("systems")
+        assert isinstance(table, Table)
+        for run in sub.systems:
+            i = systems.index(a[run][0])
+            for k, f in enumerate(fields):
+                cube[k, i, j] = table.value(run, f)
+        cond_rows.append(len(rows))
+        cond_children.append(section(("tradeoff", block.get("tradeoff"))))
+    best = best_conditions(cube[2])
+    condition_table = Table(
+        rows=tuple(conditions),
+        fields=(registry.N_SYSTEMS,),
+        values={registry.N_SYSTEMS.name: np.array(cond_rows)},
+        children=tuple(cond_children),
+    )
+    per_system = tuple(
+        section(
+            (
+                "conditions",
+                Table(
+                    rows=tuple(c for j, c in enumerate(conditions) if not np.isnan(cube[2, i, j])),
+                    fields=fields,
+                    values={
+                        f.name: cube[k, i][~np.isnan(cube[2, i])] for k, f in enumerate(fields)
+                    },
+                ),
+            )
+        )
+        for i in range(len(systems))
+    )
+    system_table = Table(
+        rows=tuple(systems),
+        fields=(registry.BEST_CONDITION,),
+        values={
+            registry.BEST_CONDITION.name: np.array(
+                [conditions[b] if b >= 0 else None for b in best], dtype=object
+            )
+        },
+        children=per_system,
+    )
+    counts = section(*((c, int((best == j).sum())) for j, c in enumerate(conditions)))
+    out = section(
+        (registry.N_TOPICS, len(m.topics)),
+        ("systems", system_table),
+        ("conditions", condition_table),
+        ("best_counts", counts),
+    )
+    return out, notes
+
+
+def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest conditions``."""
+    notes: list[str] = []
+    a = assignment(s, matrices[0].systems if matrices else (), notes)
+    blocks = []
+    for m in matrices:
+        block, block_notes = measure_block(m, a, s)
+        blocks.append((m.measure, block))
+        notes += block_notes
+    body = section(
+        ("target", s.target),
+        ("group", s.group_text),
+        ("normalize", s.normalize),
+        ("ddof", s.ddof),
+        ("measures", Section(tuple(blocks))),
+    )
+    table_fields = (registry.BEST_CONDITION, registry.BIAS2, registry.VAR, registry.MSE,
+                    registry.N_SYSTEMS, *registry.TRADEOFF_FIELDS)  # fmt: skip
+    return Report(body, table_fields=table_fields, notes=tuple(notes))

@@ -1,0 +1,164 @@
+"""The one result type every command returns: a :class:`Report`.
+
+A report is a tree whose leaves are numbers, with typed inner nodes:
+
+- :class:`Section` — named children in a fixed order (a JSON object);
+- :class:`Table` — rows (runs, topics) × registry fields, each field a numpy
+  column of shape (rows,) or, for alpha-indexed fields, (rows, k);
+- :class:`Records` — a list of records (``check`` verdicts, paired comparisons).
+
+Notes (what bvtest wants the user to know on stderr) travel inside the report.
+:mod:`bvtest_cli.render.text` turns a report into trec / table / tsv / csv / json;
+it learns the layout from these types and from the field registry, never from
+key names. Views such as ``instability`` select and sort a report's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:  # imported where used: `bvtest --help` needs no numpy
+    import numpy as np
+
+from ..report.registry import Field
+
+Value = Union[float, int, str, bool, None]  # noqa: UP007 (a runtime alias)
+Node = Union[Value, "Section", "Table", "Records"]
+
+
+@dataclass(frozen=True)
+class Section:
+    """Named children, in output order. Keys are registry fields or plain strings.
+    ``intervals[name]`` (optional) holds the (lo, hi) of a leaf child, e.g. the
+    bootstrap interval of a tradeoff correlation (rendered as Table.intervals are)."""
+
+    items: tuple[tuple[Field | str, Node], ...]
+    intervals: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    def get(self, key: Field | str) -> Node:
+        name = str(key)
+        for k, v in self.items:
+            if str(k) == name:
+                return v
+        raise KeyError(name)
+
+    def keys(self) -> list[str]:
+        return [str(k) for k, _ in self.items]
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows × fields. ``values[f.name]`` has shape (rows,) or (rows, len(alphas))
+    for an alpha-indexed field. ``children`` (optional) holds one Section per
+    row, nested under the row in every format (per-topic detail).
+    ``intervals[f.name]`` (optional) holds the (lo, hi) of a field's values,
+    shape (..., 2)."""
+
+    rows: tuple[str, ...]
+    fields: tuple[Field, ...]
+    values: Mapping[str, np.ndarray]
+    alphas: tuple[str, ...] = ()
+    children: tuple[Section, ...] | None = None
+    intervals: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def column(self, f: Field) -> np.ndarray:
+        import numpy as np
+
+        return np.asarray(self.values[f.name], dtype=float)
+
+    def value(self, row: str, f: Field, alpha: str | None = None) -> float:
+        """One cell (NaN when undefined); ``alpha`` must be one of ``alphas``."""
+        column = self.column(f)[self.rows.index(row)]
+        return float(column[self.alphas.index(alpha)] if f.alpha else column)
+
+    def select(self, fields: tuple[Field, ...], order: np.ndarray | None = None) -> Table:
+        """A view: some of the fields, rows in ``order`` (indices) or as they are."""
+        import numpy as np
+
+        idx = np.arange(len(self.rows)) if order is None else np.asarray(order)
+        return Table(
+            rows=tuple(self.rows[i] for i in idx),
+            fields=fields,
+            values={f.name: np.asarray(self.values[f.name])[idx] for f in fields},
+            alphas=self.alphas,
+            intervals={
+                f.name: np.asarray(self.intervals[f.name])[idx]
+                for f in fields
+                if f.name in self.intervals
+            },
+        )
+
+
+@dataclass(frozen=True)
+class Records:
+    """A list of records (verdicts, comparisons): ``as_json(item)`` is the
+    item's JSON object (also the columns of table/tsv/csv) and
+    ``as_text(item, digits)`` the tab-separated fields of its trec line.
+    Records inside a measure block (variations' crossovers) are rows like any
+    other there: ``as_text`` then gives exactly (name, system, value)."""
+
+    items: tuple[Any, ...]
+    as_json: Callable[[Any], Mapping[str, Value]]
+    as_text: Callable[[Any, int], tuple[str, ...]]
+    header: tuple[str, ...] = ()  # a first line of the trec format, if any
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a command computed: the result tree (``body``), the fields the
+    table format shows, and the notes for stderr."""
+
+    body: Section
+    table_fields: tuple[Field, ...] = ()
+    notes: tuple[str, ...] = ()
+    status: int = 0  # the exit status (1: a `check` gate failed)
+    # A report on one measure whose body is that measure's block, without a
+    # "measures" level (`rankings`): the measure's name, which prefixes the
+    # names of the text formats.
+    measure: str | None = None
+
+    @property
+    def measures(self) -> Section:
+        node = self.body.get("measures")
+        assert isinstance(node, Section)
+        return node
+
+    def measure_blocks(self) -> Iterator[tuple[str, Section]]:
+        if self.measure is not None:
+            yield self.measure, self.body
+            return
+        for name, block in self.measures.items:
+            assert isinstance(block, Section)
+            yield str(name), block
+
+    def prefixed(self, notes: tuple[str, ...] | list[str]) -> Report:
+        """The report with ``notes`` (from reading and evaluating) before its own."""
+        return replace(self, notes=tuple(notes) + self.notes)
+
+    def settings(self) -> dict[str, Any]:
+        """Top-level scalar keys (the analysis settings), in order; none for a
+        one-measure report, whose scalars are its block's."""
+        if self.measure is not None:
+            return {}
+        return {str(k): v for k, v in self.body.items if is_leaf(v)}
+
+
+def is_leaf(node: Any) -> bool:
+    return not isinstance(node, (Section, Table, Records))
+
+
+def section(*items: tuple[Field | str, Node]) -> Section:
+    return Section(tuple(items))
+
+
+def table_of(block: Section) -> Table:
+    """The per-system table of a measure block."""
+    node = block.get("systems")
+    assert isinstance(node, Table)
+    return node
+
+
+def leaves(node: Section) -> Mapping[str, Value]:
+    return {str(k): v for k, v in node.items if is_leaf(v)}

@@ -1,0 +1,482 @@
+"""Score matrices → reports: every analysis of every command, assembled.
+
+The path of the data: matrices (one per measure) → the pure analyses
+(:mod:`grouping`, :mod:`decompose`, :mod:`risk`, :mod:`tradeoff`,
+:mod:`simulate`) → one :class:`~bvtest_cli.report.model.Report`. Per-system fields
+come from the registry: each is computed by its own pure function over an
+:class:`Inputs` (arrays of shape (..., m, n)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..analyses import grouping, risk, uncertainty
+from ..analyses.decompose import BiasVariance, decompose
+from ..analyses.simulate import PerTopicResult, pertopic
+from ..analyses.tradeoff import Tradeoff, correlate, correlations
+from ..errors import InputError
+from ..io.sources import SCORES_HEADER, expand_sources
+from ..io.trec import read_qrels, sort_topics
+from ..measures.evaluate import check_shared_topics
+from ..measures.matrix import ScoreMatrix, target_constant, virtual_target
+from ..measures.parallel import default_jobs, progress
+from ..report import registry
+from ..report.model import Records, Report, Section, Table, section
+from ..report.registry import Field
+from ..settings import Settings
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the per-system fields are computed from (shapes (..., m, n)).
+
+    ``samples`` are the scores the decomposition sees (topics, or topic
+    groups), with their ``target``, constant ``c`` and optional ``keep`` mask
+    (SPEC §4–§5, §7); ``topics`` the per-topic matrix after normalization that
+    the risk measures see (SPEC §8), with ``alphas`` and the ``baseline`` row.
+    """
+
+    samples: np.ndarray | None = None
+    target: np.ndarray | None = None
+    c: np.ndarray | float = 0.0
+    keep: np.ndarray | None = None
+    topics: np.ndarray | None = None
+    alphas: np.ndarray | None = None
+    baseline: int | None = None
+    ddof: int = 0  # --ddof: 1 for sample variances and covariance
+    fields: Mapping[str, np.ndarray] | None = None  # final values, for basis "fields"
+
+    @cached_property
+    def bv(self) -> BiasVariance:
+        if self.samples is None and self.fields is not None:
+            return BiasVariance(*(np.asarray(self.fields[f]) for f in BiasVariance.FIELDS))
+        assert self.samples is not None and self.target is not None
+        return decompose(self.samples, self.target, self.c, self.keep, ddof=self.ddof)
+
+    def _base(self) -> np.ndarray:
+        assert self.topics is not None and self.baseline is not None
+        return self.topics[..., self.baseline, :]
+
+    @cached_property
+    def _zrisk(self) -> np.ndarray:  # shared by zrisk and georisk
+        return risk.zrisk(self.topics, self.alphas)
+
+    def zrisk(self) -> np.ndarray:
+        return self._zrisk
+
+    def georisk(self) -> np.ndarray:
+        assert self.topics is not None
+        # risk.georisk's own arithmetic, without computing ZRisk a second time
+        return risk.georisk_from(self.topics.mean(axis=-1), self._zrisk, self.topics.shape[-1])
+
+    def zrisk_target(self) -> np.ndarray:
+        return risk.zrisk_pair(self.topics, self.topics.max(axis=-2), self.alphas)
+
+    def trisk_mean(self) -> np.ndarray:
+        return risk.trisk_mean(self.topics, self.alphas)
+
+    def urisk(self) -> np.ndarray:
+        return risk.urisk(self.topics, self._base(), self.alphas)
+
+    def trisk(self) -> np.ndarray:
+        return risk.trisk(self.topics, self._base(), self.alphas)
+
+    def zrisk_baseline(self) -> np.ndarray:
+        return risk.zrisk_pair(self.topics, self._base(), self.alphas)
+
+
+def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
+    """The samples-basis fields as one function of (x, target, c, keep)."""
+    chosen = [f for f in fields if f.basis == "samples"]
+
+    def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
+        inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
+        return {f.name: f.compute(inputs) for f in chosen}
+
+    return statistic
+
+
+def topic_fields(
+    m: ScoreMatrix, fields: Sequence[Field], alphas: np.ndarray, baseline: int | None
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The topics-basis fields (risk measures, SPEC §8) on the per-topic matrix."""
+    chosen = [f for f in fields if f.basis == "topics"]
+    x = m.values
+    nan = np.full((x.shape[0], len(alphas)), np.nan)
+    if x.shape[1] == 0:
+        return {f.name: nan for f in chosen}, []
+    negative = risk.has_negative(x)
+    notes = []
+    if negative and any(f.nonnegative for f in chosen):
+        notes.append(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
+    inputs = Inputs(topics=x, alphas=alphas, baseline=baseline)
+    with np.errstate(all="ignore"):
+        values = {f.name: nan if f.nonnegative and negative else f.compute(inputs) for f in chosen}
+    return values, notes
+
+
+def tradeoff_section(
+    t: Tradeoff, intervals: Mapping[str, tuple[float, float]] | None = None
+) -> Section:
+    items = tuple((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS)
+    return Section(items, intervals=dict(intervals or {}))
+
+
+def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
+    """The row of ``--baseline`` among the systems."""
+    if baseline is None:
+        return None
+    if baseline in systems:
+        return list(systems).index(baseline)
+    shown = ", ".join(systems[:5]) + (", ..." if len(systems) > 5 else "")
+    raise InputError(f"baseline {baseline!r} is not among the runs ({shown})", "--baseline")
+
+
+def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
+    """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes.
+
+    With ``--ci`` every numeric per-system field and the tradeoff correlations
+    get a topic-bootstrap interval (SPEC §11b, :func:`field_intervals`); with
+    ``--group random:K`` the block also holds the distribution of the
+    per-repeat tradeoff correlations (``tradeoff_repeats``).
+    """
+    fields = registry.system_fields(s.baseline is not None)
+    base = baseline_index(m.systems, s.baseline)
+    try:
+        a = grouping.analyse(
+            m,
+            group=s.group,
+            normalize=s.normalize,
+            target=s.target,
+            repeats=s.repeats,
+            seed=s.seed,
+            statistic=sample_statistic(fields, s.ddof),
+        )
+    except ValueError as exc:  # e.g. every topic dropped by normalization: a user error
+        raise InputError(str(exc)) from None
+    notes = list(a.notes)
+    values = dict(a.fields)
+    t = correlate(values[registry.BIAS2.name], values[registry.VAR.name])
+    if t.reason:
+        notes.append(f"{m.measure}: tradeoff correlation undefined: {t.reason}")
+    risk_values, risk_notes = topic_fields(a.per_topic, fields, np.array(s.alpha_values), base)
+    values.update(risk_values)
+    notes += risk_notes
+    values.update(derived_fields(fields, values))
+    intervals: dict[str, np.ndarray] = {}
+    tradeoff_intervals: dict[str, tuple[float, float]] = {}
+    if s.ci is not None:
+        intervals = field_intervals(a.per_topic, fields, s, base)
+        tradeoff_intervals = {
+            f.name: (float(intervals[f.name][0]), float(intervals[f.name][1]))
+            for f in (registry.PEARSON, registry.SPEARMAN)
+        }
+        intervals = {
+            f.name: intervals.get(f.name, _nan_interval(values[f.name]))
+            for f in fields
+            if np.asarray(values[f.name]).dtype != bool
+        }
+    table = Table(
+        rows=m.systems, fields=fields, values=values, alphas=s.alphas, intervals=intervals
+    )
+    counts = [(registry.N_TOPICS, a.n_topics)]
+    if a.n_groups is not None:
+        counts.append((registry.N_GROUPS, a.n_groups))
+    items = [
+        *counts,
+        (registry.C, a.c),
+        ("systems", table),
+        ("tradeoff", tradeoff_section(t, tradeoff_intervals)),
+    ]
+    if a.repeat_correlations is not None:
+        items.append(("tradeoff_repeats", repeats_section(a.repeat_correlations)))
+    return section(*items), notes
+
+
+def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
+    """The basis-"fields" fields (pareto) from the final values of the others."""
+    inputs = Inputs(fields=values)
+    return {f.name: f.compute(inputs) for f in fields if f.basis == "fields"}
+
+
+def bootstrap_statistic(
+    m: ScoreMatrix, fields: Sequence[Field], s: Settings, baseline: int | None
+) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """:func:`registry_statistic` with the analysis settings of ``s``, for
+    resampling the per-topic matrix ``m`` (eval's ``--ci`` and ``compare``)."""
+    if s.ci_method == "bca" and m.values.shape[1] < 2:
+        raise InputError(f"{m.measure}: --ci-method bca needs at least 2 topics")
+    return registry_statistic(
+        fields,
+        target=s.target,
+        normalized=s.normalize != "none",
+        alphas=np.array(s.alpha_values),
+        baseline=baseline,
+        nonnegative=not risk.has_negative(m.values),
+        ddof=s.ddof,
+    )
+
+
+def registry_statistic(
+    fields: Sequence[Field],
+    *,
+    target: str | float,
+    normalized: bool,
+    alphas: np.ndarray,
+    baseline: int | None,
+    nonnegative: bool = True,
+    ddof: int = 0,
+):
+    """The topic-bootstrap statistic (SPEC §11b): every field of ``fields`` that
+    has a numeric value, and the tradeoff correlations, of scores (..., m, n).
+
+    It is the registry itself: each field's ``compute`` over an :class:`Inputs`
+    of the (resampled) per-topic matrix, with the virtual target (1 after
+    normalization) and c recomputed on it, as :func:`grouping.analyse` does on
+    the matrix without grouping — so on the matrix itself it gives the numbers
+    of ``bvtest eval``, and a new registry field gets an interval for free.
+    Flags (boolean fields such as pareto) have no interval. ``nonnegative``
+    False leaves out the fields that need scores >= 0 (ZRisk, GeoRisk).
+    """
+    chosen = [f for f in fields if f.compute is not None and (nonnegative or not f.nonnegative)]
+    flags: set[str] = set()  # fields found boolean on a first call: skipped after
+
+    def statistic(y: np.ndarray) -> dict[str, np.ndarray]:
+        y = np.asarray(y, dtype=float)
+        with np.errstate(all="ignore"):
+            # after normalization the target is 1 on every topic (grouping.analyse)
+            x_t = np.ones(y.shape[:-2] + y.shape[-1:]) if normalized else virtual_target(y)
+            if normalized and target in ("max", "ideal"):
+                c: np.ndarray | float = 1.0
+            else:
+                c = target_constant(x_t, target)
+            inputs = Inputs(
+                samples=y, target=x_t, c=c, topics=y, alphas=alphas, baseline=baseline, ddof=ddof
+            )
+            out = {}
+            for f in chosen:
+                if f.name in flags:
+                    continue
+                value = np.asarray(f.compute(inputs))
+                if value.dtype == bool:
+                    flags.add(f.name)
+                else:
+                    out[f.name] = value
+            pearson, spearman = correlations(inputs.bv.bias2, inputs.bv.var)
+            out[registry.PEARSON.name] = np.asarray(pearson)
+            out[registry.SPEARMAN.name] = np.asarray(spearman)
+        return out
+
+    return statistic
+
+
+def field_intervals(
+    per_topic: ScoreMatrix, fields: Sequence[Field], s: Settings, base: int | None
+) -> dict[str, np.ndarray]:
+    """``--ci``: the topic-bootstrap interval of every per-system field and of
+    the tradeoff correlations, name → array (..., 2) of (lo, hi) (SPEC §11b).
+
+    The bootstrap resamples the topics of the per-topic matrix after
+    normalization (minmax and ratio are per topic, so normalizing then
+    resampling is resampling then normalizing); ``--seed`` seeds it, and the
+    resamples depend only on (seed, number of topics, B).
+    """
+    x = per_topic.values
+    statistic = bootstrap_statistic(per_topic, fields, s, base)
+    assert s.ci is not None
+    got = uncertainty.bootstrap_intervals(
+        x,
+        statistic,
+        B=s.bootstrap,
+        seed=s.seed,
+        level=s.ci,
+        method=s.ci_method,
+        budget=s.ci_budget,
+    )
+    return {name: np.stack([iv.lo, iv.hi], axis=-1) for name, iv in got.items()}
+
+
+def _nan_interval(values: np.ndarray) -> np.ndarray:
+    return np.full((*np.shape(values), 2), np.nan)
+
+
+def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
+    """``tradeoff_repeats``: per correlation, the mean and 2.5 % / 97.5 %
+    quantiles of its per-repeat values over the random groupings, and the
+    number of repeats where it is defined."""
+    summaries = uncertainty.correlation_distribution(per_repeat)
+    return section(
+        *(
+            (
+                name,
+                section(("mean", d.mean), ("lo", d.lo), ("hi", d.hi), ("defined", d.defined)),
+            )
+            for name, d in summaries.items()
+        )
+    )
+
+
+def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:
+    """The report of ``bvtest scores``: every per-topic score, full precision
+    (``repr``, so that reading the file back gives the same floats)."""
+    cells = tuple(
+        (system, topic, m.measure, value)
+        for m in matrices
+        for i, system in enumerate(m.systems)
+        for topic, value in zip(m.topics, m.values[i].tolist(), strict=True)
+    )
+    names = SCORES_HEADER
+    records = Records(
+        cells,
+        as_json=lambda cell: dict(zip(names, cell, strict=True)),
+        as_text=lambda cell, digits: (*cell[:3], repr(cell[3])),
+        header=names,
+    )
+    return Report(section(("scores", records)), notes=tuple(notes))
+
+
+def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest eval``: every measure's block."""
+    blocks, notes = [], []
+    for m in matrices:
+        block, block_notes = analyse(m, s)
+        blocks.append((m.measure, block))
+        notes += block_notes
+    body = section(
+        ("group", s.group_text), ("normalize", s.normalize), ("measures", Section(tuple(blocks)))
+    )
+    return Report(
+        body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)
+    )
+
+
+INSTABILITY_FIELDS = (
+    registry.MEAN, registry.ABS_ZRISK_TARGET, registry.VAR_RHO, registry.VAR, registry.COV_TARGET,
+)  # fmt: skip
+
+
+def instability_view(full: Report) -> Report:
+    """Zhang22 Table 8: where instability comes from, runs sorted by mean (best first).
+
+    Per run |ZRisk| against the virtual target at alpha 0 (the paper sets the
+    baseline to the target and alpha to 0), Var(ρ) and its parts Var(x_i) and
+    Cov(x_T, x_i); Var(x_T), the same for every run, once per measure.
+    """
+    blocks = []
+    for measure, block in full.measure_blocks():
+        t = block.get("systems")
+        assert isinstance(t, Table)
+        values = dict(t.values)
+        at0 = t.alphas.index("0")
+        values[registry.ABS_ZRISK_TARGET.name] = np.abs(t.column(registry.ZRISK_TARGET)[:, at0])
+        intervals = dict(t.intervals)
+        if registry.ZRISK_TARGET.name in intervals:
+            intervals[registry.ABS_ZRISK_TARGET.name] = abs_interval(
+                np.asarray(intervals[registry.ZRISK_TARGET.name])[:, at0]
+            )
+        t = Table(t.rows, (*t.fields, registry.ABS_ZRISK_TARGET), values, t.alphas, None, intervals)
+        mean = t.column(registry.MEAN)
+        order = sorted(range(len(t.rows)), key=lambda i: (-mean[i], t.rows[i]))
+        var_target = float(t.column(registry.VAR_TARGET)[order[0]]) if order else None
+        shared = {}
+        if order and registry.VAR_TARGET.name in intervals:
+            lo, hi = np.asarray(intervals[registry.VAR_TARGET.name])[order[0]]
+            shared[registry.VAR_TARGET.name] = (float(lo), float(hi))
+        items = (
+            (registry.N_TOPICS, block.get(registry.N_TOPICS)),
+            (registry.VAR_TARGET, var_target),
+            ("systems", t.select(INSTABILITY_FIELDS, order)),
+        )
+        blocks.append((measure, Section(items, intervals=shared)))
+    body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
+    return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
+
+
+def abs_interval(interval: np.ndarray) -> np.ndarray:
+    """The image of intervals (..., 2) under |·|: [lo, hi] if lo >= 0, [−hi, −lo]
+    if hi <= 0, else [0, max(−lo, hi)]. Whenever the interval holds ZRisk, its
+    image holds |ZRisk|, so the level is kept (a percentile interval of |ZRisk|
+    itself would need the replicates)."""
+    iv = np.asarray(interval, dtype=float)
+    lo, hi = iv[..., 0], iv[..., 1]
+    new_lo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    new_hi = np.where(lo >= 0, hi, np.where(hi <= 0, -lo, np.maximum(-lo, hi)))
+    undefined = np.isnan(lo) | np.isnan(hi)
+    return np.stack([np.where(undefined, np.nan, new_lo), np.where(undefined, np.nan, new_hi)], -1)
+
+
+def pertopic_report(result, measure: str, s: Settings) -> Report:
+    """The report of ``bvtest pertopic`` (SPEC §9; Zhang22 Tables 10–11).
+
+    Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
+    correlation; per topic the Pearson correlation of Bias² and Var across
+    runs, and with ``-q`` every topic × run Bias² and Var.
+    """
+    fields = (registry.BIAS2, registry.VAR)
+    systems = Table(result.systems, fields, {"bias2": result.mean_bias2, "var": result.mean_var})
+    children = None
+    if s.per_topic:
+        children = tuple(
+            section(
+                (
+                    "systems",
+                    Table(result.systems, fields, {"bias2": result.bias2[j], "var": result.var[j]}),
+                )
+            )
+            for j in range(len(result.topics))
+        )
+    topics = Table(
+        result.topics,
+        (registry.TOPIC_PEARSON,),
+        {"pearson": result.topic_pearson},
+        children=children,
+    )
+    block = section(
+        (registry.K, result.k),
+        (registry.N_TOPICS, len(result.topics)),
+        (registry.N_SYSTEMS, len(result.systems)),
+        ("systems", systems),
+        ("tradeoff", tradeoff_section(result.tradeoff)),
+        ("topics", topics),
+    )
+    notes = [
+        f"{name}: no ranking for {count} of {len(result.topics)} topics; AP 0 in every sample"
+        for name, count in zip(result.systems, result.missing, strict=True)
+        if count
+    ]
+    if result.tradeoff.reason:
+        notes.append(f"{measure}: tradeoff correlation undefined: {result.tradeoff.reason}")
+    body = section(("seed", s.seed), ("measures", section((measure, block))))
+    return Report(body, table_fields=fields, notes=tuple(notes))
+
+
+def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
+    """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
+    and simulated in its own worker; AP at relevance level ``-l``. Returns the
+    result and the notes about the inputs."""
+    notes: list[str] = []
+    qrels_file = read_qrels(s.inputs[0])
+    sources = expand_sources(s.inputs[1:], notes.append)
+    topics = sort_topics(qrels_file.relevant_topics(s.rel_level))
+    if not topics:
+        raise InputError(
+            f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
+        )
+    result = pertopic(
+        qrels_file.qrels,
+        {src.name: src for src in sources},
+        topics,
+        k=s.samples,
+        seed=s.seed,
+        rel_level=s.rel_level,
+        jobs=s.jobs or default_jobs(),
+        tick=progress(len(sources), s.quiet),
+    )
+    if all(missing == len(topics) for missing in result.missing):
+        check_shared_topics(qrels_file.label, topics, result.systems, [()] * len(sources))
+    return result, notes

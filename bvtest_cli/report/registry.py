@@ -1,0 +1,386 @@
+"""Every quantity bvtest reports, declared once (like trec_eval's measure table).
+
+A :class:`Field` names a number and says what it means, where it comes from
+(a short citation resolved by the README's bibliography), whether it is
+indexed by alpha, whether it needs ``--baseline``, and whether ``--format
+table`` shows it. Per-system fields also carry the pure function that
+computes them from an :class:`~bvtest_cli.analyses.Inputs` (arrays of shape
+(..., m, n), so the same function serves topics, groups and bootstrap
+resamples).
+
+Renderers, the ``check`` gate, the plots and the tests iterate these tuples
+instead of listing field names. A new per-system field is one entry in
+:data:`SYSTEM_FIELDS` plus its function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # numpy is imported when a command needs it (start-up)
+    import numpy as np
+
+Compute = Callable[[Any], "np.ndarray"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One reported quantity.
+
+    ``basis`` says what a per-system field is computed over: ``"samples"``
+    (topics, or topic groups with ``--group``: SPEC §4–§5, §7) or
+    ``"topics"`` (the per-topic matrix after normalization: the risk
+    measures, SPEC §8, are not defined over groups). ``nonnegative`` fields
+    are undefined (null) when a score is negative (ZRisk's chi-square
+    expectation needs x >= 0).
+    """
+
+    name: str
+    meaning: str
+    cite: str = ""
+    alpha: bool = False
+    baseline: bool = False
+    table: bool = False
+    compute: Compute | None = None
+    basis: str = "samples"
+    nonnegative: bool = False
+    short: str = ""  # a column header when the column's group already names the field
+    better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
+
+    @property
+    def header(self) -> str:
+        return self.short or self.name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _bv(attr: str) -> Compute:
+    return lambda inputs: getattr(inputs.bv, attr)
+
+
+def _risk(name: str) -> Compute:
+    return lambda inputs: getattr(inputs, name)()
+
+
+def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
+    """A risk measure (SPEC §8): alpha-indexed, over the per-topic matrix,
+    computed by the ``Inputs`` method of the same name."""
+    return Field(name, meaning, cite, alpha=True, compute=_risk(name), basis="topics", **kwargs)
+
+
+# --------------------------------------------------------------------------- per system
+# Order is the order of the JSON keys and of the trec lines.
+
+MEAN = Field(
+    "mean",
+    "mean score over topics (or groups)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mean"),
+    better="higher",
+)
+BIAS2 = Field(
+    "bias2",
+    "(mean − c)², c the target constant (--target)",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("bias2"),
+    better="lower",
+)
+VAR = Field(
+    "var",
+    "variance of the run's scores over topics",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("var"),
+    better="lower",
+)
+MSE = Field(
+    "mse",
+    "mean squared error against c; equals bias2 + var",
+    "Zhang22 eq. 7",
+    table=True,
+    compute=_bv("mse"),
+    better="lower",
+)
+VAR_RHO = Field(
+    "var_rho",
+    "Var(ρ), ρ = x_T − x_i: instability relative to the target",
+    "Zhang22 eq. 16",
+    table=True,
+    compute=_bv("var_rho"),
+    better="lower",
+)
+VAR_TARGET = Field(
+    "var_target",
+    "Var(x_T), variance of the virtual target",
+    "Zhang22 eq. 16",
+    compute=_bv("var_target"),
+)
+COV_TARGET = Field(
+    "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
+)
+ZRISK = _risk_field(
+    "zrisk",
+    "ZRisk with every run as a baseline",
+    "Dincer16 eq. 6",
+    table=True,
+    nonnegative=True,
+    better="higher",
+)
+GEORISK = _risk_field(
+    "georisk",
+    "GeoRisk = √(mean · Φ(ZRisk/n))",
+    "Dincer16 eq. 7",
+    table=True,
+    nonnegative=True,
+    better="higher",
+)
+ZRISK_TARGET = _risk_field(
+    "zrisk_target",
+    "ZRisk on the two rows [run; virtual target]",
+    "Dincer16 §4.1; Zhang22 Table 8",
+    nonnegative=True,
+)
+TRISK_MEAN = _risk_field(
+    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3", better="higher"
+)
+URISK = _risk_field(
+    "urisk",
+    "URisk against --baseline",
+    "Dincer16 eq. 1",
+    baseline=True,
+    table=True,
+    better="higher",
+)
+TRISK = _risk_field(
+    "trisk",
+    "TRisk = URisk / SE against --baseline",
+    "Dincer16 eq. 2",
+    baseline=True,
+    table=True,
+    better="higher",
+)
+ZRISK_BASELINE = _risk_field(
+    "zrisk_baseline",
+    "ZRisk on the two rows [run; baseline]",
+    "Dincer16 Table 4",
+    baseline=True,
+    nonnegative=True,
+)
+
+SYSTEM_FIELDS: tuple[Field, ...] = (
+    MEAN, BIAS2, VAR, MSE, VAR_RHO, VAR_TARGET, COV_TARGET,
+    ZRISK, GEORISK, ZRISK_TARGET, TRISK_MEAN, URISK, TRISK, ZRISK_BASELINE,
+)  # fmt: skip
+
+# --------------------------------------------------------------------------- per measure
+
+N_TOPICS = Field("n_topics", "topics used, after any drops", "SPEC §3")
+N_GROUPS = Field("n_groups", "topic groups used (--group)", "Zhang22 §3.3")
+C = Field("c", "the constant Bias² is measured against", "Zhang22 eq. 7")
+N_SYSTEMS = Field("n_systems", "runs analysed")
+K = Field("k", "simulated collections per run and topic", "Zhang22 §3.4")
+
+PEARSON = Field("pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3")
+PEARSON_P = Field("pearson_p", "two-sided p-value of pearson", "Zhang22 §5.3", short="p")
+SPEARMAN = Field("spearman", "Spearman ρ of Bias² and Var across runs", "Zhang22 §5.3")
+SPEARMAN_P = Field("spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p")
+TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
+
+# --------------------------------------------------------------------------- views
+
+ABS_ZRISK_TARGET = Field(
+    "abs_zrisk_target",
+    "|ZRisk| against the target at alpha 0",
+    "Zhang22 Table 8",
+    table=True,
+    better="lower",
+)
+TOPIC_PEARSON = Field(
+    "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
+)
+
+ALL_FIELDS: tuple[Field, ...] = (
+    *SYSTEM_FIELDS, N_TOPICS, N_GROUPS, C, N_SYSTEMS, K, *TRADEOFF_FIELDS, ABS_ZRISK_TARGET,
+)  # fmt: skip
+
+
+def system_fields(baseline: bool) -> tuple[Field, ...]:
+    """The per-system fields an analysis computes (the baseline ones only with one)."""
+    return tuple(f for f in SYSTEM_FIELDS if baseline or not f.baseline)
+
+
+def system_field(name: str) -> Field:
+    """The per-system field called ``name`` (KeyError if there is none)."""
+    for f in SYSTEM_FIELDS:
+        if f.name == name:
+            return f
+    raise KeyError(name)
+
+
+# (paper-output): per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+
+BEST_CONDITION = Field(
+    "best",
+    "the condition under which the system's MSE = Bias² + Var is lowest",
+    "Zhang22 §5.4",
+    table=True,
+)
+
+
+# ======================================================================================
+# Ranking bias and variance: `bvtest rankings` (Cormack19).
+# Per test collection X against the reference G, and the pairwise Table 3.
+
+RANK_BIAS = Field(
+    "bias",
+    "|b| = √b², or −√(−b²) when the bootstrap estimate b² is negative (chance error)",
+    "Cormack19 §2, Table 2",
+    table=True,
+    better="lower",
+)
+RANK_SIGMA = Field(
+    "sigma",
+    "σ(X) = √(½ Δ(X, X′)): spread of X's ranking under topic sampling",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_RMSE = Field(
+    "rmse",
+    "√(b² + σ²(X)): X's expected distance δ = 1 − τ_b from the true ranking",
+    "Cormack19 §2",
+    table=True,
+    better="lower",
+)
+RANK_B2 = Field("b2", "b² = Δ(X, G) − σ²(X) − σ²(G)", "Cormack19 §2")
+RANK_DELTA = Field(
+    "delta", "Δ(X, G) = E δ²(X_b, G_b) over all B × B bootstrap pairs", "Cormack19 §2–3"
+)
+RANK_SE_BIAS = Field(
+    "se_bias",
+    "batch-means standard error of bias (Monte Carlo error of the bootstrap)",
+    "bvtest: batch means",
+    table=True,
+)
+RANK_SE_SIGMA = Field(
+    "se_sigma", "batch-means standard error of sigma", "bvtest: batch means", table=True
+)
+RANK_SE_RMSE = Field(
+    "se_rmse", "batch-means standard error of rmse", "bvtest: batch means", table=True
+)
+RANK_SE_B2 = Field("se_b2", "batch-means standard error of b2", "bvtest: batch means")
+SIGMA_REFERENCE = Field("sigma_reference", "σ(G) of the reference", "Cormack19 §2")
+SE_SIGMA_REFERENCE = Field(
+    "se_sigma_reference", "batch-means standard error of sigma_reference", "bvtest: batch means"
+)
+RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
+RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
+RANK_BATCHES = Field(
+    "batches", "K, batches of the batch-means standard errors", "bvtest: batch means"
+)
+# Table 3's panels, matrix.FIELD[G][X]: collection X measured with collection G as the
+# reference; the table format shows G as rows and X as columns.
+PAIR_BIAS = Field("bias", "|b| of X (column) with G (row) as the reference", "Cormack19 Table 3")
+PAIR_RMSE = Field(
+    "rmse", "RMSE of X (column) against G (row); σ(X) on the diagonal", "Cormack19 Table 3"
+)
+PAIR_B2 = Field("b2", "b² of X (column) against G (row), signed", "Cormack19 Table 3")
+PAIR_SE_BIAS = Field("se_bias", "batch-means standard error of matrix.bias", "bvtest: batch means")
+PAIR_SE_RMSE = Field("se_rmse", "batch-means standard error of matrix.rmse", "bvtest: batch means")
+
+RANKING_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
+    RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, RANK_SE_B2,
+)  # fmt: skip
+RANKING_TABLE_FIELDS: tuple[Field, ...] = (
+    RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
+)  # fmt: skip
+PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+# ======================================================================================
+
+
+# =========================================================================== variations
+# `bvtest variations` (SPEC §11; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
+# Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from Inputs,
+# and `var` here is the portfolio variance, not the bias–variance Var above
+# (same JSON key, another quantity, hence a Field of its own).
+
+VARIATIONS_MU = Field(
+    "mu",
+    "portfolio mean μ = Σ_i w_i mean_k r[k, i] (intra: mean over topics of the per-topic means)",
+    "Zuccon16 eq. 2",
+    table=True,
+    better="higher",
+)
+VARIATIONS_VAR = Field(
+    "var",
+    "portfolio variance σ² over user slots, sample (n − 1) estimator "
+    "(inter: over topics; intra: mean over topics of the per-topic variances)",
+    "Zuccon16 eqs. 3–4, 8–9",
+    table=True,
+)
+VARIATIONS_O = Field(
+    "o",
+    "portfolio value O = μ − α σ² (α < 0 favours unstable systems)",
+    "Zuccon16 eq. 5",
+    alpha=True,
+    better="higher",
+)
+VARIATIONS_TAU = Field(
+    "tau",
+    "Kendall τ_b between the ranking by O and the ranking by μ "
+    "(intra: mean over the topics where it is defined)",
+    "Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TAU_AP = Field(
+    "tau_ap",
+    "AP rank correlation of the ranking by O against the ranking by μ (intra: mean over topics)",
+    "Yilmaz08; Zuccon16 §5.1",
+    alpha=True,
+    table=True,
+)
+VARIATIONS_TOPIC_TAU = Field(
+    "tau", "Kendall τ_b of one topic's rankings by O and by μ", "Zuccon16 §4.2", alpha=True
+)
+VARIATIONS_TOPIC_TAU_AP = Field(
+    "tau_ap", "τ_AP of one topic's ranking by O against its ranking by μ", "Zuccon16 §4.2",
+    alpha=True,
+)  # fmt: skip
+N_VARIATIONS = Field("n_variations", "query variations analysed (columns of the score matrix)")
+N_USERS = Field("n_users", "user slots k of the general framework", "Zuccon16 §4.1")
+
+VARIATIONS_FIELDS: tuple[Field, ...] = (
+    VARIATIONS_MU, VARIATIONS_VAR, VARIATIONS_O, VARIATIONS_TAU, VARIATIONS_TAU_AP,
+    VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
+)  # fmt: skip
+
+# (cmd-uncertainty) Fields of `--ci`, `bvtest compare` and the Pareto front.
+# basis "fields": computed from the other per-system fields once they are
+# final (after averaging over random groupings), not per sample or repeat.
+
+
+def _pareto(inputs: Any) -> np.ndarray:
+    from ..analyses.uncertainty import pareto_front
+
+    return pareto_front(inputs.bv.bias2, inputs.bv.var)
+
+
+PARETO = Field(
+    "pareto",
+    "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
+    "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
+    "SPEC §11b",
+    table=True,
+    compute=_pareto,
+    basis="fields",
+)
+
+SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
+ALL_FIELDS = (*ALL_FIELDS, PARETO)

@@ -1,0 +1,482 @@
+"""Inputs of the query-variations analysis (SPEC §11): the variation map, the
+topic weights, qrels keyed by topic expanded to variation ids, and the design
+(which topic and user slot each evaluated variation belongs to).
+
+Map file: ``variation_id topic_id [user]`` per line, white-space separated;
+every line has the same number of fields. Weights file: ``topic weight``.
+Both accept blank lines, ``#`` comment lines, a UTF-8 byte order mark and
+CRLF line ends. Bad lines raise :class:`~bvtest_cli.errors.InputError` with
+the file and line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import click
+import numpy as np
+
+from ..analyses.variations import Design
+from ..errors import InputError
+from ..io.sources import STDIN, Source, read_bytes
+from ..io.trec import QrelsFile, sort_topics
+from ..measures.matrix import ScoreMatrix
+from ..settings import Settings
+
+__all__ = [
+    "Loaded",
+    "VariationMap",
+    "Weights",
+    "build_design",
+    "default_mode",
+    "expand_qrels",
+    "load",
+    "query_ids",
+    "read_map",
+    "read_weights",
+    "split_map",
+]
+
+Note = Callable[[str], None]
+_BOM = b"\xef\xbb\xbf"
+
+
+def _ignore(_: str) -> None:
+    pass
+
+
+def _label(path: str) -> str:
+    return "<stdin>" if path == STDIN else path
+
+
+def _records(path: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of every line that is not blank or a ``#`` comment."""
+    label = _label(path)
+    data = read_bytes(path)
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if b"\x00" in raw:
+            raise InputError("binary data (NUL byte); not a text file", label, lineno)
+        try:
+            fields = raw.decode("utf-8").split()  # also drops the \r of CRLF
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", label, lineno) from None
+        if fields and not fields[0].startswith("#"):
+            yield lineno, fields
+
+
+# ---------------------------------------------------------------------------
+# The variation map
+
+
+@dataclass(frozen=True)
+class VariationMap:
+    """variation id → topic id (and user slot), in file order."""
+
+    label: str
+    topic: dict[str, str]
+    user: dict[str, str] | None = None  # None: the map has no user column
+    line: dict[str, int] = field(default_factory=dict)  # where each variation is defined
+
+    def where(self, variation: str) -> tuple[str, int | None]:
+        """(file, line) for messages about a variation."""
+        return self.label, self.line.get(variation)
+
+
+def read_map(path: str) -> VariationMap:
+    """Parse ``variation_id topic_id [user]`` lines (SPEC §11).
+
+    The first line fixes whether there is a user column. A variation listed
+    twice with the same topic and user is accepted; with different ones it
+    is an error.
+    """
+    label = _label(path)
+    topic: dict[str, str] = {}
+    user: dict[str, str] = {}
+    line: dict[str, int] = {}
+    width = first_line = None
+    for lineno, fields in _records(path):
+        if len(fields) not in (2, 3):
+            raise InputError(
+                f"expected 'variation topic [user]', found {len(fields)} fields", label, lineno
+            )
+        if width is None:
+            width, first_line = len(fields), lineno
+        elif len(fields) != width:
+            raise InputError(
+                f"{len(fields)} fields, but line {first_line} has {width}; "
+                "give a user on every line or on none",
+                label,
+                lineno,
+            )
+        variation, top = fields[0], fields[1]
+        if variation in topic:
+            same = topic[variation] == top and (width == 2 or user[variation] == fields[2])
+            if not same:
+                raise InputError(
+                    f"variation {variation!r} is mapped differently on line {line[variation]}",
+                    label,
+                    lineno,
+                )
+            continue
+        topic[variation] = top
+        if width == 3:
+            user[variation] = fields[2]
+        line[variation] = lineno
+    if width is None:
+        raise InputError("empty map file", label)
+    return VariationMap(label, topic, user if width == 3 else None, line)
+
+
+def split_map(ids: Iterable[str], sep: str, note: Note = _ignore) -> VariationMap:
+    """``--split SEP``: the topic of a variation id is its part before the last
+    SEP (``201-4`` → ``201``). Ids without SEP, or with nothing before it,
+    have no topic: they are left out, with one note."""
+    if not sep:
+        raise InputError("the --split separator is empty")
+    topic: dict[str, str] = {}
+    unmapped = 0
+    for variation in ids:
+        head, found, _ = variation.rpartition(sep)
+        if found and head:
+            topic[variation] = head
+        else:
+            unmapped += 1
+    if unmapped:
+        note(f"{unmapped} query id(s) hold no {sep!r} with a topic before it; ignored")
+    if not topic:
+        raise InputError(f"no query id holds the separator {sep!r}", "--split")
+    return VariationMap(f"--split {sep}", topic)
+
+
+def query_ids(sources: Sequence[Source]) -> list[str]:
+    """The distinct query ids (first column) of the runs, in first-seen order;
+    what ``--split`` needs before the qrels can be expanded."""
+    seen: dict[str, None] = {}
+    for source in sources:
+        data = read_bytes(source.path)
+        for lineno, raw in enumerate(data.split(b"\n"), 1):
+            first = raw.split(None, 1)[:1]
+            if first:
+                try:
+                    seen.setdefault(first[0].decode("utf-8").removeprefix("\ufeff"))
+                except UnicodeDecodeError:
+                    raise InputError("not UTF-8 text", source.label, lineno) from None
+    return list(seen)
+
+
+def default_mode(vmap: VariationMap | None) -> str:
+    """SPEC §11: general when the map names users, intra with a map (or
+    --split), inter without one."""
+    if vmap is None:
+        return "inter"
+    return "general" if vmap.user is not None else "intra"
+
+
+# ---------------------------------------------------------------------------
+# Qrels by topic → qrels by variation
+
+
+def expand_qrels(
+    qrels_file: QrelsFile, vmap: VariationMap, rel_level: int = 1, note: Note = _ignore
+) -> QrelsFile:
+    """Qrels keyed by variation id: every variation gets its topic's judgments
+    (SPEC §11). Only topics with a relevant document (grade >= rel_level) are
+    kept (SPEC §3); map topics without one, or absent from the qrels, are
+    dropped with their variations (one note each rule)."""
+    relevant = set(qrels_file.relevant_topics(rel_level))
+    topics = dict.fromkeys(vmap.topic.values())
+    absent = [t for t in topics if t not in qrels_file.qrels]
+    norel = [t for t in topics if t in qrels_file.qrels and t not in relevant]
+    per_topic = {t: 0 for t in topics}
+    for t in vmap.topic.values():
+        per_topic[t] += 1
+    if absent:
+        n_var = sum(per_topic[t] for t in absent)
+        note(f"{len(absent)} map topic(s) are not in the qrels; their {n_var} variation(s) dropped")
+    if norel:
+        n_var = sum(per_topic[t] for t in norel)
+        note(
+            f"{len(norel)} topic(s) have no relevant document (rel >= {rel_level}); "
+            f"their {n_var} variation(s) dropped"
+        )
+    unused = len(qrels_file.qrels.keys() - topics.keys())
+    if unused:
+        note(f"{unused} qrels topic(s) have no variation in the map; ignored")
+    expanded = {v: qrels_file.qrels[t] for v, t in vmap.topic.items() if t in relevant}
+    if not expanded:
+        raise InputError(
+            f"no topic of the map has a relevant document (rel >= {rel_level})", qrels_file.label
+        )
+    return QrelsFile(qrels_file.label, expanded, qrels_file.first_line_of_grade)
+
+
+# ---------------------------------------------------------------------------
+# The design of the evaluated matrix
+
+
+def build_design(columns: Sequence[str], vmap: VariationMap | None, mode: str) -> Design:
+    """Which topic (and user slot) each column of the per-variation matrix
+    belongs to, checked against what ``mode`` needs (SPEC §11):
+
+    * inter: one query per topic (without a map the columns are the topics);
+    * intra: any number of variations per topic (slots are their order);
+    * general: a user column, and every user has exactly one query for
+      every topic (Zuccon et al. 2016, §4.1: M users, each issuing one query
+      per topic); otherwise an error that names a topic and suggests intra.
+    """
+    columns = tuple(columns)
+    if vmap is None:
+        if mode != "inter":
+            raise InputError(f"{mode} mode needs query variations: give a map (or a split)")
+        return Design.one_per_topic(columns)
+    missing = [c for c in columns if c not in vmap.topic]
+    if missing:
+        raise ValueError(f"column {missing[0]!r} is not in the map")
+    topic_names = tuple(sort_topics({vmap.topic[c] for c in columns}))
+    index = {t: i for i, t in enumerate(topic_names)}
+    topic_of = np.array([index[vmap.topic[c]] for c in columns], dtype=int)
+    counts = np.bincount(topic_of, minlength=len(topic_names))
+
+    if mode == "inter":
+        many = np.flatnonzero(counts > 1)
+        if many.size:
+            t = topic_names[many[0]]
+            raise InputError(
+                f"inter mode needs one query per topic, but topic {t!r} has "
+                f"{counts[many[0]]} variations; use --mode intra or general",
+                vmap.label,
+            )
+        return Design(columns, topic_names, topic_of, np.zeros(len(columns), dtype=int), 1)
+
+    if mode == "intra":
+        slot_of = np.zeros(len(columns), dtype=int)
+        seen = np.zeros(len(topic_names), dtype=int)
+        for j, i in enumerate(topic_of.tolist()):
+            slot_of[j] = seen[i]
+            seen[i] += 1
+        return Design(columns, topic_names, topic_of, slot_of, int(counts.max()))
+
+    if mode != "general":
+        raise ValueError(f"unknown mode {mode!r}")
+    if vmap.user is None:
+        raise InputError(
+            "general mode needs a user column in the map ('variation topic user'); "
+            "use --mode intra",
+            vmap.label,
+        )
+    users = tuple(sort_topics({vmap.user[c] for c in columns}))
+    if len(users) < 2:
+        raise InputError("general mode needs at least 2 users in the map", vmap.label)
+    u_index = {u: k for k, u in enumerate(users)}
+    slot_of = np.array([u_index[vmap.user[c]] for c in columns], dtype=int)
+    owner: dict[tuple[int, int], str] = {}
+    for c, i, k in zip(columns, topic_of.tolist(), slot_of.tolist(), strict=True):
+        if (i, k) in owner:
+            first = owner[(i, k)]
+            raise InputError(
+                f"user {users[k]!r} has two queries for topic {topic_names[i]!r} "
+                f"({first!r} and {c!r}); general mode needs one per user and topic",
+                *vmap.where(c),
+            )
+        owner[(i, k)] = c
+    for i, t in enumerate(topic_names):
+        if counts[i] < len(users):
+            have = {k for (ti, k) in owner if ti == i}
+            absent = next(u for k, u in enumerate(users) if k not in have)
+            raise InputError(
+                f"topic {t!r} has no query from user {absent!r}; general mode needs every "
+                "user to query every topic (use --mode intra)",
+                vmap.label,
+            )
+    return Design(columns, topic_names, topic_of, slot_of, len(users), users)
+
+
+# ---------------------------------------------------------------------------
+# Topic weights
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Raw topic weights as read (SPEC §11 ``--weights``)."""
+
+    label: str
+    weight: dict[str, float]
+
+    def vector(self, topics: Sequence[str], note: Note = _ignore) -> np.ndarray:
+        """The weights of ``topics``, normalised to sum 1 over them (N,).
+        A topic without a weight is an error; weights of other topics are
+        ignored (one note)."""
+        lacking = [t for t in topics if t not in self.weight]
+        if lacking:
+            raise InputError(f"topic {lacking[0]!r} has no weight", self.label)
+        unused = len(self.weight.keys() - set(topics))
+        if unused:
+            note(f"{unused} weighted topic(s) are not analysed; their weights ignored")
+        w = np.array([self.weight[t] for t in topics], dtype=float)
+        total = w.sum()
+        if not total > 0:
+            raise InputError("the weights of the analysed topics sum to 0", self.label)
+        return w / total
+
+
+def read_weights(path: str) -> Weights:
+    """Parse ``topic weight`` lines: a finite number >= 0, one per topic."""
+    label = _label(path)
+    weight: dict[str, float] = {}
+    line: dict[str, int] = {}
+    for lineno, fields in _records(path):
+        if len(fields) != 2:
+            raise InputError(
+                f"expected 2 fields 'topic weight', found {len(fields)}", label, lineno
+            )
+        topic, text = fields
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"weight {text!r} is not a number", label, lineno) from None
+        if not np.isfinite(value) or value < 0:
+            raise InputError(f"weight {text!r} must be a finite number >= 0", label, lineno)
+        if topic in weight:
+            raise InputError(
+                f"topic {topic!r} already has a weight on line {line[topic]}", label, lineno
+            )
+        weight[topic] = value
+        line[topic] = lineno
+    if not weight:
+        raise InputError("empty weights file", label)
+    return Weights(label, weight)
+
+
+# ---------------------------------------------------------------------------
+# Everything `bvtest variations` reads, before the analysis
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The inputs of ``bvtest variations``: one matrix per measure whose
+    columns are variation ids (topic ids without a map), the map, the mode
+    it is analysed in, the weights, and the notes about the inputs."""
+
+    matrices: list[ScoreMatrix]
+    vmap: VariationMap | None
+    mode: str
+    weights: Weights | None
+    notes: list[str]
+
+
+def _check_stdin(s: Settings) -> None:
+    """Standard input can be read once: by one input, and not by a run that
+    ``--split`` must read twice (query ids first, then the rankings)."""
+    runs = s.inputs[1:]
+    named = [*s.inputs, s.scores, s.map, s.weights]
+    if sum(1 for p in named if p == STDIN) > 1:
+        raise click.UsageError("standard input (-) can be read only once")
+    if s.split is not None and STDIN in runs:
+        raise click.UsageError(
+            "--split reads the runs' query ids before evaluating them: give run files, "
+            "not standard input (or a --map)"
+        )
+
+
+def _check_mode(vmap: VariationMap | None, mode: str) -> None:
+    """What the mode needs of the map, checked before anything is evaluated
+    (build_design checks the rest on the evaluated variations)."""
+    if vmap is None and mode != "inter":
+        raise InputError(f"{mode} mode needs query variations: give --map FILE or --split SEP")
+    if mode == "general" and vmap is not None and vmap.user is None:
+        raise InputError(
+            "general mode needs a user column in the map ('variation topic user'); "
+            "use --mode intra",
+            vmap.label,
+        )
+
+
+def load(s: Settings) -> Loaded:
+    """QRELS + RUNS (qrels by topic, expanded to the variations of the map) or
+    ``--scores FILE`` (the topic column holds variation ids) → one matrix per
+    measure, with the notes of SPEC §3 said of variations: variations in the
+    runs but not in the map, topics without relevant documents, variations a
+    run did not answer (they score 0)."""
+    from ..defaults import DEFAULT_MEASURES
+    from ..io.sources import expand_sources
+    from ..io.trec import read_qrels, tagged_sources
+    from ..measures.evaluate import evaluate_runs, how, parse_measures
+    from ..measures.evaluate import load as load_scores
+
+    if s.map is not None and s.split is not None:
+        raise click.UsageError("give either --map FILE or --split SEP, not both")
+    _check_stdin(s)
+    notes: list[str] = []
+    vmap = read_map(s.map) if s.map is not None else None
+    weights = read_weights(s.weights) if s.weights is not None else None
+
+    if s.scores is not None:
+        matrices, notes = load_scores(s)
+        if s.split is not None:
+            ids = dict.fromkeys(t for m in matrices for t in m.topics)
+            vmap = split_map(ids, s.split, notes.append)
+        mode = s.mode or default_mode(vmap)
+        _check_mode(vmap, mode)
+        if vmap is not None:
+            matrices = _mapped_columns(matrices, vmap, s.split is None, notes.append)
+    else:
+        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
+        sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
+        qrels_file = read_qrels(s.inputs[0])
+        if s.split is not None:
+            vmap = split_map(query_ids(sources), s.split, notes.append)
+        mode = s.mode or default_mode(vmap)
+        _check_mode(vmap, mode)
+        qrels = qrels_file
+        on_unknown = None
+        if vmap is not None:
+            qrels = expand_qrels(qrels_file, vmap, s.rel_level, notes.append)
+            # Run queries absent from the expanded qrels are either not in the
+            # map (said here; --split has said it of ids without SEP) or of a
+            # topic that expand_qrels dropped, with its own note.
+            from_file = s.split is None
+            mapped = vmap.topic
+
+            def on_unknown(ids: set[str]) -> None:
+                unmapped = sum(1 for q in ids if q not in mapped)
+                if unmapped and from_file:
+                    notes.append(f"{unmapped} query id(s) in the runs are not in the map; ignored")
+
+        matrices = evaluate_runs(
+            qrels,
+            sources,
+            specs,
+            **how(s, notes, len(sources)),
+            unit="variations" if vmap is not None else "topics",
+            on_unknown=on_unknown,
+        )
+    if weights is not None and mode == "intra":
+        notes.append("topic weights are not used in intra mode (each topic is its own portfolio)")
+        weights = None
+    return Loaded(matrices, vmap, mode, weights, notes)
+
+
+def _mapped_columns(
+    matrices: Sequence[ScoreMatrix], vmap: VariationMap, say_unmapped: bool, note: Note
+) -> list[ScoreMatrix]:
+    """A scores file's matrices restricted to the variations of the map."""
+    columns = dict.fromkeys(t for m in matrices for t in m.topics)
+    unmapped = sum(1 for t in columns if t not in vmap.topic)
+    if unmapped and say_unmapped:
+        note(f"{unmapped} query id(s) in the scores file are not in the map; ignored")
+    absent = sum(1 for v in vmap.topic if v not in columns)
+    if absent:
+        note(f"{absent} variation(s) of the map have no score in the scores file; left out")
+    out = []
+    for m in matrices:
+        keep = np.array([t in vmap.topic for t in m.topics], dtype=bool)
+        if not keep.any():
+            raise InputError(f"{m.measure}: no query id of the scores file is in the map")
+        topics = tuple(t for t, k in zip(m.topics, keep, strict=True) if k)
+        out.append(ScoreMatrix(m.measure, m.systems, topics, m.values[:, keep]))
+    return out

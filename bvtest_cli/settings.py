@@ -1,0 +1,79 @@
+"""What a command was asked to do: one :class:`Settings` value per command run.
+
+A plain frozen dataclass, filled by the option table of
+:mod:`bvtest_cli.options` (the CLI) or by :mod:`bvtest_cli.api` (Python);
+every layer that needs the user's choices reads them here. Imports only
+:mod:`bvtest_cli.defaults`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .defaults import DEFAULT_ALPHAS, DEFAULT_REPEATS, DEFAULT_SEED
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a command was asked to do; defaults are the documented ones."""
+
+    inputs: tuple[str, ...] = ()
+    scores: str | None = None
+    qrels: str | None = None
+    measures: tuple[str, ...] = ()
+    rel_level: int = 1
+    jobs: int | None = None
+    err_impl: str = "fast"
+    quiet: bool = False
+    per_topic: bool = False
+    target: str | float = "max"
+    group: tuple[str, int] | None = None
+    normalize: str = "none"
+    repeats: int = DEFAULT_REPEATS
+    seed: int = DEFAULT_SEED
+    alphas: tuple[str, ...] = DEFAULT_ALPHAS
+    baseline: str | None = None
+    fmt: str = "trec"
+    digits: int = 4
+    samples: int = 100
+    random_size: int = 10
+    difficulty_size: int = 5
+    gates: tuple[str, ...] = ()
+    output: str | None = None
+    pool: str | None = None
+    new_runs: tuple[str, ...] = ()
+    impl: str = "fast"  # AP, nDCG, P, R, RR from the run's columns, or all through ir_measures
+    reference: tuple[str, tuple[str, ...]] | None = None  # (name, (qrels file,))
+    collections: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (name, qrels files)
+    runs: tuple[str, ...] = ()
+    topics: int | None = None  # n′ of `rankings` (None: the reference's n)
+    depth: int = 0  # `pool --depth`
+    ddof: int = 0
+    name: str = "file"
+    caption: str | None = None
+    new_names: tuple[str, ...] = ()
+    map: str | None = None  # --map: conditions' or variations' map file
+    condition_pattern: str | None = None
+    split: str | None = None
+    mode: str | None = None  # None: from the map (SPEC §11)
+    weights: str | None = None
+    plot: str | None = None
+    ci: float | None = None
+    bootstrap: int = 1000
+    ci_method: str = "percentile"
+    ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
+    pair: tuple[tuple[str, str], ...] = ()
+    pairs: str | None = None
+
+    @property
+    def ci_budget(self) -> int:
+        """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
+        return self.ci_memory * (1 << 20) // 8
+
+    @property
+    def group_text(self) -> str | None:
+        return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
+
+    @property
+    def alpha_values(self) -> tuple[float, ...]:
+        return tuple(float(a) for a in self.alphas)
