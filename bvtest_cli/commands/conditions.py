@@ -37,16 +37,14 @@ def run(s: Settings) -> Report:
       bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
     """
     from ..measures.evaluate import load
-    from ..render.plot import check_output, draw, plot_conditions
+    from ..render.plot import plot_conditions, plotted
     from ..report.conditions import conditions_report
 
-    if s.plot is not None:
-        check_output(s.plot)  # everything that can fail before evaluating
-    matrices, notes = load(s)
-    report = conditions_report(matrices, s).prefixed(notes)
-    if s.plot is not None:
-        draw(plot_conditions, report, s.plot)
-    return report
+    def build() -> Report:
+        matrices, notes = load(s)
+        return conditions_report(matrices, s).prefixed(notes)
+
+    return plotted(plot_conditions, s.plot, build)
 
 
 COMMAND = Command(

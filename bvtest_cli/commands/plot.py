@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
 from ..options import ANALYSIS, CI, EVALUATION, INPUTS, Command
 from ..settings import Settings
 
@@ -29,19 +28,14 @@ def run(s: Settings) -> Report:
       bvtest plot --scores scores.tsv -o bv.svg
     """
     from ..measures.evaluate import load
-    from ..render.plot import check_output, plot_report
+    from ..render.plot import plot_report, plotted
     from ..report.pipeline import eval_report
 
-    check_output(s.output)  # everything that can fail before evaluating
-    matrices, notes = load(s)
-    report = eval_report(matrices, s).prefixed(notes)
-    try:
-        plot_report(report, s.output)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    except OSError as exc:
-        raise InputError(f"cannot write the plot: {exc.strerror or exc}", s.output) from None
-    return report
+    def build() -> Report:
+        matrices, notes = load(s)
+        return eval_report(matrices, s).prefixed(notes)
+
+    return plotted(plot_report, s.output, build)
 
 
 COMMAND = Command(

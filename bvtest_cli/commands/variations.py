@@ -45,15 +45,10 @@ def run(s: Settings) -> Report:
       bvtest variations --alpha=-1000:1000:10 --plot tau.png qrels.txt runs/
       bvtest variations --scores s.tsv --map uqv.map --weights w.txt -f json
     """
-    from ..render.plot import check_output, draw, plot_variations
+    from ..render.plot import plot_variations, plotted
     from ..report.variations import variations_report
 
-    if s.plot is not None:
-        check_output(s.plot)  # everything that can fail before evaluating
-    report = variations_report(s)
-    if s.plot is not None:
-        draw(plot_variations, report, s.plot)
-    return report
+    return plotted(plot_variations, s.plot, lambda: variations_report(s))
 
 
 COMMAND = Command(

@@ -32,6 +32,7 @@ import math
 import os
 import tempfile
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -780,3 +781,13 @@ def draw(plotter: Any, report: Report, path: str) -> None:
         raise InputError(f"cannot write the plot: {exc.strerror or exc}", path) from None
 
 
+def plotted(plotter: Any, path: str | None, build: Callable[[], Report]) -> Report:
+    """The report ``build()`` makes, drawn by ``plotter`` into ``path`` when a
+    path is given. What can fail about the plot (extension, matplotlib, the
+    directory) is checked before ``build`` evaluates anything."""
+    if path is None:
+        return build()
+    check_output(path)
+    report = build()
+    draw(plotter, report, path)
+    return report
