@@ -184,3 +184,17 @@ def test_each_option_declared_once():
             assert "decls" not in changes and "param_decls" not in changes
     source = (PACKAGE / "options.py").read_text()
     assert source.count("_opt(") + source.count("_count(") + source.count("_arg(") >= len(OPTIONS)
+
+
+def test_every_subpackage_is_packaged():
+    """A wheel holds every subpackage: pyproject's package discovery finds them all."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from setuptools import find_namespace_packages
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    include = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    found = set(find_namespace_packages(str(REPO), include=include))
+    wanted = {
+        ".".join(p.parent.relative_to(REPO).parts) for p in PACKAGE.rglob("__init__.py")
+    }
+    assert wanted <= found
