@@ -1,0 +1,56 @@
+"""A qrels file that shares no topic with what it is compared to is a wrong
+input, named in one line with exit status 2 — never a table of zeros or NaN."""
+
+from __future__ import annotations
+
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
+
+
+def _one_line_error(proc, name: str) -> str:
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bvtest: ")
+    assert name in lines[0]
+    return lines[0]
+
+
+def test_rankings_reference_sharing_no_topic_with_the_runs(tmp_path):
+    other = tmp_path / "other.qrels"
+    other.write_text("999 0 d1 1\n")
+    proc = run_bvtest(
+        "rankings", "--reference", other, "--collection", f"x={SAMPLE_QRELS}", SAMPLE_RUNS
+    )
+    line = _one_line_error(proc, "other.qrels")
+    assert "wrong qrels file" in line
+
+
+def test_rankings_collection_judging_no_reference_topic(tmp_path):
+    other = tmp_path / "other.qrels"
+    other.write_text("999 0 d1 1\n998 0 d2 0\n")
+    proc = run_bvtest(
+        "rankings", "--reference", SAMPLE_QRELS, "--collection", f"x={other}", SAMPLE_RUNS
+    )
+    line = _one_line_error(proc, "other.qrels")
+    assert "'x'" in line and "judges none" in line
+
+
+def test_rankings_collection_judging_some_topics_is_a_note(tmp_path):
+    """One judged topic is a (small) collection: a note for the rest, exit 0."""
+    judged = tmp_path / "one.qrels"
+    judged.write_text("401 0 d1 1\n")
+    proc = run_bvtest(
+        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        f"x={judged}", SAMPLE_RUNS,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "have no judgments" in proc.stderr
+
+
+def test_rankings_note_names_the_dropped_reference_topics():
+    proc = run_bvtest(
+        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        f"x={SAMPLE_QRELS}", SAMPLE_RUNS,
+    )  # fmt: skip
+    assert proc.returncode == 0
+    assert "dropped: 430" in proc.stderr
