@@ -82,9 +82,18 @@ def _check_names(s: Settings) -> None:
     if s.scores is not None or len(s.inputs) < 2:
         return
     from ..io.sources import expand_sources
+    from ..io.trec import read_qrels, read_run_columns
 
-    names = [src.name for src in expand_sources(s.inputs[1:])]
-    pairs_for(names, s)
+    sources = expand_sources(s.inputs[1:])
+    try:
+        pairs_for([src.name for src in sources], s)
+    except (click.UsageError, InputError):
+        # A file that cannot be read is the first thing to fix: name it
+        # rather than count the runs it was meant to be one of.
+        read_qrels(s.inputs[0])
+        for source in sources:
+            read_run_columns(source)
+        raise
 
 
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:

@@ -54,3 +54,14 @@ def test_rankings_note_names_the_dropped_reference_topics():
     )  # fmt: skip
     assert proc.returncode == 0
     assert "dropped: 430" in proc.stderr
+
+
+def test_compare_names_the_unreadable_run_before_counting_runs(tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("401 Q0 d1 x 1.0 t\n")
+    runs = [SAMPLE_RUNS / f"sys00{i}" for i in (1, 2, 3)]
+    line = _one_line_error(run_bvtest("compare", SAMPLE_QRELS, *runs, bad), "bad.run:1")
+    assert "rank" in line
+    # readable runs: the usage error, before anything is evaluated
+    line = _one_line_error(run_bvtest("compare", SAMPLE_QRELS, *runs), "3 runs")
+    assert "--pair" in line
