@@ -65,3 +65,38 @@ def test_compare_names_the_unreadable_run_before_counting_runs(tmp_path):
     # readable runs: the usage error, before anything is evaluated
     line = _one_line_error(run_bvtest("compare", SAMPLE_QRELS, *runs), "3 runs")
     assert "--pair" in line
+
+
+def test_a_file_named_dash_in_a_run_directory_is_a_file_not_stdin(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "-").write_bytes((SAMPLE_RUNS / "sys001").read_bytes())
+    (runs / "b").write_bytes((SAMPLE_RUNS / "sys002").read_bytes())
+    proc = run_bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, runs, stdin=b"")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    systems = json.loads(proc.stdout)["measures"]["AP"]["systems"]
+    assert list(systems) == ["-", "b"]
+    # its numbers are sys001's, read from the file (stdin is empty)
+    direct = run_bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS / "sys001",
+                        SAMPLE_RUNS / "sys002")  # fmt: skip
+    assert systems["-"]["mean"] == json.loads(direct.stdout)["measures"]["AP"]["systems"][
+        "sys001"
+    ]["mean"]
+
+
+def test_empty_or_unprintable_system_and_condition_names_are_refused(tmp_path):
+    two = (SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002")
+    proc = run_bvtest(
+        "conditions", "--pattern", "(?P<system>.*)(?P<condition>sys00[12])", SAMPLE_QRELS, *two
+    )
+    assert "is empty" in _one_line_error(proc, "--pattern")
+    proc = run_bvtest(
+        "conditions", "--pattern", "(?P<system>sys)(?P<condition>.*)", SAMPLE_QRELS, *two
+    )
+    assert proc.returncode == 0, proc.stderr  # "001" and "002" are conditions
+    bad = tmp_path / "map.txt"
+    bad.write_bytes(b"sys001 a\x01b c1\nsys002 a c2\n")
+    proc = run_bvtest("conditions", "--map", bad, SAMPLE_QRELS, *two)
+    assert "control character" in _one_line_error(proc, "map.txt:1")
