@@ -36,15 +36,11 @@ def run(s: Settings) -> Report:
       bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
       bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..render.plot import plot_conditions, plotted
     from ..report.conditions import conditions_report
 
-    def build() -> Report:
-        matrices, notes = load(s)
-        return conditions_report(matrices, s).prefixed(notes)
-
-    return plotted(plot_conditions, s.plot, build)
+    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report))
 
 
 COMMAND = Command(

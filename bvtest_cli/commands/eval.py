@@ -35,11 +35,10 @@ def run(s: Settings) -> Report:
       bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
       bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels.txt runs/
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..report.pipeline import eval_report
 
-    matrices, notes = load(s)
-    return eval_report(matrices, s).prefixed(notes)
+    return analysed(s, eval_report)
 
 
 COMMAND = Command(

@@ -35,11 +35,10 @@ def run(s: Settings) -> Report:
       bvtest tradeoff --random-size 10 --difficulty-size 10 -m AP qrels.txt runs/
       bvtest tradeoff --scores s.tsv -f json | jq '.measures.AP["difficulty:5"]'
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..report.tradeoffs import tradeoff_report
 
-    matrices, notes = load(s)
-    return tradeoff_report(matrices, s).prefixed(notes)
+    return analysed(s, tradeoff_report)
 
 
 COMMAND = Command(

@@ -174,8 +174,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def compare(s: Settings) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
 
     _check_names(s)
-    matrices, notes = load(s)
-    return compare_report(matrices, s).prefixed(notes)
+    return analysed(s, compare_report)
