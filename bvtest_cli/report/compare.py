@@ -74,7 +74,16 @@ def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | No
                 raise InputError(f"run {name!r} is not among the runs ({shown})", "--pair")
         if a == b:
             raise InputError(f"run {a!r} is compared with itself", "--pair")
-    return list(dict.fromkeys(s.pair))
+    return list(distinct_pairs(s.pair).values())
+
+
+def distinct_pairs(pairs: Sequence[tuple[str, str]]) -> dict[frozenset[str], tuple[str, str]]:
+    """Each comparison once, in the orientation first given: ``a b`` and
+    ``b a`` are one test, and Holm's family counts it once."""
+    out: dict[frozenset[str], tuple[str, str]] = {}
+    for a, b in pairs:
+        out.setdefault(frozenset((a, b)), (a, b))
+    return out
 
 
 def _check_names(s: Settings) -> None:
@@ -111,6 +120,11 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         if x.shape[1] == 0:
             raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
     notes = []
+    if s.pair and len(distinct_pairs(s.pair)) < len(s.pair):
+        notes.append(
+            f"{m.measure}: a pair named twice (in either order) is compared once, "
+            "in the order first given"
+        )
     if risk.has_negative(x):
         notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
     statistic = bootstrap_statistic(m, COMPARED, s, None)
