@@ -51,6 +51,18 @@ def docno_bytes(docno: str) -> bytes:
     return docno.encode("latin-1")
 
 
+def docno_text(docno: str) -> str:
+    """A docno as output text: its file's bytes read as UTF-8 with undecodable
+    bytes kept as surrogates, so that writing the text as UTF-8 with
+    ``surrogateescape`` (:func:`output_bytes`) gives exactly those bytes."""
+    return docno_bytes(docno).decode("utf-8", "surrogateescape")
+
+
+def output_bytes(text: str) -> bytes:
+    """The bytes of output text: UTF-8, docnos as their file's bytes."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def shown_docno(docno: str) -> str:
     """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
     other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
