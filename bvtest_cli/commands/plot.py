@@ -24,7 +24,8 @@ def run(s: Settings) -> Report:
     \b
     Examples:
       bvtest plot -o bv.png qrels/qrels.txt sample_runs/
-      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels.txt runs/
+      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest plot --scores scores.tsv -o bv.svg
     """
     from ..measures.evaluate import analysed
