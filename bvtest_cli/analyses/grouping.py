@@ -319,6 +319,7 @@ def _row_group_means(values: np.ndarray, orders: np.ndarray, k: int) -> np.ndarr
         weights[np.arange(repeats)[:, np.newaxis], group_of_position, orders] = inverse_size[
             group_of_position
         ]
+        values = np.ascontiguousarray(values)  # the summed axis innermost, as in weights
         x = np.ascontiguousarray(np.einsum("mn,rgn->rmg", values, weights))
     else:
         # Many small groups: gather the permuted topics (R, n, m) and sum runs of k.

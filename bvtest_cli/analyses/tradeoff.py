@@ -121,8 +121,9 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Σ a·b over the last axis for any leading axes, in numpy's own fixed
     order (einsum without ``optimize`` never calls BLAS): the same bits for a
     vector alone or in a stack, and on every CPU, whichever BLAS kernel it
-    selects (a BLAS dot's summation order depends on the kernel)."""
-    return np.einsum("...j,...j->...", a, b)
+    selects (a BLAS dot's summation order depends on the kernel). C order puts
+    the summed axis innermost, which makes every row sum alike."""
+    return np.einsum("...j,...j->...", np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
 @quiet
