@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 BVTEST := $(VENV)/bin/bvtest
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all run test lint bench sample clean
+.PHONY: all run test test-oldest lint bench sample clean
 
 all: run
 
@@ -29,6 +29,43 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(PY) -m pytest -q
 
+# The declared floors, tested: the oldest version of every dependency, extra and
+# test tool (constraints/oldest.txt, the lower bounds of pyproject.toml) on the
+# oldest Python requires-python allows, in a virtualenv of their own.
+OLDEST_VENV   ?= .venv-oldest
+OLDEST_PY     := $(OLDEST_VENV)/bin/python
+OLDEST_STAMP  := $(OLDEST_VENV)/.installed-stamp
+# OLDEST_PYTHON=/path/to/python chooses the interpreter; by default the first
+# Python 3.10 that runs: python3.10 on PATH (a pyenv shim may not), then pyenv's
+# versions. Without one, $(PYTHON) with a note (numpy 1.24 has wheels up to 3.11).
+OLDEST_PYTHON ?=
+
+$(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
+	rm -rf $(OLDEST_VENV)
+	@py="$(OLDEST_PYTHON)"; \
+	if [ -z "$$py" ]; then \
+	  for c in python3.10 $(HOME)/.pyenv/versions/3.10*/bin/python3.10; do \
+	    if "$$c" -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null; then \
+	      py="$$c"; break; \
+	    fi; \
+	  done; \
+	fi; \
+	if [ -z "$$py" ]; then \
+	  py="$(PYTHON)"; \
+	  echo "make test-oldest: no Python 3.10 (the oldest requires-python allows) on PATH" \
+	       "or in ~/.pyenv/versions: testing the oldest pins under $$($$py --version)" \
+	       "instead; set OLDEST_PYTHON=/path/to/python3.10 to test the floor itself." >&2; \
+	fi; \
+	echo "$$py -m venv $(OLDEST_VENV)"; \
+	"$$py" -m venv $(OLDEST_VENV)
+	$(OLDEST_PY) -m pip install --quiet --disable-pip-version-check \
+	    -c constraints/oldest.txt -e '.[test,plot,pandas]'
+	touch $@
+
+test-oldest: $(OLDEST_STAMP)
+	$(OLDEST_VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
+	$(OLDEST_PY) -m pytest -q
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(VENV)/bin/ruff format --check bvtest_cli bvtest tests tools bench
@@ -43,4 +80,4 @@ sample: $(STAMP)
 	$(PY) tools/gen_track.py --qrels-out qrels/qrels.txt --runs-out sample_runs
 
 clean:
-	rm -rf $(VENV) .bench-cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OLDEST_VENV) .bench-cache .pytest_cache .ruff_cache

@@ -1,7 +1,10 @@
 """Golden outputs: every command × format × a set of option combinations.
 
 Recorded before the core redesign and kept as a regression test:
-the exact stdout, stderr and exit status of each case. A deliberate change of
+the stdout, stderr and exit status of each case. Printed formats must match
+byte for byte; JSON must match token by token, floats within the tolerance
+of tests/golden_compare.py, which covers the last bits that differ between
+machines and dependency versions (docs/reproducibility.md). A deliberate change of
 output is made by re-recording (``BVTEST_GOLDEN_UPDATE=1 pytest
 tests/test_golden.py``) in the same commit that changes the code, with the
 change listed in the README; the diff of ``tests/golden/`` then shows it.
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, SHARED, run_bvtest
+from golden_compare import record_mismatch
 
 GOLDEN = REPO / "tests" / "golden"
 UPDATE = os.environ.get("BVTEST_GOLDEN_UPDATE") == "1"
@@ -264,4 +268,5 @@ def test_golden(name: str, new_run: Path, pools: Path, uqv_dir: Path, tmp_path: 
             (REPO / SCORES).write_text(proc.stdout)
         return
     assert path.exists(), f"no golden output for {name}; record with BVTEST_GOLDEN_UPDATE=1"
-    assert got == path.read_text(), f"output of {' '.join(args)} changed"
+    mismatch = record_mismatch(path.read_text(), got)
+    assert mismatch is None, f"output of {' '.join(args)} changed: {mismatch}"

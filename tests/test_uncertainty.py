@@ -8,6 +8,7 @@ on the sample track.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import math
@@ -159,13 +160,20 @@ def test_undefined_replicates_rule():
     assert lo[2] == pytest.approx(np.nanquantile(np.where(np.isinf(two), np.nan, two), 0.1))
 
 
+def _generator(seed: int) -> dict[str, np.random.Generator]:
+    """scipy.stats.bootstrap's generator argument: ``rng`` from scipy 1.15 on,
+    ``random_state`` before (the declared floor); both draw from it directly."""
+    name = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+    return {name: np.random.default_rng(seed)}
+
+
 def test_bca_against_scipy_on_the_same_resamples():
     # scipy draws rng.integers(0, n, (B, n)) in one batch: the same resamples.
     rng = np.random.default_rng(3)
     for data in (rng.exponential(1.0, 25), rng.beta(0.5, 2.0, 40)):
         for fn in (np.var, np.mean):
             ref = stats.bootstrap(
-                (data,), fn, n_resamples=999, rng=np.random.default_rng(17), method="BCa"
+                (data,), fn, n_resamples=999, **_generator(17), method="BCa"
             )
             got = bootstrap_intervals(
                 data[np.newaxis, :],
@@ -177,7 +185,7 @@ def test_bca_against_scipy_on_the_same_resamples():
             assert got.lo[0] == pytest.approx(ref.confidence_interval.low, abs=1e-12)
             assert got.hi[0] == pytest.approx(ref.confidence_interval.high, abs=1e-12)
             pct = stats.bootstrap(
-                (data,), fn, n_resamples=999, rng=np.random.default_rng(17), method="percentile"
+                (data,), fn, n_resamples=999, **_generator(17), method="percentile"
             )
             plain = bootstrap_intervals(
                 data[np.newaxis, :], lambda y, fn=fn: {"s": fn(y, axis=-1)}, B=999, seed=17
@@ -440,7 +448,7 @@ def test_compare_runs_bca_and_chosen_pairs():
         lambda a, b, axis: a.mean(axis=axis) - b.mean(axis=axis),
         paired=True,
         n_resamples=300,
-        rng=np.random.default_rng(3),
+        **_generator(3),
         method="BCa",
     )
     assert mean.lo == pytest.approx(ref.confidence_interval.low, abs=1e-12)

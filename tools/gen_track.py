@@ -182,11 +182,16 @@ def _frac_strings() -> np.ndarray:
     return _FRAC_TABLE
 
 
+# numpy >= 2 has the string ufuncs as np.strings; numpy 1.x (the declared floor)
+# has the same add, element by element, as np.char.
+_STRINGS = getattr(np, "strings", np.char)
+
+
 def _join_columns(*cols: np.ndarray | bytes) -> bytes:
     """Concatenate byte columns element-wise and the rows into one buffer."""
-    out = np.strings.add(cols[0], cols[1])
+    out = _STRINGS.add(cols[0], cols[1])
     for c in cols[2:]:
-        out = np.strings.add(out, c)
+        out = _STRINGS.add(out, c)
     # fixed-width 'S' rows are NUL padded; TREC text never contains NUL
     return out.tobytes().replace(b"\x00", b"")
 

@@ -65,7 +65,7 @@ GROUP_KINDS = ("difficulty", "random")
 # repeats are processed in blocks of B to bound memory.
 _BLOCK_ELEMENTS = 1 << 22
 
-# Group means use a one-hot matmul up to this many groups per repeat (cost ∝ G),
+# Group means use a one-hot product up to this many groups per repeat (cost ∝ G),
 # and a gather + reduceat above it (cost independent of G).
 _MATMUL_MAX_GROUPS = 32
 
@@ -280,7 +280,7 @@ def group_means(
     # Equal rows must give equal group means, and a run equal to the target
     # must give the target's own group means, exactly: otherwise copies of a
     # run get Bias², Var(ρ) of 1e-33 instead of 0 and untied Spearman ranks.
-    # The matmul below does not promise that (BLAS rounds row by row in its
+    # The product below does not promise that (it rounds row by row in its
     # own way), so each distinct row is averaged once and shared.
     distinct, inverse = _distinct_rows(values)
     x = _row_group_means(distinct, orders, k)
@@ -309,15 +309,18 @@ def _row_group_means(values: np.ndarray, orders: np.ndarray, k: int) -> np.ndarr
     repeats, n = orders.shape
     sizes = group_sizes(n, k)
     if len(sizes) <= _MATMUL_MAX_GROUPS:
-        # One-hot weights W[r, j, g] = 1/|g| when topic j is in group g of order r:
-        # the group means of every order are one batched matmul (m, n) @ (R, n, G).
+        # One-hot weights W[r, g, j] = 1/|g| when topic j is in group g of order r:
+        # the group means of every order are one product (m, n) × (R, G, n) over n.
+        # An einsum without ``optimize`` sums in numpy's own fixed order, so the
+        # means do not depend on the BLAS kernel the CPU selects, as a matmul's do.
         group_of_position = np.arange(n) // k
         inverse_size = 1.0 / sizes
-        weights = np.zeros((repeats, n, len(sizes)))
-        weights[np.arange(repeats)[:, np.newaxis], orders, group_of_position] = inverse_size[
+        weights = np.zeros((repeats, len(sizes), n))
+        weights[np.arange(repeats)[:, np.newaxis], group_of_position, orders] = inverse_size[
             group_of_position
         ]
-        x = values @ weights
+        values = np.ascontiguousarray(values)  # the summed axis innermost, as in weights
+        x = np.ascontiguousarray(np.einsum("mn,rgn->rmg", values, weights))
     else:
         # Many small groups: gather the permuted topics (R, n, m) and sum runs of k.
         gathered = np.ascontiguousarray(values.T)[orders]

@@ -222,18 +222,22 @@ def bootstrap_means(
     """Mean scores (B, m) of the systems over B bootstrap samples of n′
     topics (default n′ = n) drawn from ``scores`` (m, n) or (s, m, n); with
     s > 1 each drawn topic takes one of the s samples at random (Cormack &
-    Grossman 2019 §3). Computed as counts (B, s·n) @ scores (s·n, m) / n′, in
+    Grossman 2019 §3). Computed as counts (B, s·n) × scores (s·n, m) / n′, in
     steps of rows that bound the counts matrix to ~64 MB."""
     scores = as_samples(scores)
     s, m, n = scores.shape
     n_prime = n if n_prime is None else n_prime
     topics, picks = draw_samples(rng, n, s, samples, n_prime)
-    table = scores.transpose(0, 2, 1).reshape(s * n, m)  # row r·n + j: scores[r, :, j]
+    # Column r·n + j of row i: scores[r, i, j]. The product is an einsum without
+    # ``optimize`` (numpy's own fixed summation order, never BLAS), so the means,
+    # and Δ and b² after them, do not depend on the BLAS kernel the CPU selects.
+    table = np.ascontiguousarray(scores.transpose(1, 0, 2).reshape(m, s * n))
     step = max(1, _COUNTS_BYTES // (8 * s * n))
     means = np.empty((samples, m))
     for lo in range(0, samples, step):
         hi = min(samples, lo + step)
-        means[lo:hi] = sample_counts(topics[lo:hi], picks[lo:hi], n, s) @ table
+        counts = sample_counts(topics[lo:hi], picks[lo:hi], n, s)
+        means[lo:hi] = np.einsum("bk,mk->bm", counts, table)
     means /= n_prime
     return means
 

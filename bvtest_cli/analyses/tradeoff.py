@@ -118,10 +118,12 @@ def p_value(x: np.ndarray, y: np.ndarray, r: float) -> float:
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Σ a·b over the last axis for any leading axes; the same summation as
-    np.dot on 1-D vectors (matmul of 1×m by m×1), so the result does not
-    depend on whether a vector comes alone or in a stack."""
-    return (a[..., np.newaxis, :] @ b[..., :, np.newaxis])[..., 0, 0]
+    """Σ a·b over the last axis for any leading axes, in numpy's own fixed
+    order (einsum without ``optimize`` never calls BLAS): the same bits for a
+    vector alone or in a stack, and on every CPU, whichever BLAS kernel it
+    selects (a BLAS dot's summation order depends on the kernel). C order puts
+    the summed axis innermost, which makes every row sum alike."""
+    return np.einsum("...j,...j->...", np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
 @quiet
@@ -183,14 +185,14 @@ def permutation_p(x: np.ndarray, y: np.ndarray) -> float:
         raise ValueError(f"exact permutation p-values need m <= {EXACT_MAX_SYSTEMS}, got {m}")
     xc = x - x.mean()
     yc = y - y.mean()
-    scale = float(np.sqrt(np.dot(xc, xc) * np.dot(yc, yc)))
+    scale = float(np.sqrt(_dot(xc, xc) * _dot(yc, yc)))
     if not scale > 0:
         return float("nan")
     first, second = _pairing_halves(m)
     h = first.shape[-1]
     s1 = (yc[first] * xc[:h]).sum(axis=-1)  # (C, h!)
     s2 = (yc[second] * xc[h:]).sum(axis=-1)  # (C, (m−h)!)
-    observed = abs(float(np.dot(xc, yc)))
+    observed = abs(float(_dot(xc, yc)))
     totals = s1[:, :, np.newaxis] + s2[:, np.newaxis, :]  # (C, h!, (m−h)!): all m! pairings
     hits = int(np.count_nonzero(np.abs(totals) >= observed - _TIE_TOLERANCE * scale))
     return hits / totals.size

@@ -402,7 +402,10 @@ def _acceleration(jackknife: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         centre = np.where(finite, jack, 0.0).sum(axis=-1) / count
         d = np.where(finite, centre[..., np.newaxis] - jack, 0.0)
-        a = (d**3).sum(axis=-1) / (6.0 * (d**2).sum(axis=-1) ** 1.5)
+        # d·d·d and s·√s, not d**3 and s**1.5: numpy's pow differs in the last bit
+        # between CPUs (its AVX-512 loop is not the C library's), √ is exact.
+        s2 = (d * d).sum(axis=-1)
+        a = (d * d * d).sum(axis=-1) / (6.0 * (s2 * np.sqrt(s2)))
     return np.where(count >= 2, np.where(constant, 0.0, a), np.nan)
 
 
