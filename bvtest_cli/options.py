@@ -633,8 +633,8 @@ RANKINGS_SAMPLES = dict(
 PERMUTE_OUT = dict(
     required=True,
     metavar="DIR",
-    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
-    "the same name are replaced).",
+    help="New directory for the engineered runs, NAME.perm: written whole or not at "
+    "all; an existing directory must be empty.",
 )
 VARIATIONS_ALPHAS = dict(
     default=VARIATION_ALPHAS,

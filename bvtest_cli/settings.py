@@ -70,6 +70,15 @@ class Settings:
         """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
         return self.ci_memory * (1 << 20) // 8
 
+    def input_paths(self) -> tuple[str, ...]:
+        """Every file or directory the command reads: an output must be none
+        of them (nor inside one)."""
+        paths = [*self.inputs, *self.new_runs, *self.runs]
+        paths += [p for p in (self.scores, self.qrels, self.pool, self.map, self.weights) if p]
+        for _, files in (*([self.reference] if self.reference else []), *self.collections):
+            paths += files
+        return tuple(paths)
+
     @property
     def group_text(self) -> str | None:
         return None if self.group is None else f"{self.group[0]}:{self.group[1]}"

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
+from bvtest_cli.analyses.paired import compare_runs
 from bvtest_cli.analyses.uncertainty import (
     _tally,
     bootstrap_intervals,
     bootstrap_replicates,
-    compare_runs,
     order_statistics,
 )
 from bvtest_cli.report import registry

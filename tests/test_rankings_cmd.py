@@ -458,7 +458,7 @@ def test_permute_bad_input_is_one_line(bvtest, tmp_path):
     (runs / "r").write_text("401 Q0 d 1 1.0 r\n")
     (runs / "r.perm").write_text("401 Q0 d 1 1.0 r\n")
     proc = bvtest("permute", "--out", runs, SAMPLE_QRELS, runs)
-    assert_one_line_error(proc, "r.perm", "would overwrite an input run")
+    assert_one_line_error(proc, str(runs), "would overwrite the input")
     assert (runs / "r.perm").read_text() == "401 Q0 d 1 1.0 r\n"
 
 

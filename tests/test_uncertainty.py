@@ -19,21 +19,18 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 from scipy import stats
 
 from bvtest_cli.analyses import risk
+from bvtest_cli.analyses.paired import bootstrap_p, compare_runs, holm, pitman_morgan
 from bvtest_cli.analyses.tradeoff import correlations, rank_average
 from bvtest_cli.analyses.uncertainty import (
     bca_interval,
     bootstrap_indices,
     bootstrap_intervals,
-    bootstrap_p,
     bootstrap_replicates,
-    compare_runs,
     correlation_distribution,
-    holm,
     iter_bootstrap_indices,
     jackknife_indices,
     pareto_front,
     percentile_interval,
-    pitman_morgan,
     tradeoff_correlations,
 )
 from bvtest_cli.measures.scores_file import read_scores

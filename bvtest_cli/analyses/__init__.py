@@ -2,7 +2,7 @@
 
 ``decompose`` (Bias², Var, MSE, Var(ρ)), ``risk`` (ZRisk, GeoRisk, TRisk),
 ``tradeoff`` (Pearson/Spearman of Bias² and Var), ``grouping`` (topic groups
-and repeats), ``uncertainty`` (bootstrap intervals and paired tests),
+and repeats), ``uncertainty`` (bootstrap intervals), ``paired`` (paired tests of two runs),
 ``simulate`` (per-topic simulated collections), ``rankings`` (bias and
 variance of system rankings), ``pooling`` (depth pools and engineered runs),
 ``variations`` (mean–variance over query variations). Shapes are

@@ -61,26 +61,22 @@ Decisions (SPEC is silent; the README states them):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..analyses.tradeoff import constant, correlations
+from ..analyses.tradeoff import correlations
 
 __all__ = [
-    "Comparison",
     "CorrelationSummary",
     "Interval",
     "apply_resamples",
     "bca_interval",
     "bootstrap_indices",
     "bootstrap_intervals",
-    "bootstrap_p",
     "bootstrap_replicates",
-    "compare_runs",
     "correlation_distribution",
-    "holm",
     "iter_bootstrap_indices",
     "jackknife_indices",
     "jackknife_replicates",
@@ -88,7 +84,6 @@ __all__ = [
     "normal_ppf",
     "pareto_front",
     "percentile_interval",
-    "pitman_morgan",
     "tradeoff_correlations",
 ]
 
@@ -769,265 +764,6 @@ def bootstrap_intervals(
         lo, hi = ends[name]
         out[name] = Interval(e, np.where(undefined, np.nan, lo), np.where(undefined, np.nan, hi))
     return out
-
-
-# --------------------------------------------------------------------------- paired tests
-
-
-def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pitman–Morgan test of equal variances for paired samples (Pitman 1939; Morgan 1939).
-
-    ``a`` and ``b`` (..., n) are two runs' scores on the same topics. Since
-    Var(a) − Var(b) = Cov(a + b, a − b), equal variances means no correlation
-    r between the sums and the differences; t = r √((n − 2)/(1 − r²)) has
-    n − 2 degrees of freedom under H0. Returns (r, t, two-sided p), each (...).
-    When the sums or the differences are constant the variances are equal
-    exactly: r = 0, p = 1. With n < 3 everything is NaN.
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    n = a.shape[-1]
-    s, d = a + b, a - b
-    if n < 3:
-        nan = np.full(s.shape[:-1], np.nan)
-        return nan, nan.copy(), nan.copy()
-    sc = s - s.mean(axis=-1, keepdims=True)
-    dc = d - d.mean(axis=-1, keepdims=True)
-    degenerate = constant(s) | constant(d)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (sc * dc).sum(axis=-1) / np.sqrt((sc * sc).sum(axis=-1) * (dc * dc).sum(axis=-1))
-        r = np.where(degenerate, 0.0, np.clip(r, -1.0, 1.0))
-        t = r * np.sqrt((n - 2) / (1.0 - r * r))
-    from scipy.special import stdtr  # lazily
-
-    p = np.where(np.abs(r) >= 1.0, 0.0, 2.0 * stdtr(n - 2, -np.abs(t)))
-    return r, t, p
-
-
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979) of a 1-D array.
-
-    Sorted ascending, p_(i) becomes max_{j ≤ i} min(1, (k − j + 1) p_(j)) with
-    k the number of finite p-values; NaN p-values stay NaN and are not counted.
-    """
-    p = np.asarray(p, dtype=float)
-    if p.ndim != 1:
-        raise ValueError(f"holm expects a 1-D array, got shape {p.shape}")
-    out = np.full(p.shape, np.nan)
-    finite = np.flatnonzero(np.isfinite(p))
-    k = len(finite)
-    if k:
-        order = finite[np.argsort(p[finite], kind="stable")]
-        scaled = np.minimum(1.0, (k - np.arange(k)) * p[order])
-        out[order] = np.maximum.accumulate(scaled)
-    return out
-
-
-def bootstrap_p(differences: np.ndarray, level: float = 0.95) -> np.ndarray:
-    """Two-sided bootstrap p-value of H0: difference = 0, from replicates (B, ...).
-
-    p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B' + 1)) over the B'
-    finite replicates: the smallest level at which the percentile interval
-    excludes 0 (Efron & Tibshirani 1993, §15.4), with the Monte-Carlo "+1"
-    (Davison & Hinkley 1997, eq. 4.11). NaN under the undefined-replicate rule
-    of the module docstring (``level`` sets its tolerance).
-    """
-    d = np.asarray(differences, dtype=float)
-    finite = np.isfinite(d)
-    count = finite.sum(axis=0)
-    le = (finite & (d <= 0)).sum(axis=0)
-    ge = (finite & (d >= 0)).sum(axis=0)
-    return _p_value(le, ge, count, d.shape[0], level)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One paired comparison row: ``field`` of run ``a`` minus that of run ``b``.
-
-    ``diff`` is the difference on the data, [lo, hi] its paired topic-bootstrap
-    interval, ``p`` the bootstrap p-value and ``p_holm`` its Holm adjustment
-    over the pairs compared. Rows of ``var`` also carry the Pitman–Morgan
-    test (``test = "pitman-morgan"``, ``p_pm`` and its Holm adjustment
-    ``p_pm_holm``); on other rows these are None.
-    """
-
-    a: str
-    b: str
-    field: str
-    diff: float
-    lo: float
-    hi: float
-    p: float
-    p_holm: float
-    test: str | None = None
-    p_pm: float | None = None
-    p_pm_holm: float | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        row: dict[str, object] = {
-            "a": self.a,
-            "b": self.b,
-            "field": self.field,
-            "diff": self.diff,
-            "lo": self.lo,
-            "hi": self.hi,
-            "p": self.p,
-            "p_holm": self.p_holm,
-        }
-        if self.test is not None:
-            row.update(test=self.test, p_pm=self.p_pm, p_pm_holm=self.p_pm_holm)
-        return row
-
-
-COMPARED_FIELDS = ("mean", "var", "mse")
-
-
-def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]:
-    """Alphas as written (strings kept, numbers formatted with %g) and as floats."""
-    labels = [a if isinstance(a, str) else format(float(a), "g") for a in alphas]
-    return labels, np.array([float(a) for a in alphas], dtype=float)
-
-
-def _pair_indices(
-    systems: Sequence[str], pairs: Sequence[tuple[str, str]] | None
-) -> tuple[np.ndarray, np.ndarray]:
-    index = {s: i for i, s in enumerate(systems)}
-    if len(index) != len(systems):
-        raise ValueError("system names must be unique")
-    if pairs is None:
-        ia, ib = np.triu_indices(len(systems), k=1)
-        return ia, ib
-    rows = []
-    for a, b in pairs:
-        for name in (a, b):
-            if name not in index:
-                raise ValueError(f"run {name!r} is not among the runs compared")
-        if a == b:
-            raise ValueError(f"run {a!r} is compared with itself")
-        rows.append((index[a], index[b]))
-    if not rows:
-        raise ValueError("no pair of runs to compare")
-    ia, ib = (np.array(c, dtype=np.intp) for c in zip(*rows, strict=True))
-    return ia, ib
-
-
-def compare_runs(
-    x: np.ndarray,
-    systems: Sequence[str],
-    pairs: Sequence[tuple[str, str]] | None = None,
-    *,
-    statistic: Statistic,
-    alphas: Sequence[str | float] = ("0", "1", "5", "10"),
-    B: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-    method: str = "percentile",
-    block: int | None = None,
-    budget: int = _REPLICATE_ELEMENTS,
-) -> list[Comparison]:
-    """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
-    var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
-    a bootstrap p-value (:func:`bootstrap_p`) and its Holm adjustment (Holm
-    1979, family = the pairs, per field and alpha); var rows add the
-    Pitman–Morgan test (Pitman 1939; Morgan 1939) on the per-topic scores.
-
-    ``x`` (m, n) is the whole score matrix: each resample draws the same topics
-    for every run, and the fields that depend on all runs (c, the GeoRisk
-    expectations) are recomputed on the whole resample by ``statistic``,
-    which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
-    (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
-    its columns). ``pairs`` defaults to every pair (i < j) in the order of
-    ``systems``. Rows come pair by pair, fields in the order above. The
-    fields' replicates are kept while they fit ``budget`` elements; beyond,
-    the differences are streamed (:func:`streamed_intervals`), with the same
-    results bit for bit.
-    """
-    if method not in METHODS:
-        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
-    x = np.asarray(x, dtype=float)
-    if x.ndim != 2 or x.shape[0] != len(systems):
-        raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
-    ia, ib = _pair_indices(systems, pairs)
-    labels, _ = _alpha_labels(alphas)
-    names = [*COMPARED_FIELDS, *(f"georisk@{label}" for label in labels)]
-
-    def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """The compared fields' columns (..., m), in the order of ``names``."""
-        georisk = values["georisk"]
-        return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
-
-    estimate = compared(statistic(x))
-    jack = compared(jackknife_replicates(x, statistic, block=block)) if method == "bca" else None
-    n_pairs = len(ia)
-    diffs = [est[ia] - est[ib] for est in estimate]
-
-    def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
-        """(lead, pairs × fields): a − b of every pair, field by field."""
-        return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
-
-    # (lo, hi, p) per field, pair by pair
-    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    if len(estimate) * len(systems) * B > budget:
-        # bounded memory: every pair's differences streamed as cells
-        lo, hi, p = streamed_intervals(
-            replayed(
-                x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
-            ),
-            np.concatenate(diffs),
-            B,
-            level=level,
-            acceleration=None if jack is None else _acceleration(pair_differences(jack)),
-            budget=budget,
-        )
-        parts = np.arange(1, len(names)) * n_pairs
-        ends = list(zip(*(np.split(v, parts) for v in (lo, hi, p)), strict=True))
-    else:
-        reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
-        chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
-        for k, (diff, rep) in enumerate(zip(diffs, reps, strict=True)):
-            lo, hi, p = (np.empty(n_pairs) for _ in range(3))
-            for s in range(0, n_pairs, chunk):
-                sl = slice(s, s + chunk)
-                d = rep[:, ia[sl]] - rep[:, ib[sl]]
-                if jack is None:
-                    lo[sl], hi[sl] = percentile_interval(d, level)
-                else:
-                    jk = jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
-                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk, level)
-                p[sl] = bootstrap_p(d, level)
-            ends.append((lo, hi, p))
-    results: dict[str, tuple[np.ndarray, ...]] = {}
-    for name, diff, (lo, hi, p) in zip(names, diffs, ends, strict=True):
-        lo, hi, p = (np.where(np.isfinite(diff), v, np.nan) for v in (lo, hi, p))
-        results[name] = (diff, lo, hi, p, holm(p))
-
-    _, _, p_pm = pitman_morgan(x[ia], x[ib])
-    p_pm_holm = holm(p_pm)
-    rows: list[Comparison] = []
-    for k in range(n_pairs):
-        a, b = systems[ia[k]], systems[ib[k]]
-        for name, (diff, lo, hi, p, ph) in results.items():
-            extra = {}
-            if name == "var":
-                extra = {
-                    "test": "pitman-morgan",
-                    "p_pm": float(p_pm[k]),
-                    "p_pm_holm": float(p_pm_holm[k]),
-                }
-            rows.append(
-                Comparison(
-                    a,
-                    b,
-                    name,
-                    float(diff[k]),
-                    float(lo[k]),
-                    float(hi[k]),
-                    float(p[k]),
-                    float(ph[k]),
-                    **extra,
-                )
-            )
-    return rows
 
 
 # --------------------------------------------------------------------------- Pareto front

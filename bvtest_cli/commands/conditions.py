@@ -44,7 +44,7 @@ def run(s: Settings) -> Report:
     from ..render.plot import plot_conditions, plotted
     from ..report.conditions import conditions_report
 
-    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report))
+    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())
 
 
 COMMAND = Command(

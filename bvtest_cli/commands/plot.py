@@ -32,7 +32,7 @@ def run(s: Settings) -> Report:
     from ..render.plot import plot_report, plotted
     from ..report.pipeline import eval_report
 
-    return plotted(plot_report, s.output, lambda: analysed(s, eval_report))
+    return plotted(plot_report, s.output, lambda: analysed(s, eval_report), s.input_paths())
 
 
 COMMAND = Command(

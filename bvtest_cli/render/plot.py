@@ -26,18 +26,17 @@ without it.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import os
-import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
+from ..io.files import checked_target, replacing
 from ..report import registry
 from ..report.model import Records, Report, Section, Table, leaves, table_of
 
@@ -80,18 +79,19 @@ def output_format(path: str) -> str:
     return ext
 
 
-def check_output(path: str) -> None:
+def check_output(path: str, inputs: Iterable[str] = ()) -> None:
     """Everything about the plot that can fail before evaluating (InputError):
-    the extension, matplotlib, the directory."""
+    an empty path or one of the ``inputs``, the extension, matplotlib, the
+    directory."""
+    target = checked_target(path, inputs, "the plot")
     try:
         output_format(path)
         require_matplotlib()
     except (ValueError, PlotUnavailable) as exc:
         raise InputError(str(exc)) from None
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
+    if not os.path.isdir(os.path.dirname(target)):
         raise InputError("cannot write the plot: no such directory", path)
-    if os.path.isdir(path):
+    if os.path.isdir(target):
         raise InputError("cannot write the plot: is a directory", path)
 
 
@@ -476,26 +476,9 @@ def plot_report(report: Report, path: str) -> None:
 
 
 def _save(fig: Any, path: str, fmt: str) -> None:
-    """Write ``fig`` to a temporary file next to ``path``, then rename it, so
-    ``path`` is never left half-written."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".bvtest-plot-", suffix=f".{fmt}", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            fig.savefig(out, format=fmt)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (mkstemp creates 0600 files; a plot should not be private)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    """Write ``fig`` whole or not at all (through a link, never half-written)."""
+    with replacing(path, f".{fmt}") as tmp:
+        fig.savefig(tmp, format=fmt)
 
 
 # =========================================================================== variations
@@ -781,13 +764,15 @@ def draw(plotter: Any, report: Report, path: str) -> None:
         raise InputError(f"cannot write the plot: {exc.strerror or exc}", path) from None
 
 
-def plotted(plotter: Any, path: str | None, build: Callable[[], Report]) -> Report:
+def plotted(
+    plotter: Any, path: str | None, build: Callable[[], Report], inputs: Iterable[str] = ()
+) -> Report:
     """The report ``build()`` makes, drawn by ``plotter`` into ``path`` when a
     path is given. What can fail about the plot (extension, matplotlib, the
     directory) is checked before ``build`` evaluates anything."""
     if path is None:
         return build()
-    check_output(path)
+    check_output(path, inputs)
     report = build()
     draw(plotter, report, path)
     return report

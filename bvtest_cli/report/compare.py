@@ -2,7 +2,7 @@
 
 For each measure and each pair (a, b) the difference a − b in mean, Var, MSE
 and GeoRisk at every alpha, with a paired topic-bootstrap interval and
-p-value (:func:`bvtest_cli.analyses.uncertainty.compare_runs`), Holm's adjustment over
+p-value (:func:`bvtest_cli.analyses.paired.compare_runs`), Holm's adjustment over
 the pairs, and for Var the Pitman–Morgan test. The fields are the registry's
 (:func:`bvtest_cli.report.pipeline.registry_statistic` restricted to them), computed
 on the whole resampled matrix: every input run is in the pool, so the virtual
@@ -22,12 +22,13 @@ import click
 import numpy as np
 
 from ..analyses import risk
-from ..analyses.uncertainty import Comparison, compare_runs
+from ..analyses.paired import Comparison, compare_runs
 from ..errors import InputError
 from ..measures.matrix import ScoreMatrix
 from ..report import registry
 from ..report.model import Records, Report, Section, section
 from ..settings import Settings
+from .limits import check_request
 from .values import fmt, plain
 
 #: The registry fields a comparison differences (GeoRisk at every alpha).
@@ -111,6 +112,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     from ..report.pipeline import bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
+    check_request(s, len(m.systems), len(m.topics), "compare")
     x = m.values
     if s.normalize != "none":
         from ..analyses.grouping import normalized_topics

@@ -29,6 +29,7 @@ from ..report import registry
 from ..report.model import Records, Report, Section, Table, section
 from ..report.registry import Field
 from ..settings import Settings
+from .limits import check_request
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     ``--group random:K`` the block also holds the distribution of the
     per-repeat tradeoff correlations (``tradeoff_repeats``).
     """
+    check_request(s, len(m.systems), len(m.topics))
     fields = registry.system_fields(s.baseline is not None)
     base = baseline_index(m.systems, s.baseline)
     try:
@@ -467,6 +469,7 @@ def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
         raise InputError(
             f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
         )
+    check_request(s, len(sources), len(topics), "pertopic")
     result = pertopic(
         qrels_file.qrels,
         {src.name: src for src in sources},

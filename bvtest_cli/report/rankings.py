@@ -15,23 +15,23 @@ engineered runs of :mod:`~bvtest_cli.analyses.pooling`) and build the reports.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
 from ..analyses.pooling import engineer_run, engineered_name, format_run, pool, truncate_run
 from ..analyses.rankings import RankingAccuracy, evaluate_collections, ranking_accuracy
 from ..errors import InputError
+from ..io.files import checked_target, new_directory
 from ..io.sources import Qrels, Run, docno_text, expand_sources, output_bytes
-from ..io.trec import QrelsFile, read_qrels
-from ..measures.evaluate import how, map_runs, parse_measures
+from ..io.trec import QrelsFile, read_qrels, sort_topics
+from ..measures.evaluate import check_shared_topics, how, map_runs, parse_measures
 from ..measures.parallel import default_jobs, progress
 from ..report import registry as r
 from ..report.model import Records, Report, Section, Table, section
 from ..settings import Settings
+from .limits import check_request
 
 # --------------------------------------------------------------------------------------
 # rankings
@@ -70,6 +70,7 @@ def rankings_report(s: Settings) -> Report:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
     read = _qrels_reader()
     reference = read(ref_path)
+    check_request(s, len(sources), len(reference.relevant_topics(s.rel_level)), "rankings")
     collections = {name: [read(p) for p in files] for name, files in s.collections}
     notes: list[str] = []
     (scores,) = evaluate_collections(
@@ -199,6 +200,9 @@ def pool_report(s: Settings) -> Report:
         tick=progress(len(sources), s.quiet),
     )
     qrels = qrels_file.qrels
+    check_shared_topics(
+        qrels_file.label, sort_topics(qrels), [src.name for src in sources], [set(r) for r in tops]
+    )
     p = pool(qrels, tops, s.depth)
     notes = [
         f"depth-{s.depth} pool of {len(sources)} run(s): {p.pooled} documents over "
@@ -234,8 +238,8 @@ def pool_report(s: Settings) -> Report:
 
 def _engineer(
     qrels: Qrels, names: list[str], targets: list[str], seed: int
-) -> Callable[[int, Run], InputError | None]:
-    def work(index: int, run: Run) -> InputError | None:
+) -> Callable[[int, Run], InputError | frozenset[str]]:
+    def work(index: int, run: Run) -> InputError | frozenset[str]:
         name = names[index]
         text = format_run(engineer_run(run, qrels, name=name, seed=seed), engineered_name(name))
         try:
@@ -243,7 +247,7 @@ def _engineer(
                 fh.write(output_bytes(text))
         except OSError as exc:  # returned, not raised: keeps the message across processes
             return InputError(f"cannot write: {exc.strerror or exc}", targets[index])
-        return None
+        return frozenset(run)
 
     return work
 
@@ -262,24 +266,16 @@ def permute_files(s: Settings) -> Report:
             raise InputError(
                 f"run name {src.name!r} has white space; it cannot be a run tag", src.label
             )
-    out = Path(s.output)
-    if out.exists() and not out.is_dir():
-        raise InputError("not a directory", s.output)
-    targets = [str(out / engineered_name(n)) for n in names]
-    inputs = {os.path.realpath(src.path) for src in sources}
-    for target in targets:
-        if os.path.realpath(target) in inputs:
-            raise InputError("would overwrite an input run; choose another --out", target)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create directory: {exc.strerror or exc}", s.output) from None
-    map_runs(  # a write error comes back as an InputError and is raised here
-        sources,
-        partial(_engineer, qrels_file.qrels, names, targets, s.seed),
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
-    )
+    checked_target(s.output, s.input_paths(), "--out")
+    with new_directory(s.output) as out:  # all the runs, or nothing
+        targets = [str(out / engineered_name(n)) for n in names]
+        topics = map_runs(  # a write error comes back as an InputError and is raised here
+            sources,
+            partial(_engineer, qrels_file.qrels, names, targets, s.seed),
+            jobs=s.jobs or default_jobs(),
+            tick=progress(len(sources), s.quiet),
+        )
+        check_shared_topics(qrels_file.label, sort_topics(qrels_file.qrels), names, topics)
     shown = engineered_name(names[0]) + (", ..." if len(names) > 1 else "")
     notes = (f"wrote {len(names)} engineered run(s) ({shown}) to {s.output}",)
     return Report(section(), notes=notes)

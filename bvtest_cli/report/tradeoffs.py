@@ -23,6 +23,7 @@ from ..measures.matrix import ScoreMatrix
 from ..report import registry
 from ..report.model import Report, Section, section
 from ..settings import Settings
+from .limits import check_request
 
 RAW = "raw"
 NAN = float("nan")
@@ -57,6 +58,7 @@ def _cell(
 
 def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     """The six settings of one measure: (block, notes), notes deduplicated."""
+    check_request(s, len(m.systems), len(m.topics), "tradeoff")
     rows = []
     notes: list[str] = []
     undefined: dict[str, list[str]] = {}  # reason → settings where the correlation is NaN
