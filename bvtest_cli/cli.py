@@ -19,7 +19,7 @@ import click
 
 from . import __version__
 from .commands import COMMANDS
-from .errors import InputError
+from .errors import InputError, say
 from .options import Command, Settings, declare
 from .report.model import Report
 
@@ -71,11 +71,19 @@ def emit(text: str, notes: tuple[str, ...]) -> None:
     status 2, like every error that stops a command (1 is reserved for a
     failing ``check`` gate)."""
     for note in notes:
-        click.echo(f"bvtest: note: {note}", err=True)
+        say(f"bvtest: note: {note}")
     if sys.stdout is None:  # started with standard output closed (``>&-``)
         output_failed("standard output is closed")
     try:
-        sys.stdout.write(text)
+        from .io.sources import output_bytes  # docnos as their files' bytes
+
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:  # a text-only stream (tests, embedding)
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            out.write(output_bytes(text))
+            out.flush()
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()
@@ -92,13 +100,14 @@ _WRITE_ERRORS = frozenset(
 
 
 def _quiet_broken_pipe() -> NoReturn:
-    sys.stderr.close()  # silence the interpreter's own message at exit
+    if sys.stderr is not None:
+        sys.stderr.close()  # silence the interpreter's own message at exit
     sys.exit(0)
 
 
 def output_failed(reason: str) -> NoReturn:
     """Writing standard output failed: say so in one line, exit status 2."""
-    click.echo(f"bvtest: cannot write output: {reason}", err=True)
+    say(f"bvtest: cannot write output: {reason}")
     if sys.stdout is not None:
         # What is still buffered would fail again when the interpreter flushes
         # it at exit (a second message and exit status 120): send it nowhere.
@@ -149,24 +158,24 @@ def main() -> None:
         # that cannot be started, say) is still one line, not a traceback.
         if exc.errno in _WRITE_ERRORS:
             output_failed(exc.strerror or str(exc))
-        click.echo(f"bvtest: {exc.strerror or exc}", err=True)
+        say(f"bvtest: {exc.strerror or exc}")
         sys.exit(2)
     except InputError as exc:
-        click.echo(f"bvtest: {exc}", err=True)
+        say(f"bvtest: {exc}")
         sys.exit(2)
     except click.UsageError as exc:
         no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
         if no_args and isinstance(exc, no_args):  # bare `bvtest`: the help, as click prints it
-            click.echo(exc.format_message(), err=True)
+            say(exc.format_message())
             sys.exit(2)
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        click.echo(f"bvtest: {exc.format_message()}{hint}", err=True)
+        say(f"bvtest: {exc.format_message()}{hint}")
         sys.exit(2)
     except click.ClickException as exc:
-        click.echo(f"bvtest: {exc.format_message()}", err=True)
+        say(f"bvtest: {exc.format_message()}")
         sys.exit(exc.exit_code)
     except click.Abort:
-        click.echo("bvtest: aborted", err=True)
+        say("bvtest: aborted")
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
 

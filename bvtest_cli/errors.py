@@ -1,6 +1,12 @@
-"""User-facing errors: one line, naming the file and line, exit status 2."""
+"""User-facing errors and diagnostics: one line on stderr, naming the file
+and line; a stopped command exits with status 2.
+
+Diagnostics are best-effort: a closed or full stderr (``2>&-``,
+``2>/dev/full``) loses the diagnostic, never a result or the exit status."""
 
 from __future__ import annotations
+
+import sys
 
 
 def printable(text: str) -> str:
@@ -32,3 +38,15 @@ class InputError(Exception):
 
     def __reduce__(self):  # keep file and line when sent back from a worker process
         return (InputError, (self.message, self.file, self.line))
+
+
+def say(line: str) -> None:
+    """Write one diagnostic line to stderr, if stderr can take it."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # closed, full or broken: the line is lost, nothing else
+        pass

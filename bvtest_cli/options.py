@@ -18,17 +18,29 @@ from typing import Any
 
 import click
 
-from .defaults import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_REPEATS, DEFAULT_SEED, MAX_ALPHA
+from .defaults import (
+    DEFAULT_ALPHAS,
+    DEFAULT_MEASURES,
+    DEFAULT_REPEATS,
+    DEFAULT_SEED,
+    MAX_ALPHA,
+    VARIATION_ALPHAS,
+    VARIATION_MODES,
+)
 from .settings import Settings
 
 FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
 
 
-# --------------------------------------------------------------------------- checks
+# --------------------------------------------------------------------------- values
 
 
 def _bad(message: str) -> click.BadParameter:
     return click.BadParameter(message)
+
+
+def _callback(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    return lambda ctx, param, value: parse(value)
 
 
 def parse_target(value: str) -> str | float:
@@ -74,6 +86,15 @@ def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
     return alphas
 
 
+def parse_variation_alphas(text: str) -> tuple[str, ...]:
+    from .analyses.variations import parse_alphas as parse_grid
+
+    try:
+        return parse_grid(text)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+
+
 def parse_baseline(value: str | None) -> str | None:
     """A run name, or the path of a run file as typed (``sample_runs/sys003``,
     ``runs/x.run.gz``): both name the system by the rule of SPEC §1."""
@@ -86,8 +107,62 @@ def parse_baseline(value: str | None) -> str | None:
     return system_name(value)
 
 
-def _callback(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    return lambda ctx, param, value: parse(value)
+def parse_pattern(value: str | None) -> str | None:
+    """A regular expression with named groups ``system`` and ``condition``."""
+    if value is None:
+        return None
+    import re
+
+    try:
+        compiled = re.compile(value)
+    except re.error as exc:
+        raise _bad(f"not a regular expression: {exc}") from None
+    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
+    if missing:
+        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
+    return value
+
+
+def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
+    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
+    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
+    from .io.sources import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
+        return system_name(value), (value,)
+    name = name.strip()
+    if not name:
+        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
+    files = tuple(f.strip() for f in rest.split(","))
+    if not rest.strip() or not all(files):
+        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
+    return name, files
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    parsed = tuple(parse_collection(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
+    name, files = parse_collection(value)
+    if len(files) != 1:
+        raise _bad(f"{value!r}: the reference is one qrels file")
+    return name, files
+
+
+def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
+    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
 
 
 # --------------------------------------------------------------------------- declarations
@@ -130,8 +205,6 @@ def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
 
 
-
-
 def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
     return Option(attr, decls, kwargs)
 
@@ -153,10 +226,15 @@ _MEASURE_HELP = (
     f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
     f"{','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file]."
 )
+DEFAULT_BOOTSTRAP = 1000
 
+
+#: Every option of every command, declared once, by concept; a command names
+#: the ones it takes and may change keywords of some (see the end of this module).
 OPTIONS: dict[str, Option] = {
     o.attr: o
     for o in (
+        # Inputs: the files a command reads
         _arg("inputs", nargs=-1, metavar="[QRELS RUNS...]"),
         _opt(
             "scores",
@@ -165,6 +243,85 @@ OPTIONS: dict[str, Option] = {
             help="Analyse a long-format scores file (from `bvtest scores`; - for stdin) "
             "instead of QRELS and RUNS.",
         ),
+        _opt(
+            "name",
+            "--name",
+            type=click.Choice(["file", "tag"]),
+            default="file",
+            show_default=True,
+            help="Run names: the file name (without .gz) or the run tag (column 6); "
+            "a run with more than one tag is an error with tag.",
+        ),
+        _arg("qrels", metavar="QRELS"),
+        _arg("pool", metavar="POOL"),
+        _arg("new_runs", nargs=-1, required=True, metavar="NEW_RUN..."),
+        _opt(
+            "new_names",
+            "--new",
+            multiple=True,
+            metavar="NAME",
+            help="With --scores: a system of the scores file to gate (repeatable); "
+            "every other system is the pool.",
+        ),
+        _arg("runs", nargs=-1, required=True, metavar="RUNS..."),
+        _opt(
+            "reference",
+            "--reference",
+            required=True,
+            metavar="[NAME=]FILE",
+            callback=_callback(parse_reference),
+            help="The reference qrels G (gold standard); named after its file name unless "
+            "NAME= is given.",
+        ),
+        _opt(
+            "collections",
+            "--collection",
+            multiple=True,
+            required=True,
+            metavar="[NAME=]FILE[,FILE...]",
+            callback=_callback(parse_collections),
+            help="A test collection X over the same runs (repeatable): its qrels, or several "
+            "qrels samples of one statistical method, comma-separated.",
+        ),
+        _opt(
+            "map",
+            "--map",
+            metavar="FILE",
+            help="A map file of the command's inputs: 'run system condition' lines "
+            "(conditions), 'variation_id topic_id [user]' lines (variations).",
+        ),
+        _opt(
+            "condition_pattern",
+            "--pattern",
+            metavar="REGEX",
+            callback=_callback(parse_pattern),
+            help="Instead of --map: a regular expression with named groups system and "
+            "condition matched against the whole run name.",
+        ),
+        _opt(
+            "split",
+            "--split",
+            metavar="SEP",
+            help="Without --map: the topic of a query id is its part before the last SEP "
+            "(--split - : 201-4 -> 201).",
+        ),
+        _opt(
+            "mode",
+            "--mode",
+            type=click.Choice(VARIATION_MODES),
+            default=None,
+            help="general: users x topics (needs a user column); intra: each topic over its "
+            "variations; inter: one query per topic, over topics [default: general when "
+            "the map has users, intra with a map or --split, inter without].",
+        ),
+        _opt(
+            "weights",
+            "--weights",
+            metavar="FILE",
+            help="'topic weight' lines, normalised to sum 1 [default: equal weights]; "
+            "general and inter modes.",
+        ),
+        # Evaluation: how the runs are scored
         _opt("measures", "-m", "--measure", multiple=True, metavar="MEASURE", help=_MEASURE_HELP),
         _opt(
             "rel_level",
@@ -193,14 +350,17 @@ OPTIONS: dict[str, Option] = {
             help="ERR@k by bvtest's gdeval-exact code (fast) or by gdeval.pl through "
             "ir_measures (perl; one process per run).",
         ),
-        _opt("quiet", "--quiet", is_flag=True, help="No notes on stderr."),
         _opt(
-            "per_topic",
-            "-q",
-            "--per-topic",
-            is_flag=True,
-            help="Also print per-topic values (trec_eval -q).",
+            "impl",
+            "--impl",
+            type=click.Choice(["fast", "ir_measures"]),
+            default="fast",
+            show_default=True,
+            help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
+            "every measure through ir_measures' providers (ir_measures). Same values.",
         ),
+        _opt("quiet", "--quiet", is_flag=True, help="No notes on stderr."),
+        # Analysis: what is computed from the score matrix
         _opt(
             "target",
             "--target",
@@ -255,6 +415,130 @@ OPTIONS: dict[str, Option] = {
             help="A run among the inputs (its name or path): adds urisk, trisk and zrisk_baseline.",
         ),
         _opt(
+            "ddof",
+            "--ddof",
+            type=click.IntRange(0, 1),
+            default=0,
+            show_default=True,
+            help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
+            "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
+        ),
+        _count(
+            "random_size",
+            "--random-size",
+            default=10,
+            minimum=1,
+            metavar="K1",
+            help="Topics per group of the random:K1 row.",
+        ),
+        _count(
+            "difficulty_size",
+            "--difficulty-size",
+            default=5,
+            minimum=1,
+            metavar="K2",
+            help="Topics per group of the difficulty:K2 row (hardest first).",
+        ),
+        _count(
+            "samples",
+            "-k",
+            "--samples",
+            default=100,
+            minimum=2,
+            help="Simulated collections per run and topic.",
+        ),
+        _opt(
+            "topics",
+            "--topics",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
+            "[default: the reference's n].",
+        ),
+        _opt(
+            "depth",
+            "--depth",
+            type=click.IntRange(min=1),
+            required=True,
+            metavar="K",
+            help="Pool depth: the top K documents of every run (by score, ties by docno "
+            "descending).",
+        ),
+        _opt(
+            "per_topic",
+            "-q",
+            "--per-topic",
+            is_flag=True,
+            help="Also print per-topic values (trec_eval -q).",
+        ),
+        _opt(
+            "gates",
+            "-g",
+            "--gate",
+            multiple=True,
+            required=True,
+            metavar="EXPR",
+            help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
+            "a pool run name (that run's value); repeatable, all must pass.",
+        ),
+        _opt(
+            "pair",
+            "--pair",
+            nargs=2,
+            multiple=True,
+            metavar="RUN_A RUN_B",
+            callback=_callback(parse_pair),
+            help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
+            "exactly two runs: those two.",
+        ),
+        _opt(
+            "pairs",
+            "--pairs",
+            type=click.Choice(["all"]),
+            default=None,
+            help="all: every pair of runs, with Holm's correction over the pairs.",
+        ),
+        # Uncertainty: topic-bootstrap intervals and tests
+        _opt(
+            "ci",
+            "--ci",
+            type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+            default=None,
+            metavar="LEVEL",
+            help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
+            "per-system field and to the tradeoff correlations. Not with --group.",
+        ),
+        _opt(
+            "bootstrap",
+            "--bootstrap",
+            type=click.IntRange(min=2),
+            default=DEFAULT_BOOTSTRAP,
+            show_default=True,
+            metavar="B",
+            help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
+        ),
+        _opt(
+            "ci_method",
+            "--ci-method",
+            type=click.Choice(["percentile", "bca"]),
+            default="percentile",
+            show_default=True,
+            help="Interval method: percentile, or bias-corrected and accelerated (bca).",
+        ),
+        _opt(
+            "ci_memory",
+            "--ci-memory",
+            type=click.IntRange(min=1),
+            default=256,
+            show_default=True,
+            metavar="MIB",
+            help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
+            "resamples are drawn again in passes instead of stored: the same "
+            "intervals, about twice the time.",
+        ),
+        # Output
+        _opt(
             "fmt",
             "-f",
             "--format",
@@ -273,39 +557,11 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="Decimals of printed values (not JSON).",
         ),
-        _count(
-            "samples",
-            "-k",
-            "--samples",
-            default=100,
-            minimum=2,
-            help="Simulated collections per run and topic.",
-        ),
-        _count(
-            "random_size",
-            "--random-size",
-            default=10,
-            minimum=1,
-            metavar="K1",
-            help="Topics per group of the random:K1 row.",
-        ),
-        _count(
-            "difficulty_size",
-            "--difficulty-size",
-            default=5,
-            minimum=1,
-            metavar="K2",
-            help="Topics per group of the difficulty:K2 row (hardest first).",
-        ),
         _opt(
-            "gates",
-            "-g",
-            "--gate",
-            multiple=True,
-            required=True,
-            metavar="EXPR",
-            help="MEASURE:FIELD[@ALPHA] OP RIGHT, OP one of <= < >= >, RIGHT a number or "
-            "a pool run name (that run's value); repeatable, all must pass.",
+            "caption",
+            "--caption",
+            metavar="TEXT",
+            help="Caption of -f latex tables (\\caption) and -f markdown tables.",
         ),
         _opt(
             "output",
@@ -316,18 +572,111 @@ OPTIONS: dict[str, Option] = {
             metavar="FILE",
             help="The figure; format by extension: .png, .svg or .pdf.",
         ),
-        _arg("qrels", metavar="QRELS"),
-        _arg("pool", metavar="POOL"),
-        _arg("new_runs", nargs=-1, required=True, metavar="NEW_RUN..."),
+        _opt(
+            "plot",
+            "--plot",
+            metavar="FILE",
+            help="Also draw tau and tau_AP against alpha (Zuccon16 Figs. 2-4) to FILE "
+            "(.png, .svg or .pdf; needs matplotlib).",
+        ),
     )
 }
 
+
+#: Option groups that several commands take together.
 INPUTS = ("inputs", "scores", "name")
+EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet", "impl")
+ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
+#: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
+CI = ("ci", "bootstrap", "ci_method", "ci_memory")
+OUTPUT = ("fmt", "digits", "caption")
+
+
+# --------------------------------------------------------------------------- changes by command
+# Keywords a command changes in one declaration (another default, choice set,
+# metavar or help); the flag and the attribute it fills stay the same.
+
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
 RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
-EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet")
-ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
-OUTPUT = ("fmt", "digits", "caption")
+TRADEOFF_NORMALIZE = dict(
+    type=click.Choice(["minmax", "ratio"]),
+    default="minmax",
+    show_default=True,
+    help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
+)
+CHECK_FORMAT = dict(
+    type=click.Choice(["text", *FORMATS]),
+    default="text",
+    show_default=True,
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
+    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
+    "verdicts as a table.",
+)
+CHECK_QRELS = dict(metavar="[QRELS", required=False)
+CHECK_POOL = dict(metavar="POOL", required=False)
+CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
+RANKINGS_MEASURE = dict(
+    multiple=True,
+    default=("AP",),
+    show_default=True,
+    metavar="MEASURE",
+    help="The one measure whose mean scores rank the systems: any ir_measures measure "
+    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
+)
+RANKINGS_SAMPLES = dict(
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    metavar="B",
+    help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
+)
+PERMUTE_OUT = dict(
+    required=True,
+    metavar="DIR",
+    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
+    "the same name are replaced).",
+)
+VARIATIONS_ALPHAS = dict(
+    default=VARIATION_ALPHAS,
+    show_default=True,
+    metavar="LIST|START:STOP:STEP",
+    callback=_callback(parse_variation_alphas),
+    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
+    "(STOP included when reached); negative alphas favour unstable systems.",
+)
+VARIATIONS_MAP = dict(
+    help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
+    "keyed by topic and apply to every variation of it."
+)
+#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
+CONDITIONS_MAP = dict(
+    help="Lines 'run system condition' (# comments allowed): which system and "
+    "condition each run (or scores-file system) stands for."
+)
+CONDITIONS_PLOT = dict(
+    metavar="FILE",
+    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
+    "to FILE (.png, .svg or .pdf; needs matplotlib).",
+)
+#: compare's --ci: a level always (the paired intervals are its output).
+COMPARE_CI = dict(
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.95,
+    show_default=True,
+    metavar="LEVEL",
+    help="Confidence level of the paired intervals.",
+)
+#: compare's --format: its results are records, one line per comparison.
+COMPARE_FORMAT = dict(
+    type=click.Choice(FORMATS),
+    default="trec",
+    show_default=True,
+    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
+    "same with commas; table: one table per measure; json: the stable schema.",
+)
+
+
+# --------------------------------------------------------------------------- commands
 
 
 def declare(
@@ -384,391 +733,3 @@ def validate(s: Settings, names: Sequence[str]) -> Settings:
     if s.pair and s.pairs is not None:
         raise click.UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
     return s
-
-
-# Variants for one command each, filling the same attribute.
-TRADEOFF_NORMALIZE = dict(
-    type=click.Choice(["minmax", "ratio"]),
-    default="minmax",
-    show_default=True,
-    help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
-)
-CHECK_FORMAT = dict(
-    type=click.Choice(["text", *FORMATS]),
-    default="text",
-    show_default=True,
-    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
-    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
-    "verdicts as a table.",
-)
-
-
-OPTIONS["impl"] = _opt(
-    "impl",
-    "--impl",
-    type=click.Choice(["fast", "ir_measures"]),
-    default="fast",
-    show_default=True,
-    help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
-    "every measure through ir_measures' providers (ir_measures). Same values.",
-)
-EVALUATION = (*EVALUATION, "impl")
-
-# (paper-output): sample moments, run names from the tag column, captions,
-# check --scores, conditions. Appended here to keep merges trivial.
-
-
-def parse_pattern(value: str | None) -> str | None:
-    """A regular expression with named groups ``system`` and ``condition``."""
-    if value is None:
-        return None
-    import re
-
-    try:
-        compiled = re.compile(value)
-    except re.error as exc:
-        raise _bad(f"not a regular expression: {exc}") from None
-    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
-    if missing:
-        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
-    return value
-
-
-OPTIONS.update(
-    {
-        o.attr: o
-        for o in (
-            _opt(
-                "ddof",
-                "--ddof",
-                type=click.IntRange(0, 1),
-                default=0,
-                show_default=True,
-                help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
-                "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
-            ),
-            _opt(
-                "name",
-                "--name",
-                type=click.Choice(["file", "tag"]),
-                default="file",
-                show_default=True,
-                help="Run names: the file name (without .gz) or the run tag (column 6); "
-                "a run with more than one tag is an error with tag.",
-            ),
-            _opt(
-                "caption",
-                "--caption",
-                metavar="TEXT",
-                help="Caption of -f latex tables (\\caption) and -f markdown tables.",
-            ),
-            _opt(
-                "new_names",
-                "--new",
-                multiple=True,
-                metavar="NAME",
-                help="With --scores: a system of the scores file to gate (repeatable); "
-                "every other system is the pool.",
-            ),
-            _opt(
-                "map",
-                "--map",
-                metavar="FILE",
-                help="A map file of the command's inputs: 'run system condition' lines "
-                "(conditions), 'variation_id topic_id [user]' lines (variations).",
-            ),
-            _opt(
-                "condition_pattern",
-                "--pattern",
-                metavar="REGEX",
-                callback=_callback(parse_pattern),
-                help="Instead of --map: a regular expression with named groups system and "
-                "condition matched against the whole run name.",
-            ),
-        )
-    }
-)
-
-# check: QRELS POOL NEW_RUN... or --scores FILE --new NAME...
-CHECK_QRELS = dict(metavar="[QRELS", required=False)
-CHECK_POOL = dict(metavar="POOL", required=False)
-CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
-
-
-# ======================================================================================
-# rankings, pool, permute (Cormack & Grossman 2019)
-
-
-def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
-    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
-    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
-    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
-    from .io.sources import system_name
-
-    name, sep, rest = value.partition("=")
-    if not sep or "/" in name:
-        if not value.strip():
-            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
-        return system_name(value), (value,)
-    name = name.strip()
-    if not name:
-        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
-    files = tuple(f.strip() for f in rest.split(","))
-    if not rest.strip() or not all(files):
-        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
-    return name, files
-
-
-def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    parsed = tuple(parse_collection(v) for v in values)
-    seen: set[str] = set()
-    for name, _ in parsed:
-        if name in seen:
-            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
-        seen.add(name)
-    return parsed
-
-
-def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
-    name, files = parse_collection(value)
-    if len(files) != 1:
-        raise _bad(f"{value!r}: the reference is one qrels file")
-    return name, files
-
-
-OPTIONS.update(
-    (o.attr, o)
-    for o in (
-        _opt(
-            "reference",
-            "--reference",
-            required=True,
-            metavar="[NAME=]FILE",
-            callback=_callback(parse_reference),
-            help="The reference qrels G (gold standard); named after its file name unless "
-            "NAME= is given.",
-        ),
-        _opt(
-            "collections",
-            "--collection",
-            multiple=True,
-            required=True,
-            metavar="[NAME=]FILE[,FILE...]",
-            callback=_callback(parse_collections),
-            help="A test collection X over the same runs (repeatable): its qrels, or several "
-            "qrels samples of one statistical method, comma-separated.",
-        ),
-        _arg("runs", nargs=-1, required=True, metavar="RUNS..."),
-        _opt(
-            "topics",
-            "--topics",
-            type=click.IntRange(min=1),
-            default=None,
-            metavar="N",
-            help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
-            "[default: the reference's n].",
-        ),
-        _opt(
-            "depth",
-            "--depth",
-            type=click.IntRange(min=1),
-            required=True,
-            metavar="K",
-            help="Pool depth: the top K documents of every run (by score, ties by docno "
-            "descending).",
-        ),
-    )
-)
-
-RANKINGS_MEASURE = dict(
-    multiple=True,
-    default=("AP",),
-    show_default=True,
-    metavar="MEASURE",
-    help="The one measure whose mean scores rank the systems: any ir_measures measure "
-    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
-)
-RANKINGS_SAMPLES = dict(
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    metavar="B",
-    help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
-)
-PERMUTE_OUT = dict(
-    required=True,
-    metavar="DIR",
-    help="Directory for the engineered runs, NAME.perm (created if missing; files of "
-    "the same name are replaced).",
-)
-# ======================================================================================
-
-# =========================================================================== variations
-# `bvtest variations`: its own options, and its --alpha,
-# which fills the same `alphas` attribute but takes negative values and the
-# START:STOP:STEP grid syntax (variations.parse_alphas).
-
-from .defaults import VARIATION_ALPHAS, VARIATION_MODES  # noqa: E402
-
-
-def parse_variation_alphas(text: str) -> tuple[str, ...]:
-    from .analyses.variations import parse_alphas as parse_grid
-
-    try:
-        return parse_grid(text)
-    except ValueError as exc:
-        raise _bad(str(exc)) from None
-
-
-OPTIONS.update(
-    (o.attr, o)
-    for o in (
-        _opt(
-            "split",
-            "--split",
-            metavar="SEP",
-            help="Without --map: the topic of a query id is its part before the last SEP "
-            "(--split - : 201-4 -> 201).",
-        ),
-        _opt(
-            "mode",
-            "--mode",
-            type=click.Choice(VARIATION_MODES),
-            default=None,
-            help="general: users x topics (needs a user column); intra: each topic over its "
-            "variations; inter: one query per topic, over topics [default: general when "
-            "the map has users, intra with a map or --split, inter without].",
-        ),
-        _opt(
-            "weights",
-            "--weights",
-            metavar="FILE",
-            help="'topic weight' lines, normalised to sum 1 [default: equal weights]; "
-            "general and inter modes.",
-        ),
-        _opt(
-            "plot",
-            "--plot",
-            metavar="FILE",
-            help="Also draw tau and tau_AP against alpha (Zuccon16 Figs. 2-4) to FILE "
-            "(.png, .svg or .pdf; needs matplotlib).",
-        ),
-    )
-)
-
-VARIATIONS_ALPHAS = dict(
-    default=VARIATION_ALPHAS,
-    show_default=True,
-    metavar="LIST|START:STOP:STEP",
-    callback=_callback(parse_variation_alphas),
-    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
-    "(STOP included when reached); negative alphas favour unstable systems.",
-)
-
-
-DEFAULT_BOOTSTRAP = 1000
-
-
-def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
-    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
-
-
-OPTIONS.update(
-    {
-        o.attr: o
-        for o in (
-            _opt(
-                "ci",
-                "--ci",
-                type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
-                default=None,
-                metavar="LEVEL",
-                help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
-                "per-system field and to the tradeoff correlations. Not with --group.",
-            ),
-            _opt(
-                "bootstrap",
-                "--bootstrap",
-                type=click.IntRange(min=2),
-                default=DEFAULT_BOOTSTRAP,
-                show_default=True,
-                metavar="B",
-                help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
-            ),
-            _opt(
-                "ci_method",
-                "--ci-method",
-                type=click.Choice(["percentile", "bca"]),
-                default="percentile",
-                show_default=True,
-                help="Interval method: percentile, or bias-corrected and accelerated (bca).",
-            ),
-            _opt(
-                "ci_memory",
-                "--ci-memory",
-                type=click.IntRange(min=1),
-                default=256,
-                show_default=True,
-                metavar="MIB",
-                help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
-                "resamples are drawn again in passes instead of stored: the same "
-                "intervals, about twice the time.",
-            ),
-            _opt(
-                "pair",
-                "--pair",
-                nargs=2,
-                multiple=True,
-                metavar="RUN_A RUN_B",
-                callback=_callback(parse_pair),
-                help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
-                "exactly two runs: those two.",
-            ),
-            _opt(
-                "pairs",
-                "--pairs",
-                type=click.Choice(["all"]),
-                default=None,
-                help="all: every pair of runs, with Holm's correction over the pairs.",
-            ),
-        )
-    }
-)
-
-#: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
-CI = ("ci", "bootstrap", "ci_method", "ci_memory")
-
-#: compare's --ci: a level always (the paired intervals are its output).
-COMPARE_CI = dict(
-    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
-    default=0.95,
-    show_default=True,
-    metavar="LEVEL",
-    help="Confidence level of the paired intervals.",
-)
-#: compare's --format: its results are records, one line per comparison.
-COMPARE_FORMAT = dict(
-    type=click.Choice(FORMATS),
-    default="trec",
-    show_default=True,
-    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
-    "same with commas; table: one table per measure; json: the stable schema.",
-)
-
-
-# =========================================================================== plots
-#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
-CONDITIONS_MAP = dict(
-    help="Lines 'run system condition' (# comments allowed): which system and "
-    "condition each run (or scores-file system) stands for."
-)
-VARIATIONS_MAP = dict(
-    help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
-    "keyed by topic and apply to every variation of it."
-)
-CONDITIONS_PLOT = dict(
-    metavar="FILE",
-    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
-    "to FILE (.png, .svg or .pdf; needs matplotlib).",
-)

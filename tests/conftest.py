@@ -27,8 +27,11 @@ def bvtest_executable() -> str:
     return found
 
 
-def run_bvtest(*args: object, stdin: bytes | None = None, cwd: Path | None = None):
-    """Run the installed command; returns CompletedProcess with text stdout/stderr."""
+def run_bvtest(
+    *args: object, stdin: bytes | None = None, cwd: Path | None = None, binary: bool = False
+):
+    """Run the installed command; returns CompletedProcess with text stdout/stderr
+    (stdout as bytes with ``binary``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     proc = subprocess.run(
         [bvtest_executable(), *map(str, args)],
@@ -38,7 +41,8 @@ def run_bvtest(*args: object, stdin: bytes | None = None, cwd: Path | None = Non
         env=env,
         timeout=300,
     )
-    proc.stdout = proc.stdout.decode()
+    if not binary:
+        proc.stdout = proc.stdout.decode()
     proc.stderr = proc.stderr.decode()
     return proc
 

@@ -428,7 +428,7 @@ def test_evaluate_collections_reference_equals_evaluate_runs(sample_scores):
     assert np.array_equal(scores.reference[0], matrix.values)
     assert np.array_equal(scores.collections["X"][0], matrix.values)
     assert scores.collections["depth5"].shape == (1, 12, 29)
-    assert "1 reference topic(s) have no relevant document (rel >= 1); dropped" in notes
+    assert "1 reference topic(s) have no relevant document (rel >= 1); dropped: 430" in notes
     assert any(note.startswith("sys004: no ranking for 2 of 29") for note in notes)
     assert not any("not in the" in n for n in plain_notes + notes)
 

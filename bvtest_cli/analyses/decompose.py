@@ -51,9 +51,10 @@ def decompose(
     mean_i, Bias²_i = (mean_i − c)², Var_i = (1/n) Σ_j (x_ij − mean_i)²,
     MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (Zhang22 eq. 7);
     Var(ρ_i) with ρ_ij = x_T[j] − x_ij, Var(x_T) and Cov(x_T, x_i) (Zhang22
-    eq. 16). Var(ρ) is computed from ρ directly, so that
-    Var(ρ) = Var(x_T) + Var(x_i) − 2 Cov(x_T, x_i) is a real check, not a
-    definition. ``c`` is a scalar or an array of shape (...).
+    eq. 16). Var(ρ) is computed from ρ itself (with the rounding error of each
+    difference x_T − x_i), so that Var(ρ) = Var(x_T) + Var(x_i) −
+    2 Cov(x_T, x_i) is a real check, not a definition, and a large x_T beside
+    small scores cannot hide the run's variation. ``c`` is a scalar or an array of shape (...).
 
     ``keep`` (boolean, shape (..., n)) restricts every moment to the kept
     samples (weight 1/n_kept, 0 elsewhere; values there must be finite);
@@ -120,7 +121,18 @@ def decompose(
     dt = target - mean(target, False, exact=True)[..., np.newaxis]
     var_target = np.broadcast_to(moment(dt**2, False)[..., np.newaxis], var.shape).copy()
     cov = moment(dx * dt[..., np.newaxis, :], True)
-    rho = target[..., np.newaxis, :] - x
-    var_rho = moment((rho - mean(rho, True, exact=True)[..., np.newaxis]) ** 2, True)
+    # ρ = x_T − x_i with its rounding error kept (Knuth's TwoSum): when x_T is
+    # large, 1e17 − 0.5 rounds to 1e17 and the run's own variation would
+    # vanish from Var(ρ); the error terms carry it. Where every difference is
+    # exact (the usual case) the error terms are 0 and add nothing.
+    t = np.broadcast_to(target[..., np.newaxis, :], x.shape)
+    rho = t - x
+    back = rho - t
+    err = (t - (rho - back)) + (-x - back)
+    err = np.where(np.isfinite(err), err, 0.0)
+    dev = rho - mean(rho, True, exact=True)[..., np.newaxis]
+    if err.any():
+        dev = dev + (err - mean(err, True)[..., np.newaxis])
+    var_rho = moment(dev**2, True)
     bias2 = (mean_x - cc) ** 2
     return BiasVariance(mean_x, bias2, var, mse, var_rho, var_target, cov)

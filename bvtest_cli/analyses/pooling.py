@@ -25,7 +25,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..analyses.rankings import stream
-from ..io.sources import Qrels, Run
+from ..io.sources import Qrels, Run, docno_text
 from ..io.trec import sort_topics
 
 PERM_SUFFIX = ".perm"
@@ -173,9 +173,10 @@ def _keep_order(docnos: list[str], scores: list[float]) -> list[float]:
 
 def format_qrels(qrels: Qrels) -> str:
     """TREC qrels ``qid 0 docno rel``: topics in ``sort_topics`` order,
-    docnos sorted."""
+    docnos sorted (by their bytes); written with :func:`output_bytes`, each
+    docno is its file's bytes."""
     lines = [
-        f"{topic} 0 {docno} {qrels[topic][docno]}"
+        f"{topic} 0 {docno_text(docno)} {qrels[topic][docno]}"
         for topic in sort_topics(qrels)
         for docno in sorted(qrels[topic])
     ]
@@ -185,11 +186,12 @@ def format_qrels(qrels: Qrels) -> str:
 def format_run(run: Run, tag: str) -> str:
     """TREC run ``qid Q0 docno rank score tag``: topics in ``sort_topics``
     order, documents in rank order with ranks 1, 2, …; scores with ``repr``
-    (the shortest text that reads back as the same double)."""
+    (the shortest text that reads back as the same double); written with
+    :func:`~bvtest_cli.io.sources.output_bytes`, each docno is its file's bytes."""
     if not tag or any(c.isspace() for c in tag):
         raise ValueError(f"run tag {tag!r} must be non-empty without white space")
     lines = []
     for topic in sort_topics(run):
         for rank, (docno, score) in enumerate(ranked(run[topic]), 1):
-            lines.append(f"{topic} Q0 {docno} {rank} {score!r} {tag}\n")
+            lines.append(f"{topic} Q0 {docno_text(docno)} {rank} {score!r} {tag}\n")
     return "".join(lines)

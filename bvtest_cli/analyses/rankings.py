@@ -84,7 +84,15 @@ import numpy as np
 from ..errors import InputError
 from ..io.sources import Note, Source
 from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns, sort_topics
-from ..measures.evaluate import MeasureSpec, RunEvaluator, check_computable, check_grades, map_runs
+from ..measures.evaluate import (
+    MeasureSpec,
+    RunEvaluator,
+    check_computable,
+    check_grades,
+    check_shared_topics,
+    list_topics,
+    map_runs,
+)
 
 DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
 DEFAULT_BATCHES = 10
@@ -642,17 +650,30 @@ def evaluate_collections(
     topics = sort_topics(reference.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", reference.label)
-    dropped = len(reference.topics()) - len(topics)
+    dropped = sorted(set(reference.topics()) - set(topics))
     if dropped:
         note(
-            f"{dropped} reference topic(s) have no relevant document (rel >= {rel_level}); dropped"
+            f"{len(dropped)} reference topic(s) have no relevant document (rel >= {rel_level}); "
+            f"dropped: {list_topics(sort_topics(dropped))}"
         )
+    unjudged: list[InputError] = []
     for name, group in collections.items():
         if not group:
             raise InputError(f"collection {name!r} has no qrels file")
         for f in group:
             absent = sum(t not in f.table.topic_index for t in topics)
-            if absent:
+            if absent == len(topics):
+                # Every run would score 0 on every topic: a wrong file, not a
+                # collection (said after the runs are checked against the
+                # reference, which may be the wrong file instead).
+                unjudged.append(
+                    InputError(
+                        f"collection {name!r} judges none of the {len(topics)} reference "
+                        f"topics ({list_topics(topics, 3)}); wrong qrels file?",
+                        f.label,
+                    )
+                )
+            elif absent:
                 note(
                     f"{name} ({f.label}): {absent} of {len(topics)} topics have no judgments; "
                     "every run scores 0 there"
@@ -662,6 +683,11 @@ def evaluate_collections(
     # them (as evaluate_runs does) instead of each building its own.
     make_work = partial(_multi_scorer, [f.table for f in files], list(specs), err_impl, impl)
     results = map_runs(sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns)
+    check_shared_topics(
+        reference.label, topics, [s.name for s in sources], [r for _, r in results]
+    )
+    if unjudged:
+        raise unjudged[0]
     unknown: set[str] = set()
     for source, (_, run_topics) in zip(sources, results, strict=True):
         unknown |= run_topics - reference.table.topic_index.keys()

@@ -45,11 +45,12 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest check qrels.txt runs/ new.run --gate 'AP:mse<=0.06'
-      bvtest check qrels.txt runs/ new/*.run --gate 'AP:mse<=bm25.run' \\
-          --gate 'nDCG@10:georisk@5>=bm25.run'
-      bvtest check -f json qrels.txt runs/ new.run -g 'ERR@20:mean>=0.3'
-      bvtest check --scores s.tsv --new mine -g 'AP:mse<=bm25'
+      bvtest check qrels/qrels.txt sample_runs/ docs/examples/new.run --gate 'AP:mse<=0.3'
+      bvtest check qrels/qrels.txt sample_runs/ docs/examples/new.run --gate 'AP:mse<=sys012' \\
+          --gate 'nDCG@10:georisk@5>=sys012'
+      bvtest check -f json qrels/qrels.txt sample_runs/ docs/examples/new.run -g 'ERR@20:mean>=0.3'
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
+      bvtest check --scores scores.tsv --new sys007 -g 'AP:mse<=sys012'
     """
     from ..report.check import check
 

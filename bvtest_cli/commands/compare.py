@@ -32,8 +32,9 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest compare qrels.txt runs/bm25.run runs/new.run
-      bvtest compare --pair bm25.run new.run -f table qrels.txt runs/
+      bvtest compare qrels/qrels.txt sample_runs/sys001 sample_runs/sys002
+      bvtest compare --pair sys001 sys002 -f table qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest compare --pairs all --scores scores.tsv -f json
     """
     from ..report.compare import compare

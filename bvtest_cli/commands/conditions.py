@@ -31,20 +31,20 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest conditions --map conditions.txt qrels.txt runs/
-      bvtest conditions --pattern '(?P<system>.+)\\.(?P<condition>RL[0-9])' qrels.txt runs/
-      bvtest conditions --scores s.tsv --map map.txt -f latex --caption 'Table 12'
-      bvtest conditions --map conditions.txt --plot conditions.png qrels.txt runs/
+      bvtest conditions --map docs/examples/conditions.txt qrels/qrels.txt sample_runs/
+      bvtest conditions --pattern 'sys(?P<system>0[0-9])(?P<condition>[0-9])' \\
+          qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
+      bvtest conditions --scores scores.tsv --map docs/examples/conditions.txt \\
+          -f latex --caption 'Table 12'
+      bvtest conditions --map docs/examples/conditions.txt --plot conditions.png \\
+          qrels/qrels.txt sample_runs/
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..render.plot import plot_conditions, plotted
     from ..report.conditions import conditions_report
 
-    def build() -> Report:
-        matrices, notes = load(s)
-        return conditions_report(matrices, s).prefixed(notes)
-
-    return plotted(plot_conditions, s.plot, build)
+    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report))
 
 
 COMMAND = Command(

@@ -29,17 +29,16 @@ def run(s: Settings) -> Report:
     \b
     Examples:
       bvtest eval qrels/qrels.txt sample_runs/
-      bvtest eval -m AP -m nDCG@10 --format table qrels.txt runs/
-      bvtest eval --target ideal --baseline bm25.run qrels.txt runs/*.run
-      bvtest scores qrels.txt runs/ | bvtest eval --scores -
-      bvtest eval -f json qrels.txt runs/ | jq '.measures.AP.tradeoff'
-      bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels.txt runs/
+      bvtest eval -m AP -m nDCG@10 --format table qrels/qrels.txt sample_runs/
+      bvtest eval --target ideal --baseline sys003 qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ | bvtest eval --scores -
+      bvtest eval -f json qrels/qrels.txt sample_runs/ > eval.json
+      bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels/qrels.txt sample_runs/
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..report.pipeline import eval_report
 
-    matrices, notes = load(s)
-    return eval_report(matrices, s).prefixed(notes)
+    return analysed(s, eval_report)
 
 
 COMMAND = Command(

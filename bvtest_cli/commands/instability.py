@@ -23,7 +23,8 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest instability -m ERR@20 --format table qrels.txt runs/
+      bvtest instability -m ERR@20 --format table qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest instability --scores scores.tsv -f json
     """
     from dataclasses import replace

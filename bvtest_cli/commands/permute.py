@@ -23,9 +23,9 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest permute --out eng/ qrels.txt runs/
-      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels   # the real runs' pool
-      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/ eng/
+      bvtest permute --out eng/ qrels/qrels.txt sample_runs/
+      bvtest pool --depth 5 qrels/qrels.txt sample_runs/ > depth5.qrels   # the real runs' pool
+      bvtest rankings --reference qrels/qrels.txt --collection depth5.qrels sample_runs/ eng/
     """
     from ..report.rankings import permute_files
 

@@ -26,8 +26,8 @@ def run(s: Settings) -> Report:
     \b
     Examples:
       bvtest pertopic qrels/qrels.txt sample_runs/
-      bvtest pertopic -k 200 --seed 7 -f table qrels.txt runs/
-      bvtest pertopic -q -f json qrels.txt runs/ > pertopic.json
+      bvtest pertopic -k 50 --seed 7 -f table qrels/qrels.txt sample_runs/
+      bvtest pertopic -q -f json qrels/qrels.txt sample_runs/ > pertopic.json
     """
 
     from ..report.pipeline import pertopic_report, simulate_files

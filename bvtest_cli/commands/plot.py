@@ -24,18 +24,15 @@ def run(s: Settings) -> Report:
     \b
     Examples:
       bvtest plot -o bv.png qrels/qrels.txt sample_runs/
-      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels.txt runs/
+      bvtest plot -m ERR@20 --normalize minmax -o err.pdf qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest plot --scores scores.tsv -o bv.svg
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..render.plot import plot_report, plotted
     from ..report.pipeline import eval_report
 
-    def build() -> Report:
-        matrices, notes = load(s)
-        return eval_report(matrices, s).prefixed(notes)
-
-    return plotted(plot_report, s.output, build)
+    return plotted(plot_report, s.output, lambda: analysed(s, eval_report))
 
 
 COMMAND = Command(

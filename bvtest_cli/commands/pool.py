@@ -23,8 +23,8 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest pool --depth 10 qrels.txt runs/ > depth10.qrels
-      bvtest rankings --reference qrels.txt --collection depth10.qrels runs/
+      bvtest pool --depth 10 qrels/qrels.txt sample_runs/ > depth10.qrels
+      bvtest rankings --reference qrels/qrels.txt --collection depth10.qrels sample_runs/
     """
     from ..report.rankings import pool_report
 

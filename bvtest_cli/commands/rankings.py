@@ -42,12 +42,13 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest pool --depth 5 qrels.txt runs/ > depth5.qrels
-      bvtest rankings --reference qrels.txt --collection depth5.qrels runs/
-      bvtest rankings --reference G=qrels.txt --collection d5=depth5.qrels \\
-          --collection d20=depth20.qrels -f table runs/
-      bvtest rankings -m infAP --reference qrels.txt \\
-          --collection sampled=s1.qrels,s2.qrels,s3.qrels --topics 200 runs/
+      bvtest pool --depth 5 qrels/qrels.txt sample_runs/ > depth5.qrels
+      bvtest pool --depth 20 qrels/qrels.txt sample_runs/ > depth20.qrels
+      bvtest rankings --reference qrels/qrels.txt --collection depth5.qrels sample_runs/
+      bvtest rankings --reference G=qrels/qrels.txt --collection d5=depth5.qrels \\
+          --collection d20=depth20.qrels -f table sample_runs/
+      bvtest rankings -m P@10 --reference qrels/qrels.txt \\
+          --collection pooled=depth5.qrels,depth20.qrels --topics 50 sample_runs/
     """
     from ..report.rankings import rankings_report
 

@@ -21,8 +21,8 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest scores qrels.txt runs/ > scores.tsv
-      bvtest scores -m ERR@20 qrels.txt runs/ | bvtest eval --scores -
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
+      bvtest scores -m ERR@20 qrels/qrels.txt sample_runs/ | bvtest eval --scores -
     """
     from ..measures.evaluate import load
     from ..report.pipeline import scores_report

@@ -31,15 +31,15 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest tradeoff -f table qrels.txt runs/
-      bvtest tradeoff --random-size 10 --difficulty-size 10 -m AP qrels.txt runs/
-      bvtest tradeoff --scores s.tsv -f json | jq '.measures.AP["difficulty:5"]'
+      bvtest tradeoff -f table qrels/qrels.txt sample_runs/
+      bvtest tradeoff --random-size 10 --difficulty-size 10 -m AP qrels/qrels.txt sample_runs/
+      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
+      bvtest tradeoff --scores scores.tsv -f json
     """
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
     from ..report.tradeoffs import tradeoff_report
 
-    matrices, notes = load(s)
-    return tradeoff_report(matrices, s).prefixed(notes)
+    return analysed(s, tradeoff_report)
 
 
 COMMAND = Command(

@@ -40,10 +40,14 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest variations --map uqv.map qrels.txt runs/
-      bvtest variations --split - --mode intra -m P@10 -f table qrels.txt runs/
-      bvtest variations --alpha=-1000:1000:10 --plot tau.png qrels.txt runs/
-      bvtest variations --scores s.tsv --map uqv.map --weights w.txt -f json
+      bvtest variations --map docs/examples/uqv/map.txt \\
+          docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
+      bvtest variations --split - --mode intra -m P@10 -f table \\
+          docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
+      bvtest variations --mode inter --alpha=-10:10:0.5 --plot tau.png \\
+          qrels/qrels.txt sample_runs/
+      bvtest variations --map docs/examples/uqv/map.txt --weights docs/examples/uqv/weights.txt -f json \\
+          docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
     """
     from ..render.plot import plot_variations, plotted
     from ..report.variations import variations_report

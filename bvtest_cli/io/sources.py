@@ -51,6 +51,18 @@ def docno_bytes(docno: str) -> bytes:
     return docno.encode("latin-1")
 
 
+def docno_text(docno: str) -> str:
+    """A docno as output text: its file's bytes read as UTF-8 with undecodable
+    bytes kept as surrogates, so that writing the text as UTF-8 with
+    ``surrogateescape`` (:func:`output_bytes`) gives exactly those bytes."""
+    return docno_bytes(docno).decode("utf-8", "surrogateescape")
+
+
+def output_bytes(text: str) -> bytes:
+    """The bytes of output text: UTF-8, docnos as their file's bytes."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def shown_docno(docno: str) -> str:
     """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
     other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
@@ -108,7 +120,8 @@ def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
                 note(f"{printable(path)}: skipped {_describe_skipped(p, skipped)}")
             if not files:
                 raise InputError("directory holds no run files", path)
-            sources.extend(Source(str(p / e), system_name(e)) for e in files)
+            # named by the path, never by the bare entry: a file named "-" is not stdin
+            sources.extend(Source(str(p / e), system_name(str(p / e))) for e in files)
         elif p.exists():
             sources.append(Source(path, system_name(path)))
         elif p.is_symlink():
@@ -160,24 +173,30 @@ def _has_control(text: str) -> bool:
     )
 
 
-def _check_system_name(source: Source) -> None:
-    """A system name must survive every output: trec lines and the scores file
-    are tab-separated, one record per line, ``#`` starts a comment line of a
-    scores file, fields are stripped of white space, and output is UTF-8."""
-    name = source.name
-    problem = None
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a system (or a condition) in every output, or
+    None: trec lines and the scores file are tab-separated, one record per
+    line, ``#`` starts a comment line of a scores file, fields are stripped of
+    white space, and output is UTF-8."""
+    if not name.strip():
+        return "is empty"
     if any("\udc80" <= c <= "\udcff" for c in name):
-        problem = "is not valid UTF-8"
-    elif "\t" in name:
-        problem = "contains a tab, the field separator of trec lines and scores files"
-    elif any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
-        problem = "contains a line break"
-    elif _has_control(name):
-        problem = "contains a control character"
-    elif name != name.strip(" "):
-        problem = "begins or ends with a space, which a scores file would strip"
-    elif name.startswith("#"):
-        problem = "begins with '#', which a scores file reads as a comment"
+        return "is not valid UTF-8"
+    if "\t" in name:
+        return "contains a tab, the field separator of trec lines and scores files"
+    if any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
+        return "contains a line break"
+    if _has_control(name):
+        return "contains a control character"
+    if name != name.strip(" "):
+        return "begins or ends with a space, which a scores file would strip"
+    if name.startswith("#"):
+        return "begins with '#', which a scores file reads as a comment"
+    return None
+
+
+def _check_system_name(source: Source) -> None:
+    problem = name_problem(source.name)
     if problem is not None:
         raise InputError(f"file name {problem}; rename the file to use it as a run", source.label)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import ir_measures
 import numpy as np
@@ -660,6 +660,9 @@ def evaluate_runs(
 # The input of every analysis
 
 
+R = TypeVar("R")  # a report: anything with .prefixed(notes)
+
+
 def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
     """The evaluation options of ``s`` as keywords of :func:`evaluate_runs`
     (and of the evaluators built on it): level, jobs, implementations, notes,
@@ -698,3 +701,10 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
             "<stdin>" if s.scores == STDIN else s.scores,
         )
     return [by_name[w] for w in wanted], notes
+
+
+def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], R]) -> R:
+    """``analyse`` of the score matrices of ``s``'s inputs, with the notes about
+    the inputs before the report's own."""
+    matrices, notes = load(s)
+    return analyse(matrices, s).prefixed(notes)

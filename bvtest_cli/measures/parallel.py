@@ -105,7 +105,7 @@ def _chunksize(n_items: int, workers: int) -> int:
 
 def progress(total: int, quiet: bool) -> Callable[[], None]:
     """A counter on stderr while runs are evaluated, only on a terminal."""
-    if quiet or total < 2 or not sys.stderr.isatty():
+    if quiet or total < 2 or sys.stderr is None or not sys.stderr.isatty():
         return lambda: None
     done = 0
 
@@ -113,7 +113,10 @@ def progress(total: int, quiet: bool) -> Callable[[], None]:
         nonlocal done
         done += 1
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\rbvtest: evaluating runs {done}/{total}{end}")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write(f"\rbvtest: evaluating runs {done}/{total}{end}")
+            sys.stderr.flush()
+        except (OSError, ValueError):  # best-effort, as every diagnostic
+            pass
 
     return tick

@@ -74,7 +74,16 @@ def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | No
                 raise InputError(f"run {name!r} is not among the runs ({shown})", "--pair")
         if a == b:
             raise InputError(f"run {a!r} is compared with itself", "--pair")
-    return list(dict.fromkeys(s.pair))
+    return list(distinct_pairs(s.pair).values())
+
+
+def distinct_pairs(pairs: Sequence[tuple[str, str]]) -> dict[frozenset[str], tuple[str, str]]:
+    """Each comparison once, in the orientation first given: ``a b`` and
+    ``b a`` are one test, and Holm's family counts it once."""
+    out: dict[frozenset[str], tuple[str, str]] = {}
+    for a, b in pairs:
+        out.setdefault(frozenset((a, b)), (a, b))
+    return out
 
 
 def _check_names(s: Settings) -> None:
@@ -82,9 +91,18 @@ def _check_names(s: Settings) -> None:
     if s.scores is not None or len(s.inputs) < 2:
         return
     from ..io.sources import expand_sources
+    from ..io.trec import read_qrels, read_run_columns
 
-    names = [src.name for src in expand_sources(s.inputs[1:])]
-    pairs_for(names, s)
+    sources = expand_sources(s.inputs[1:])
+    try:
+        pairs_for([src.name for src in sources], s)
+    except (click.UsageError, InputError):
+        # A file that cannot be read is the first thing to fix: name it
+        # rather than count the runs it was meant to be one of.
+        read_qrels(s.inputs[0])
+        for source in sources:
+            read_run_columns(source)
+        raise
 
 
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
@@ -102,6 +120,11 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         if x.shape[1] == 0:
             raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
     notes = []
+    if s.pair and len(distinct_pairs(s.pair)) < len(s.pair):
+        notes.append(
+            f"{m.measure}: a pair named twice (in either order) is compared once, "
+            "in the order first given"
+        )
     if risk.has_negative(x):
         notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
     statistic = bootstrap_statistic(m, COMPARED, s, None)
@@ -165,8 +188,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def compare(s: Settings) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    from ..measures.evaluate import load
+    from ..measures.evaluate import analysed
 
     _check_names(s)
-    matrices, notes = load(s)
-    return compare_report(matrices, s).prefixed(notes)
+    return analysed(s, compare_report)

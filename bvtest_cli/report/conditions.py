@@ -46,6 +46,7 @@ def read_map(path: str) -> Assignment:
                 f"expected 3 fields 'run system condition', found {len(fields)}", path, lineno
             )
         run, system, condition = fields
+        _check_names(system, condition, path, lineno)
         if run in out:
             raise InputError(f"run {printable(run)!r} is mapped twice", path, lineno)
         if (system, condition) in seen:
@@ -62,6 +63,16 @@ def read_map(path: str) -> Assignment:
     return out
 
 
+def _check_names(system: str, condition: str, where: str, lineno: int | None = None) -> None:
+    """A system or condition name must name it in every output (as a run's)."""
+    from ..io.sources import name_problem
+
+    for kind, name in (("system", system), ("condition", condition)):
+        problem = name_problem(name)
+        if problem is not None:
+            raise InputError(f"{kind} name {printable(name)!r} {problem}", where, lineno)
+
+
 def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
     """Each run name, matched as a whole, gives its system and condition."""
     compiled = re.compile(pattern)
@@ -71,7 +82,11 @@ def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
         found = compiled.fullmatch(run)
         if found is None:
             raise InputError(f"run {printable(run)!r} does not match the pattern", "--pattern")
-        key = (found.group("system"), found.group("condition"))
+        key = (found.group("system") or "", found.group("condition") or "")
+        try:
+            _check_names(*key, "--pattern")
+        except InputError as exc:
+            raise InputError(f"run {printable(run)!r}: {exc.message}", "--pattern") from None
         if key in seen:
             raise InputError(
                 f"runs {printable(seen[key])!r} and {printable(run)!r} are both system "

@@ -25,7 +25,7 @@ import numpy as np
 from ..analyses.pooling import engineer_run, engineered_name, format_run, pool, truncate_run
 from ..analyses.rankings import RankingAccuracy, evaluate_collections, ranking_accuracy
 from ..errors import InputError
-from ..io.sources import Qrels, Run, expand_sources
+from ..io.sources import Qrels, Run, docno_text, expand_sources, output_bytes
 from ..io.trec import QrelsFile, read_qrels
 from ..measures.evaluate import how, map_runs, parse_measures
 from ..measures.parallel import default_jobs, progress
@@ -217,8 +217,13 @@ def pool_report(s: Settings) -> Report:
     items = tuple((t, d, g) for t, docs in p.qrels.items() for d, g in docs.items())
     records = Records(
         items,
-        as_json=lambda item: {"topic": item[0], "iteration": "0", "docno": item[1], "rel": item[2]},
-        as_text=lambda item, digits: (f"{item[0]} 0 {item[1]} {item[2]}",),
+        as_json=lambda item: {
+            "topic": item[0],
+            "iteration": "0",
+            "docno": docno_text(item[1]),
+            "rel": item[2],
+        },
+        as_text=lambda item, digits: (f"{item[0]} 0 {docno_text(item[1])} {item[2]}",),
     )
     return Report(section(("qrels", records)), notes=tuple(notes))
 
@@ -234,8 +239,8 @@ def _engineer(
         name = names[index]
         text = format_run(engineer_run(run, qrels, name=name, seed=seed), engineered_name(name))
         try:
-            with open(targets[index], "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with open(targets[index], "wb") as fh:
+                fh.write(output_bytes(text))
         except OSError as exc:  # returned, not raised: keeps the message across processes
             return InputError(f"cannot write: {exc.strerror or exc}", targets[index])
         return None

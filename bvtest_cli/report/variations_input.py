@@ -317,6 +317,11 @@ class Weights:
             note(f"{unused} weighted topic(s) are not analysed; their weights ignored")
         w = np.array([self.weight[t] for t in topics], dtype=float)
         total = w.sum()
+        if total > 0 and not np.finfo(float).tiny <= total < np.inf:
+            # The sum overflows (weights near 1e308) or the weights are
+            # subnormal: relative to the largest, they sum to a usable number.
+            w = w / w.max()
+            total = w.sum()
         if not total > 0:
             raise InputError("the weights of the analysed topics sum to 0", self.label)
         return w / total

@@ -1,0 +1,102 @@
+"""A qrels file that shares no topic with what it is compared to is a wrong
+input, named in one line with exit status 2 — never a table of zeros or NaN."""
+
+from __future__ import annotations
+
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
+
+
+def _one_line_error(proc, name: str) -> str:
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bvtest: ")
+    assert name in lines[0]
+    return lines[0]
+
+
+def test_rankings_reference_sharing_no_topic_with_the_runs(tmp_path):
+    other = tmp_path / "other.qrels"
+    other.write_text("999 0 d1 1\n")
+    proc = run_bvtest(
+        "rankings", "--reference", other, "--collection", f"x={SAMPLE_QRELS}", SAMPLE_RUNS
+    )
+    line = _one_line_error(proc, "other.qrels")
+    assert "wrong qrels file" in line
+
+
+def test_rankings_collection_judging_no_reference_topic(tmp_path):
+    other = tmp_path / "other.qrels"
+    other.write_text("999 0 d1 1\n998 0 d2 0\n")
+    proc = run_bvtest(
+        "rankings", "--reference", SAMPLE_QRELS, "--collection", f"x={other}", SAMPLE_RUNS
+    )
+    line = _one_line_error(proc, "other.qrels")
+    assert "'x'" in line and "judges none" in line
+
+
+def test_rankings_collection_judging_some_topics_is_a_note(tmp_path):
+    """One judged topic is a (small) collection: a note for the rest, exit 0."""
+    judged = tmp_path / "one.qrels"
+    judged.write_text("401 0 d1 1\n")
+    proc = run_bvtest(
+        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        f"x={judged}", SAMPLE_RUNS,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "have no judgments" in proc.stderr
+
+
+def test_rankings_note_names_the_dropped_reference_topics():
+    proc = run_bvtest(
+        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        f"x={SAMPLE_QRELS}", SAMPLE_RUNS,
+    )  # fmt: skip
+    assert proc.returncode == 0
+    assert "dropped: 430" in proc.stderr
+
+
+def test_compare_names_the_unreadable_run_before_counting_runs(tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("401 Q0 d1 x 1.0 t\n")
+    runs = [SAMPLE_RUNS / f"sys00{i}" for i in (1, 2, 3)]
+    line = _one_line_error(run_bvtest("compare", SAMPLE_QRELS, *runs, bad), "bad.run:1")
+    assert "rank" in line
+    # readable runs: the usage error, before anything is evaluated
+    line = _one_line_error(run_bvtest("compare", SAMPLE_QRELS, *runs), "3 runs")
+    assert "--pair" in line
+
+
+def test_a_file_named_dash_in_a_run_directory_is_a_file_not_stdin(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "-").write_bytes((SAMPLE_RUNS / "sys001").read_bytes())
+    (runs / "b").write_bytes((SAMPLE_RUNS / "sys002").read_bytes())
+    proc = run_bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, runs, stdin=b"")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    systems = json.loads(proc.stdout)["measures"]["AP"]["systems"]
+    assert list(systems) == ["-", "b"]
+    # its numbers are sys001's, read from the file (stdin is empty)
+    direct = run_bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS / "sys001",
+                        SAMPLE_RUNS / "sys002")  # fmt: skip
+    assert systems["-"]["mean"] == json.loads(direct.stdout)["measures"]["AP"]["systems"][
+        "sys001"
+    ]["mean"]
+
+
+def test_empty_or_unprintable_system_and_condition_names_are_refused(tmp_path):
+    two = (SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002")
+    proc = run_bvtest(
+        "conditions", "--pattern", "(?P<system>.*)(?P<condition>sys00[12])", SAMPLE_QRELS, *two
+    )
+    assert "is empty" in _one_line_error(proc, "--pattern")
+    proc = run_bvtest(
+        "conditions", "--pattern", "(?P<system>sys)(?P<condition>.*)", SAMPLE_QRELS, *two
+    )
+    assert proc.returncode == 0, proc.stderr  # "001" and "002" are conditions
+    bad = tmp_path / "map.txt"
+    bad.write_bytes(b"sys001 a\x01b c1\nsys002 a c2\n")
+    proc = run_bvtest("conditions", "--map", bad, SAMPLE_QRELS, *two)
+    assert "control character" in _one_line_error(proc, "map.txt:1")

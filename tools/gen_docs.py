@@ -1,0 +1,46 @@
+"""Write each command's ``--help`` into its page of the manual (docs/CMD.md).
+
+The block between ``<!-- help: CMD -->`` and ``<!-- /help -->`` is the exact
+output of ``bvtest CMD --help`` at 80 columns, so the manual's options cannot
+drift from the code (tests/test_docs.py checks it). Run after changing an
+option or a command's help::
+
+    python tools/gen_docs.py
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"(<!-- help: (\w+) -->\n)(.*?)(<!-- /help -->)", re.S)
+
+
+def help_text(command: str) -> str:
+    env = {**os.environ, "COLUMNS": "80"}
+    exe = Path(sys.executable).with_name("bvtest")
+    out = subprocess.run(
+        [str(exe), command, "--help"], capture_output=True, text=True, env=env, check=True
+    )
+    return out.stdout
+
+
+def block(command: str) -> str:
+    return f"```text\n{help_text(command)}```\n"
+
+
+def main() -> None:
+    for page in sorted((REPO / "docs").glob("*.md")):
+        text = page.read_text()
+        new = BLOCK.sub(lambda m: m[1] + block(m[2]) + m[4], text)
+        if new != text:
+            page.write_text(new)
+            print(f"updated {page.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
