@@ -46,7 +46,8 @@ def run(s: Settings) -> Report:
           docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
       bvtest variations --mode inter --alpha=-10:10:0.5 --plot tau.png \\
           qrels/qrels.txt sample_runs/
-      bvtest variations --map docs/examples/uqv/map.txt --weights docs/examples/uqv/weights.txt -f json \\
+      bvtest variations --map docs/examples/uqv/map.txt \\
+          --weights docs/examples/uqv/weights.txt -f json \\
           docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
     """
     from ..render.plot import plot_variations, plotted
