@@ -16,10 +16,11 @@ import json
 import math
 import re
 
-# |a − b| <= max(REL_TOL · max(|a|, |b|), ABS_TOL). Measured across CPUs, BLAS
-# kernels and the oldest and newest dependency versions: ≤ 9 ulp (2e-15
-# relative) for p-values, 6.9e-14 relative and 3.5e-16 absolute in rankings'
-# b², bias and rmse; the margin above that is ~15× relative, ~3× absolute.
+# |a − b| <= max(REL_TOL · max(|a|, |b|), ABS_TOL). Largest differences measured
+# (docs/reproducibility.md): 1.75e-13 relative between the recorded files (BLAS
+# sums) and today's fixed-order sums; 6.9e-14 relative, 3.5e-16 absolute in
+# rankings' b², bias and rmse between the oldest and newest dependencies; a few
+# ulp in p-values. ABS_TOL is for values that cancel to about zero.
 REL_TOL = 1e-12
 ABS_TOL = 1e-15
 
