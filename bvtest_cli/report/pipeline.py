@@ -30,6 +30,7 @@ from ..report.model import Records, Report, Section, Table, section
 from ..report.registry import Field
 from ..settings import Settings
 from .limits import check_request
+from .values import as_reported
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def topic_fields(
 def tradeoff_section(
     t: Tradeoff, intervals: Mapping[str, tuple[float, float]] | None = None
 ) -> Section:
-    items = tuple((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS)
+    fields = registry.TRADEOFF_FIELDS
+    items = tuple((f, as_reported(getattr(t, f.name), f.probability)) for f in fields)
     return Section(items, intervals=dict(intervals or {}))
 
 
