@@ -29,7 +29,23 @@ Options are the Settings names of the command's options (``measures``,
 command line takes: ``alphas="0,5"`` or ``alphas=[0, 5]``, ``group="random:5"``
 or ``("random", 5)``, ``target="ideal"`` or ``0.5``. Output options
 (``--format``, ``--digits``) belong to :meth:`Report.render`. Every mistake
-raises :class:`InputError` (``file`` and ``line`` set where there is one).
+raises :class:`InputError` (``file`` and ``line`` set where there is one),
+in the API's words: a keyword (``bootstrap=``) where the CLI names a flag.
+An empty list or dict (``measures=[]``, ``runs={}``) is an error, not the
+default; a score or grade given as a string is an error (files are parsed,
+Python values are not).
+
+Keywords whose names differ from their flags: ``map`` (``--map``; also
+``condition_map`` and ``variation_map``), ``condition_pattern``
+(``--pattern``), ``collections`` (``--collection NAME=F1,F2``: a list of such
+strings), ``reference`` (``--reference [NAME=]FILE``), ``runs`` (the RUNS of
+``rankings``), ``gates`` (``-g/--gate``: a list of gate strings),
+``new_names`` (``--new`` of ``check --scores``), ``pair`` (``--pair A B``: a
+tuple or a list of tuples), ``pairs`` (``--pairs all``), ``per_topic``
+(``-q``), ``rel_level`` (``-l``), ``err_impl`` (``--err-impl``),
+``random_size``/``difficulty_size`` (``--random-size``/``--difficulty-size``),
+``ci_method``/``ci_memory`` (``--ci-method``/``--ci-memory``), ``output``
+(``-o``/``--out``), ``plot`` (``--plot``).
 """
 
 from __future__ import annotations
@@ -99,8 +115,14 @@ class Report(model.Report):
 
     def render(self, fmt: str = "trec", digits: int = 4) -> str:
         """The text the command prints with ``--format fmt --digits digits``
-        (trec, table, tsv, csv, json; ``text`` for check)."""
+        (trec, table, tsv, csv, json, latex, markdown; ``text`` for check)."""
+        from .options import FORMATS
         from .render.text import render
+
+        if fmt not in (*FORMATS, "text"):
+            raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
+            raise InputError(f"digits={digits!r}: expected an integer from 0 to 17")
 
         return render(self, fmt, digits)
 
@@ -116,8 +138,8 @@ class Report(model.Report):
         system, alpha, value (the numbers of the trec format, full precision).
 
         ``field`` is the trec name without the measure (``bias2``,
-        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha key of an
-        alpha-indexed field (None otherwise), ``system`` the row (``all`` for
+        ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha of an
+        alpha-indexed field as a number (NaN otherwise), ``system`` the row (``all`` for
         a measure's own values), ``value`` a float (NaN where undefined). A
         report of records (``scores``, ``check``) gives one row per record
         with the JSON keys as columns. The report's settings are in
@@ -128,7 +150,7 @@ class Report(model.Report):
         >>> frame = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP").to_frame()
         >>> list(frame.columns)
         ['measure', 'field', 'system', 'alpha', 'value']
-        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == '5'")
+        >>> row = frame.query("field == 'zrisk' and system == 'sys001' and alpha == 5")
         >>> round(float(row.value.iloc[0]), 4)
         -20.6516
         """
@@ -173,6 +195,10 @@ def run(
         raise InputError(f"unknown command {command!r}; commands: {', '.join(commands())}")
     params = {p.name: p for p in cmd.params if p.name is not None}
     given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
+    for name, value in (*options.items(), ("runs", runs), ("new_runs", new_runs)):
+        if isinstance(value, (list, tuple, dict, set, frozenset)) and not value:
+            # an empty list would mean the default (or nothing): say so instead
+            raise InputError(f"{name}: an empty {type(value).__name__} names nothing")
     with tempfile.TemporaryDirectory(prefix="bvtest-") as tmp:
         inputs = _Inputs(Path(tmp))
         try:
@@ -188,7 +214,7 @@ def run(
                 warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
                 report = Report.of(COMMANDS[command].run(settings))
         except InputError as exc:
-            raise inputs.relabel(exc) from None
+            raise _in_keywords(inputs.relabel(exc)) from None
         return replace(report, notes=tuple(inputs.notes) + tuple(map(inputs.text, report.notes)))
 
 
@@ -270,6 +296,21 @@ def _input_argv(
     if unused:
         raise InputError(f"{command} takes no {unused[0]} argument")
     return [*options, "--", *positional]
+
+
+def _in_keywords(exc: InputError) -> InputError:
+    """An error in the API's words: the keyword (``bootstrap=``) where the CLI
+    would name its flag (``--bootstrap``)."""
+    from .options import OPTIONS
+
+    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("--")}
+
+    def keyword(text: str | None) -> str | None:
+        if text is None:
+            return None
+        return re.sub(r"(?<![\w-])--[a-z][\w-]*", lambda m: words.get(m[0], m[0]), text)
+
+    return InputError(keyword(exc.message) or "", keyword(exc.file), exc.line)
 
 
 def _usage_message(exc: click.UsageError, options: Mapping[str, Any]) -> str:
@@ -769,4 +810,6 @@ def _checked_rows(data: Any, kind: str, value: str, label: str) -> Iterator[tupl
         rows = _records(data, ("query_id", "doc_id", value), label)
     for i, (topic, docno, number) in enumerate(rows, 1):
         t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
+        if isinstance(number, (str, bytes)):  # a file's text is parsed; a Python value is not
+            raise InputError(f"{value} {number!r} is a string, not a number", label, i)
         yield i, t, d, _number(number)

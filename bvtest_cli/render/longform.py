@@ -128,7 +128,12 @@ def to_frame(report: Report) -> Any:
         ]
         frame = pd.DataFrame(rows, columns=list(nested[0][1].header) or None)
     else:
-        data = [(m, f, s, a, _number(v)) for m, f, s, a, v in long_rows(report)]
+        # alpha as a number (NaN for fields without one), so a notebook can
+        # filter with alpha == 5 or alpha > 1; its key as written is in the name
+        data = [
+            (m, f, s, float("nan") if a is None else float(a), _number(v))
+            for m, f, s, a, v in long_rows(report)
+        ]
         frame = pd.DataFrame(data, columns=list(COLUMNS))
     frame.attrs["settings"] = report.settings()
     return frame

@@ -541,10 +541,19 @@ def _long_table(markup: Markup, t: Table, digits: int) -> str:
     return _tabulate(markup, rows, headers, first_left=False)
 
 
-def _records_table(markup: Markup, records: Records, digits: int) -> str:
+def _record_cells(records: Records, digits: int) -> tuple[list[str], list[list[str]]]:
+    """The headers and the printed cells of records (in full precision where
+    the records say so)."""
     rows = [records.as_json(item) for item in records.items]
     headers = list(rows[0]) if rows else []
-    cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+    if records.full_precision:
+        exact = [[repr(v) if isinstance(v, float) else str(v) for v in r.values()] for r in rows]
+        return headers, exact
+    return headers, [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+
+
+def _records_table(markup: Markup, records: Records, digits: int) -> str:
+    headers, cells = _record_cells(records, digits)
     return _tabulate(markup, cells, headers)
 
 
@@ -656,9 +665,7 @@ def _render_records(markup: Markup, records: Records, fmt_name: str, digits: int
         return "".join("\t".join(line) + "\n" for line in lines)
     if fmt_name == "table":
         return _records_table(markup, records, digits) + "\n"
-    rows = [records.as_json(item) for item in records.items]
-    headers = list(rows[0]) if rows else []
-    cells = [[fmt(plain(v), digits) for v in row.values()] for row in rows]
+    headers, cells = _record_cells(records, digits)
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t" if fmt_name == "tsv" else ",", lineterminator="\n")
     writer.writerow(headers)

@@ -103,6 +103,8 @@ class Records:
     as_json: Callable[[Any], Mapping[str, Value]]
     as_text: Callable[[Any, int], tuple[str, ...]]
     header: tuple[str, ...] = ()  # a first line of the trec format, if any
+    # numbers in full precision in every format (a scores table is read back)
+    full_precision: bool = False
 
 
 @dataclass(frozen=True)

@@ -340,6 +340,7 @@ def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Repo
         as_json=lambda cell: dict(zip(names, cell, strict=True)),
         as_text=lambda cell, digits: (*cell[:3], repr(cell[3])),
         header=names,
+        full_precision=True,
     )
     return Report(section(("scores", records)), notes=tuple(notes))
 
