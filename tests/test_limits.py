@@ -53,3 +53,15 @@ def test_the_memory_limit_is_set_by_the_environment(monkeypatch):
 def test_the_api_refuses_as_the_cli_does():
     with pytest.raises(bvtest.InputError, match="repeats="):
         bvtest.evaluate(Q, R, measures="AP", group="random:4", repeats=10**12)
+
+
+def test_ranking_products_stay_small_whatever_the_samples():
+    """Δ over B × B pairs is summed in steps whose (rows, rows) products stay
+    within ~128 MB: B = 20000 samples of 12 runs needed 11 GB in one step."""
+    from bvtest_cli.analyses.rankings import default_block_rows
+
+    for pairs in (1, 66, 136, 8256, 10**6):
+        rows = default_block_rows(pairs)
+        assert rows >= 64
+        assert rows * rows * 32 <= (128 << 20) or rows == 64
+        assert rows * pairs * 8 <= (128 << 20) or rows == 64

@@ -3,6 +3,7 @@ input, named in one line with exit status 2 — never a table of zeros or NaN.""
 
 from __future__ import annotations
 
+import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
 
@@ -15,24 +16,20 @@ def _one_line_error(proc, name: str) -> str:
     return lines[0]
 
 
-def test_rankings_reference_sharing_no_topic_with_the_runs(tmp_path):
-    other = tmp_path / "other.qrels"
-    other.write_text("999 0 d1 1\n")
-    proc = run_bvtest(
-        "rankings", "--reference", other, "--collection", f"x={SAMPLE_QRELS}", SAMPLE_RUNS
-    )
-    line = _one_line_error(proc, "other.qrels")
-    assert "wrong qrels file" in line
-
-
-def test_rankings_collection_judging_no_reference_topic(tmp_path):
+@pytest.mark.parametrize(
+    ("role", "words"),
+    [("reference", "wrong qrels file"), ("collection", "'x' judges none")],
+)
+def test_rankings_qrels_sharing_no_topic(tmp_path, role, words):
+    """A reference no run ranks a topic of, or a collection that judges no
+    reference topic: an error naming the file."""
     other = tmp_path / "other.qrels"
     other.write_text("999 0 d1 1\n998 0 d2 0\n")
+    reference, collection = (other, SAMPLE_QRELS) if role == "reference" else (SAMPLE_QRELS, other)
     proc = run_bvtest(
-        "rankings", "--reference", SAMPLE_QRELS, "--collection", f"x={other}", SAMPLE_RUNS
+        "rankings", "--reference", reference, "--collection", f"x={collection}", SAMPLE_RUNS
     )
-    line = _one_line_error(proc, "other.qrels")
-    assert "'x'" in line and "judges none" in line
+    assert words in _one_line_error(proc, "other.qrels")
 
 
 def test_rankings_collection_judging_some_topics_is_a_note(tmp_path):

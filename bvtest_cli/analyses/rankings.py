@@ -332,9 +332,12 @@ class DeltaEstimate:
 
 
 def default_block_rows(pairs: int) -> int:
-    """Rows per step of the product, so that two float32 (rows, P) blocks
-    stay within ~128 MB."""
-    return max(64, _BLOCK_BYTES // (8 * max(pairs, 1)))
+    """Rows per step of the product, so that two float32 (rows, P) blocks and
+    the (rows, rows) products of a step (τ, δ² in float64: about 32 bytes a
+    cell at once) each stay within ~128 MB, whatever B."""
+    by_pairs = _BLOCK_BYTES // (8 * max(pairs, 1))
+    by_product = math.isqrt(_BLOCK_BYTES // 32)
+    return max(64, min(by_pairs, by_product))
 
 
 def delta(x: RankingSet, y: RankingSet, block_rows: int | None = None) -> DeltaEstimate:
