@@ -166,6 +166,7 @@ def run(
     from .cli import cli
     from .commands import COMMANDS
     from .options import Settings, validate
+    from .options import given as set_by_user
 
     cmd = cli.commands.get(command)
     if cmd is None or command not in COMMANDS:
@@ -180,7 +181,7 @@ def run(
             )
             try:
                 ctx = cmd.make_context(f"bvtest {command}", argv)
-                settings = validate(Settings(**ctx.params), list(params))
+                settings = validate(Settings(**ctx.params), list(params), set_by_user(ctx))
             except click.UsageError as exc:
                 raise InputError(_usage_message(exc, options)) from None
             with np.errstate(all="ignore"), warnings.catch_warnings():

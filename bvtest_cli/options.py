@@ -68,9 +68,11 @@ def parse_group(value: str | None) -> tuple[str, int] | None:
 def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
     """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
     Two alphas that are the same number are an error, however written."""
-    alphas = tuple(a.strip() for a in text.split(",") if a.strip())
-    if not alphas:
+    alphas = tuple(a.strip() for a in text.split(","))
+    if not any(alphas):
         raise _bad("empty alpha list")
+    if not all(alphas):
+        raise _bad(f"empty item in the alpha list {text!r}")
     seen: dict[float, str] = {}
     for a in alphas:
         try:
@@ -692,7 +694,7 @@ def declare(
 
     def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
         def wrapper(**kwargs: Any) -> Any:
-            return f(validate(Settings(**kwargs), names))
+            return f(validate(Settings(**kwargs), names, given(click.get_current_context())))
 
         wrapper.__name__ = f.__name__
         wrapper.__doc__ = f.__doc__
@@ -715,8 +717,46 @@ class Command:
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
-def validate(s: Settings, names: Sequence[str]) -> Settings:
-    """What no single option can check: QRELS RUNS... or --scores, not both."""
+#: Options that mean something only beside another choice: option → (that
+#: choice, as the user would write it; whether ``s`` made it, in a command
+#: taking ``names``). Given without it, an option would be ignored: an error.
+NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
+    "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None),
+    "ci_method": ("--ci LEVEL", lambda s, names: s.ci is not None),
+    "ci_memory": ("--ci LEVEL", lambda s, names: s.ci is not None),
+    "repeats": (
+        "--group random:K",
+        lambda s, names: "random_size" in names or (s.group is not None and s.group[0] == "random"),
+    ),
+    "caption": ("-f latex or -f markdown", lambda s, names: s.fmt in ("latex", "markdown")),
+}
+
+
+def given(ctx: click.Context) -> frozenset[str]:
+    """The options the user set (on the command line, or as API keywords)."""
+    from click.core import ParameterSource
+
+    return frozenset(
+        name
+        for name in ctx.params
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+    )
+
+
+def _flag(name: str) -> str:
+    option = OPTIONS.get(name)
+    return max(option.decls, key=len) if option is not None and option.decls else name
+
+
+def validate(
+    s: Settings, names: Sequence[str], set_by_user: frozenset[str] = frozenset()
+) -> Settings:
+    """What no single option can check: QRELS RUNS... or --scores, not both;
+    no option given where it would be ignored (:data:`NEEDS`)."""
+    for name in sorted(set_by_user & NEEDS.keys()):
+        need, met = NEEDS[name]
+        if name in names and not met(s, names):
+            raise click.UsageError(f"{_flag(name)} means something only with {need}")
     if "inputs" in names and s.scores is None and len(s.inputs) < 2:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:

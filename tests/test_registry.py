@@ -50,7 +50,8 @@ def test_toy_field_in_every_format(toy_registered):
         rows = list(csv.reader(io.StringIO(run("eval", "-f", fmt, *ARGS)), delimiter=delimiter))
         assert sum(row[1] == "toy" for row in rows) == len(systems)
     table = run("eval", "-f", "table", *ARGS)
-    assert " toy" in table.splitlines()[1]
+    # a header line of the table (a wide table is cut into parts, each with its header)
+    assert any(" toy" in line for line in table.splitlines() if line.startswith("system"))
 
 
 def test_toy_field_is_a_gate(toy_registered, tmp_path):

@@ -484,7 +484,7 @@ def test_gate_on_interval_ends(bvtest, tmp_path):
     verdicts = json.loads(proc.stdout)["verdicts"]
     assert [v["passed"] for v in verdicts] == [True, False] and proc.returncode == 1
     assert 0 < verdicts[0]["value"] < verdicts[1]["value"]
-    assert_one_line_error(bvtest(*args, "-g", "AP:mean.lo>=0"), "needs --ci")
+    assert_one_line_error(bvtest(*args[:-2], "-g", "AP:mean.lo>=0"), "needs --ci")
     assert_one_line_error(bvtest(*args, "--ci", "0.9", "-g", "AP:mean.mid>=0"), "lo or hi")
     assert_one_line_error(bvtest(*args, "--ci", "0.9", "-g", "AP:pareto.lo>=0"), "no interval")
 

@@ -100,3 +100,21 @@ def test_empty_or_unprintable_system_and_condition_names_are_refused(tmp_path):
     bad.write_bytes(b"sys001 a\x01b c1\nsys002 a c2\n")
     proc = run_bvtest("conditions", "--map", bad, SAMPLE_QRELS, *two)
     assert "control character" in _one_line_error(proc, "map.txt:1")
+
+
+def test_a_symbolic_link_loop_is_called_so(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    line = _one_line_error(run_bvtest("eval", SAMPLE_QRELS, tmp_path / "a"), "a")
+    assert "symbolic link loop" in line and "dangling" not in line
+    (tmp_path / "gone").symlink_to(tmp_path / "nothing")
+    proc = run_bvtest("eval", SAMPLE_QRELS, tmp_path / "gone")
+    assert "dangling" in _one_line_error(proc, "gone")
+
+
+def test_a_run_read_from_a_pipe_is_named_for_its_descriptor():
+    from bvtest_cli.io.sources import system_name
+
+    assert system_name("/dev/fd/63") == "fd63"
+    assert system_name("/proc/self/fd/5") == "fd5"
+    assert system_name("runs/63") == "63"  # a real file keeps its name

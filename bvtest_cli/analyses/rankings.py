@@ -83,7 +83,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.sources import Note, Source
-from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns, sort_topics
+from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns
 from ..measures.evaluate import (
     MeasureSpec,
     RunEvaluator,
@@ -92,6 +92,7 @@ from ..measures.evaluate import (
     check_shared_topics,
     list_topics,
     map_runs,
+    topic_set,
 )
 
 DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
@@ -647,15 +648,7 @@ def evaluate_collections(
         check_computable(spec)
     for f in files:
         check_grades(f, specs)
-    topics = sort_topics(reference.relevant_topics(rel_level))
-    if not topics:
-        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", reference.label)
-    dropped = sorted(set(reference.topics()) - set(topics))
-    if dropped:
-        note(
-            f"{len(dropped)} reference topic(s) have no relevant document (rel >= {rel_level}); "
-            f"dropped: {list_topics(sort_topics(dropped))}"
-        )
+    topics = topic_set(reference, rel_level, note, "reference")
     unjudged: list[InputError] = []
     for name, group in collections.items():
         if not group:

@@ -7,6 +7,7 @@ read and checked when the vectorised reader hands a line over.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import math
 import os
@@ -95,6 +96,9 @@ def system_name(path: str) -> str:
     """SPEC §1: the file name without directory and without a trailing ``.gz``."""
     if path == STDIN:
         return "stdin"
+    descriptor = re.fullmatch(r"/(?:dev|proc/(?:self|\d+))/fd/(\d+)", os.path.normpath(path))
+    if descriptor:  # a pipe, e.g. bash's <(zcat run.gz): its file name is a number
+        return f"fd{descriptor[1]}"
     name = os.path.basename(os.path.normpath(path))
     return name[:-3] if name.endswith(".gz") else name
 
@@ -125,7 +129,7 @@ def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
         elif p.exists():
             sources.append(Source(path, system_name(path)))
         elif p.is_symlink():
-            raise InputError("dangling symbolic link", path)
+            raise InputError(_broken_link(p), path)
         else:
             raise InputError("no such file or directory", path)
     return unique_names(sources, "system name")
@@ -147,6 +151,16 @@ def unique_names(sources: list[Source], what: str) -> list[Source]:
     return sources
 
 
+def _broken_link(link: Path) -> str:
+    """What is wrong with a symbolic link that leads to no file."""
+    try:
+        os.stat(link)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop"
+    return "dangling symbolic link"
+
+
 def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
     """``2 entries that are not regular files: sub (directory), x.run (dangling
     symbolic link)``; only the first few are named."""
@@ -156,7 +170,7 @@ def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
         if entry.is_dir():
             return "directory"
         if entry.is_symlink() and not entry.exists():
-            return "dangling symbolic link"
+            return _broken_link(entry)
         return "not a regular file"
 
     listed = ", ".join(f"{printable(n)} ({kind(n)})" for n in names[:shown])

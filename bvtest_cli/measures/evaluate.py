@@ -14,6 +14,7 @@ not depend on the number of jobs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -156,11 +157,26 @@ def check_computable(spec: MeasureSpec) -> None:
         raise InputError(f"{spec.name}: the cutoff must be a positive integer", "-m")
     if spec.err_cutoff is not None:
         return
+    # a required parameter must be given (ir_measures' own message would show
+    # its missing default as "<object object at 0x…>")
+    missing = [
+        name
+        for name, info in spec.measure.SUPPORTED_PARAMS.items()
+        if name not in spec.measure.params and getattr(info, "required", False)
+    ]
+    if missing:
+        example = ", ".join(f"{name}=…" for name in missing)
+        raise InputError(
+            f"{spec.name} needs {' and '.join(missing)} (no default): "
+            f"write {spec.measure.NAME}({example}) (see ir_measures' documentation)",
+            "-m",
+        )
     computed = spec.measure if spec.rel is None else spec.on_binary_qrels()
     try:
         ir_measures.evaluator([computed], {"q": {"d": 1}})
     except Exception as exc:  # ValueError (no provider), AssertionError (bad parameter), ...
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        reason = re.sub(r"<object object at 0x[0-9a-f]+>", "(no value)", reason)
         raise InputError(f"{spec.name} cannot be computed: {reason}", "-m") from None
 
 
@@ -222,6 +238,8 @@ def _split_measures(text: str) -> list[str]:
         else:
             current.append(ch)
     parts.append("".join(current).strip())
+    if not all(parts):
+        raise InputError(f"empty item in the measure list {text!r}", "-m")
     merged: list[str] = []
     for part in parts:
         if merged and part.replace(".", "").isdigit() and part.isascii():
@@ -553,6 +571,22 @@ def list_topics(topics: Sequence[str], shown: int = 5) -> str:
     return ", ".join(map(printable, topics[:shown])) + more
 
 
+def topic_set(qrels_file: QrelsFile, rel_level: int, note: Note, role: str = "qrels") -> list[str]:
+    """The topics every analysis uses (SPEC §3): the qrels topics with a
+    document of grade >= ``rel_level``; the others are dropped with a note
+    naming them (``role``: how the qrels file is called there)."""
+    topics = sort_topics(qrels_file.relevant_topics(rel_level))
+    if not topics:
+        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
+    dropped = sort_topics(set(qrels_file.topics()) - set(topics))
+    if dropped:
+        note(
+            f"{len(dropped)} {role} topic(s) have no relevant document (rel >= {rel_level}); "
+            f"dropped: {list_topics(dropped)}"
+        )
+    return topics
+
+
 def check_shared_topics(
     qrels_label: str,
     topics: Sequence[str],
@@ -606,15 +640,7 @@ def evaluate_runs(
     for spec in specs:
         check_computable(spec)
     check_grades(qrels_file, specs)
-    topics = sort_topics(qrels_file.relevant_topics(rel_level))
-    if not topics:
-        raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
-    dropped = sort_topics(set(qrels_file.topics()) - set(topics))
-    if dropped:
-        note(
-            f"{len(dropped)} qrels topic(s) have no relevant document (rel >= {rel_level}); "
-            f"dropped: {list_topics(dropped)}"
-        )
+    topics = topic_set(qrels_file, rel_level, note)
 
     # The qrels table is built here, before the workers fork: they share its
     # arrays instead of each building its own evaluator over a dict.
@@ -623,14 +649,14 @@ def evaluate_runs(
         sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns, meanwhile=_warm_up
     )
 
-    topic_set = set(topics)
+    wanted = set(topics)
     check_shared_topics(
         qrels_file.label, topics, [s.name for s in sources], [r.topics for r in results]
     )
     unknown: set[str] = set()
     for source, r in zip(sources, results, strict=True):
         unknown |= r.topics - qrels_file.table.topic_index.keys()
-        missing = len(topic_set - r.topics)
+        missing = len(wanted - r.topics)
         if missing == len(topics):
             note(
                 f"{source.name}: no ranking for any of the {len(topics)} {unit} (its {unit}: "

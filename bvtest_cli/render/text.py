@@ -396,15 +396,49 @@ def _tabulate(
         return _latex_table(rows, headers, first_left)
     if style == "markdown":
         align = ("left",) + ("right",) * (len(headers) - 1) if first_left else None
+        rows = [[_markdown_cell(c) for c in row] for row in rows]
+        headers = [_markdown_cell(h) for h in headers]
         return "\n" + tabulate(
             rows, headers=headers, tablefmt="pipe", disable_numparse=True,
             colalign=align, stralign=None if first_left else "right",
         ) + "\n"  # fmt: skip
 
-    if first_left:
-        align = ("left",) + ("right",) * (len(headers) - 1)
-        return tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
-    return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
+    def plain_table(rows: list[list[str]], headers: list[str]) -> str:
+        if first_left:
+            align = ("left",) + ("right",) * (len(headers) - 1)
+            return tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
+        return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
+
+    # A table wider than the terminal is cut into tables of consecutive
+    # columns, each repeating the row column, as R prints a wide data frame.
+    def part(columns: list[int]) -> str:
+        return plain_table(
+            [[r[0], *(r[j] for j in columns)] for r in rows],
+            [headers[0], *(headers[j] for j in columns)],
+        )
+
+    def width(text: str) -> int:
+        return max(map(len, text.splitlines()), default=0)
+
+    whole = plain_table(rows, headers)
+    if width(whole) <= TABLE_WIDTH:
+        return whole
+    groups: list[list[int]] = [[]]
+    for j in range(1, len(headers)):
+        if groups[-1] and width(part([*groups[-1], j])) > TABLE_WIDTH:
+            groups.append([])
+        groups[-1].append(j)
+    return "\n\n".join(part(g) for g in groups)
+
+
+#: Columns of ``-f table`` output at most: a wider table is cut into several.
+TABLE_WIDTH = 160
+
+
+def _markdown_cell(text: str) -> str:
+    """A cell of a Markdown table: a ``|`` in a run name would start a new
+    column, a backslash an escape; both are escaped."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _row_header(key: str) -> str:

@@ -29,7 +29,7 @@ from ..report import registry
 from ..report.model import Records, Report, Section, section
 from ..settings import Settings
 from .limits import check_request
-from .values import fmt, plain
+from .values import as_reported, fmt, plain
 
 #: The registry fields a comparison differences (GeoRisk at every alpha).
 COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
@@ -162,7 +162,7 @@ def _row_text(measure: str):
         d = row.as_dict()
         cells = [measure]
         for name in COLUMNS[1:]:
-            value = d.get(name)
+            value = as_reported(d.get(name), name in ("p", "p_holm", "p_pm", "p_pm_holm"))
             cells.append("" if value is None and name not in d else fmt(plain(value), digits))
         return tuple(cells)
 

@@ -21,8 +21,8 @@ from ..analyses.simulate import PerTopicResult, pertopic
 from ..analyses.tradeoff import Tradeoff, correlate, correlations
 from ..errors import InputError
 from ..io.sources import SCORES_HEADER, expand_sources
-from ..io.trec import read_qrels, sort_topics
-from ..measures.evaluate import check_shared_topics
+from ..io.trec import read_qrels
+from ..measures.evaluate import check_shared_topics, topic_set
 from ..measures.matrix import ScoreMatrix, target_constant, virtual_target
 from ..measures.parallel import default_jobs, progress
 from ..report import registry
@@ -30,6 +30,7 @@ from ..report.model import Records, Report, Section, Table, section
 from ..report.registry import Field
 from ..settings import Settings
 from .limits import check_request
+from .values import as_reported
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def topic_fields(
 def tradeoff_section(
     t: Tradeoff, intervals: Mapping[str, tuple[float, float]] | None = None
 ) -> Section:
-    items = tuple((f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS)
+    fields = registry.TRADEOFF_FIELDS
+    items = tuple((f, as_reported(getattr(t, f.name), f.probability)) for f in fields)
     return Section(items, intervals=dict(intervals or {}))
 
 
@@ -464,11 +466,7 @@ def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
     notes: list[str] = []
     qrels_file = read_qrels(s.inputs[0])
     sources = expand_sources(s.inputs[1:], notes.append)
-    topics = sort_topics(qrels_file.relevant_topics(s.rel_level))
-    if not topics:
-        raise InputError(
-            f"no topic has a relevant document (rel >= {s.rel_level})", qrels_file.label
-        )
+    topics = topic_set(qrels_file, s.rel_level, notes.append)
     check_request(s, len(sources), len(topics), "pertopic")
     result = pertopic(
         qrels_file.qrels,

@@ -48,6 +48,7 @@ class Field:
     nonnegative: bool = False
     short: str = ""  # a column header when the column's group already names the field
     better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
+    probability: bool = False  # a p-value: exponent notation below the printed digits
 
     @property
     def header(self) -> str:
@@ -186,9 +187,13 @@ N_SYSTEMS = Field("n_systems", "runs analysed")
 K = Field("k", "simulated collections per run and topic", "Zhang22 §3.4")
 
 PEARSON = Field("pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3")
-PEARSON_P = Field("pearson_p", "two-sided p-value of pearson", "Zhang22 §5.3", short="p")
+PEARSON_P = Field(
+    "pearson_p", "two-sided p-value of pearson", "Zhang22 §5.3", short="p", probability=True
+)
 SPEARMAN = Field("spearman", "Spearman ρ of Bias² and Var across runs", "Zhang22 §5.3")
-SPEARMAN_P = Field("spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p")
+SPEARMAN_P = Field(
+    "spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p", probability=True
+)
 TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
 
 # --------------------------------------------------------------------------- views

@@ -24,6 +24,7 @@ from ..report import registry
 from ..report.model import Report, Section, section
 from ..settings import Settings
 from .limits import check_request
+from .values import as_reported
 
 RAW = "raw"
 NAN = float("nan")
@@ -45,7 +46,9 @@ def _cell(
     grouped: bool,
     repeats: dict[str, np.ndarray] | None = None,
 ) -> Section:
-    items: list[tuple[Any, Any]] = [(f, getattr(t, f.name)) for f in registry.TRADEOFF_FIELDS]
+    items: list[tuple[Any, Any]] = [
+        (f, as_reported(getattr(t, f.name), f.probability)) for f in registry.TRADEOFF_FIELDS
+    ]
     items.append((registry.N_TOPICS, n_topics))
     if grouped:
         items.append((registry.N_GROUPS, n_groups))

@@ -11,6 +11,23 @@ import numpy as np
 
 from .model import Value
 
+
+class PValue(float):
+    """A probability (a p-value). Printed like any number, except below the
+    printed precision, where it is printed in exponent notation with two
+    significant digits (3.2e-05, never 0.0000: a p-value is never 0). JSON
+    gets the full float, as for every number."""
+
+    __slots__ = ()
+
+
+def as_reported(value: Any, probability: bool) -> Any:
+    """``value`` as a report holds it: a :class:`PValue` when it is a finite
+    probability, otherwise unchanged."""
+    if probability and isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return PValue(value)
+    return value
+
 # Magnitudes from which fixed-point notation stops being readable (a value of
 # 1e300 would print 300 digits): such values are printed in exponent notation.
 _FIXED_MAX = 1e15
@@ -30,6 +47,8 @@ def fmt(value: Any, digits: int) -> str:
     if isinstance(value, (float, np.floating)):
         if math.isnan(value):
             return "nan"
+        if isinstance(value, PValue) and 0 < abs(value) < 0.5 * 10.0**-digits:
+            return f"{value:.1e}"
         text = f"{value:.{digits}e}" if abs(value) >= _FIXED_MAX else f"{value:.{digits}f}"
         if text.startswith("-") and float(text) == 0.0:
             return text[1:]
@@ -43,6 +62,8 @@ def plain(value: Any) -> Value:
         return bool(value)
     if isinstance(value, (int, np.integer)):
         return int(value)
+    if isinstance(value, PValue):
+        return value
     if isinstance(value, (float, np.floating)):
         v = float(value)
         return v + 0.0 if math.isfinite(v) else None  # + 0.0: no negative zero
