@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 BVTEST := $(VENV)/bin/bvtest
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all run test test-oldest lint bench sample clean
+.PHONY: all run test test-oldest browser lint bench sample clean
 
 all: run
 
@@ -25,9 +25,24 @@ run: $(STAMP)
 	$(COMPILE)
 	$(BVTEST) eval --format table qrels/qrels.txt sample_runs/
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(PY) -m pytest -q
+
+# Chromium for the browser test of -f html: Debian's package (Playwright's own
+# browser download is not reachable from here). Best effort: where it cannot be
+# installed, the test skips and says why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	{ if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Debian's chromium for the browser test" >&2; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } || \
+	    echo "make: chromium could not be installed; the browser test will skip" >&2; \
+	  else \
+	    echo "make: no chromium (apt-get install chromium); the browser test will skip" >&2; \
+	  fi; }
 
 # The declared floors, tested: the oldest version of every dependency, extra and
 # test tool (constraints/oldest.txt, the lower bounds of pyproject.toml) on the
@@ -62,7 +77,7 @@ $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 	    -c constraints/oldest.txt -e '.[test,plot,pandas]'
 	touch $@
 
-test-oldest: $(OLDEST_STAMP)
+test-oldest: $(OLDEST_STAMP) browser
 	$(OLDEST_VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(OLDEST_PY) -m pytest -q
 

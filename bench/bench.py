@@ -357,6 +357,41 @@ def bench_ci_cli(bvtest: str, qrels: Path, runs: Path, repeat: int) -> bool:
     return ok
 
 
+HTML_TARGET = 1.2  # the page costs under 20 % more than the JSON
+
+
+def html_bench(bvtest: str, qrels: Path, runs: Path, repeat: int, goal) -> None:
+    """``bvtest eval -f html`` against ``-f json`` on the track, whole
+    commands (reading and evaluating included), interleaved runs, medians;
+    and the same two from a scores file, where rendering is a larger share."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = Path(tmp) / "scores.tsv"
+        with scores.open("w") as out:
+            subprocess.run(
+                [bvtest, "scores", "--quiet", str(qrels), str(runs)], stdout=out, check=True
+            )
+        for label, source in (
+            ("runs", [str(qrels), str(runs)]),
+            ("scores file", ["--scores", str(scores)]),
+        ):
+            times: dict[str, list[tuple[float, float, float]]] = {"json": [], "html": []}
+            for _ in range(repeat):
+                for fmt in times:
+                    times[fmt].append(measure_cpu([bvtest, "eval", "--quiet", "-f", fmt, *source]))
+            wall = {f: statistics.median(t[0] for t in v) for f, v in times.items()}
+            cpu = {f: statistics.median(t[2] for t in v) for f, v in times.items()}
+            peak = {f: max(t[1] for t in v) for f, v in times.items()}
+            ratio = wall["html"] / wall["json"]
+            line = (
+                f"eval -f html / -f json ({label}): {wall['html']:.2f} / {wall['json']:.2f} s "
+                f"wall = {ratio:.3f} (CPU {cpu['html'] / cpu['json']:.3f}), peak "
+                f"{peak['html']:.0f} / {peak['json']:.0f} MiB"
+            )
+            if label == "runs":
+                line += "; " + goal(f"goal <= {HTML_TARGET}", ratio <= HTML_TARGET)
+            print(line)
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -570,6 +605,8 @@ def main() -> int:
         f"{args.repeat}, largest process {pt.rss:.0f} MiB; "
         + goal(f"goal <= {TARGET_WALL:.0f} s", pt.wall <= TARGET_WALL)
     )
+
+    html_bench(bvtest, qrels, runs, args.repeat, goal)
 
     if not args.no_many:
         many_section(args, bvtest, trec_eval, goal)

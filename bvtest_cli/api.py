@@ -115,9 +115,9 @@ class Report(model.Report):
 
     def render(self, fmt: str = "trec", digits: int = 4) -> str:
         """The text the command prints with ``--format fmt --digits digits``
-        (trec, table, tsv, csv, json, latex, markdown; ``text`` for check)."""
+        (trec, table, tsv, csv, json, latex, markdown, html; ``text`` for check)."""
         from .options import FORMATS
-        from .render.text import render
+        from .render.formats import render
 
         if fmt not in (*FORMATS, "text"):
             raise InputError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")

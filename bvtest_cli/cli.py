@@ -44,7 +44,7 @@ def _click_command(command: Command) -> click.Command:
     @declare(command.options, command.overrides)
     def run(s: Settings) -> None:
         report = command.run(s)
-        text = "" if s.output is not None else render_report(report, s)
+        text = "" if s.output is not None else render_report(report, s, command.name)
         emit(text, () if s.quiet else report.notes)
         if report.status:
             sys.exit(report.status)
@@ -56,10 +56,28 @@ for _command in COMMANDS.values():
     _click_command(_command)
 
 
-def render_report(report: Report, s: Settings) -> str:
-    from .render.text import render
+def render_report(report: Report, s: Settings, name: str = "") -> str:
+    from .render.formats import render
 
-    return render(report, s.fmt, s.digits, s.caption)
+    page = page_of(name, s) if s.fmt == "html" else None
+    return render(report, s.fmt, s.digits, s.caption, page)
+
+
+def page_of(name: str, s: Settings) -> Any:
+    """The HTML page's header: the command, its line as typed, the inputs."""
+    import shlex
+
+    from .render.html import Page
+
+    files = []
+    qrels = s.qrels or (s.inputs[0] if s.inputs and not s.scores else None)
+    if s.reference:
+        qrels = ",".join(s.reference[1])
+    if qrels:
+        files.append(("qrels", qrels))
+    files.append(("inputs", " ".join(s.input_paths())))
+    line = shlex.join(["bvtest", *sys.argv[1:]])
+    return Page(f"bvtest {name}".strip(), line, __version__, tuple(files))
 
 
 def emit(text: str, notes: tuple[str, ...]) -> None:

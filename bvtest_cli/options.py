@@ -29,7 +29,7 @@ from .defaults import (
 )
 from .settings import Settings
 
-FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown", "html")
 
 
 # --------------------------------------------------------------------------- values
@@ -549,7 +549,8 @@ OPTIONS: dict[str, Option] = {
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
             "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
-            "latex: booktabs tables, best value per column in bold; markdown: GitHub tables.",
+            "latex: booktabs tables, best value per column in bold; markdown: GitHub tables; "
+            "html: one self-contained page of tables and charts.",
         ),
         _opt(
             "digits",
@@ -612,7 +613,7 @@ CHECK_FORMAT = dict(
     show_default=True,
     help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
     'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
-    "verdicts as a table.",
+    "verdicts as a table; html: a page with the verdicts' table.",
 )
 CHECK_QRELS = dict(metavar="[QRELS", required=False)
 CHECK_POOL = dict(metavar="POOL", required=False)
@@ -674,7 +675,8 @@ COMPARE_FORMAT = dict(
     default="trec",
     show_default=True,
     help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
-    "same with commas; table: one table per measure; json: the stable schema.",
+    "same with commas; table: one table per measure; json: the stable schema; html: one "
+    "self-contained page.",
 )
 
 

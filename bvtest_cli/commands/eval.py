@@ -34,6 +34,7 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ | bvtest eval --scores -
       bvtest eval -f json qrels/qrels.txt sample_runs/ > eval.json
       bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels/qrels.txt sample_runs/
+      bvtest eval --ci 0.95 -f html qrels/qrels.txt sample_runs/ > report.html
     """
     from ..measures.evaluate import analysed
     from ..report.pipeline import eval_report

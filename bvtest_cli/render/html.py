@@ -1,0 +1,444 @@
+"""Reports → one self-contained HTML page (``-f html``).
+
+The page opens with a title and the inputs (files, runs, topics, measures,
+bvtest's version, the command line), then one section per measure: its
+charts first (inline SVG from :mod:`bvtest_cli.render.svg`: Bias² against
+Var with the Pareto front, GeoRisk against alpha; |b|, σ and RMSE per
+collection for ``rankings``; the mean–variance objective over alpha for
+``variations``), then every value of the report as tables. The tables are
+laid out from the report's types and the field registry, as
+:mod:`bvtest_cli.render.text` lays out the others: a :class:`Table`'s
+scalar fields in one table and each alpha-indexed field in its own (a run
+per row, an alpha per column), intervals under their value, a grid (a
+Section of Sections of numbers) as one table, records as a table. No table
+has more than :data:`MAX_COLUMNS` value columns (a wider one is cut into
+consecutive parts, each repeating the row names), so the page fits a
+1280-px window and A4's printable width without scrolling. The JSON
+document is embedded as data (``<script type="application/json">``, never
+executed) for a reader who wants the numbers back in full precision.
+
+Offline by construction: the stylesheet is inline, the charts are ``<svg>``
+elements, and nothing is fetched (no script, font or image).
+
+May import: report (model, registry, values), render (text, svg).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import numpy as np
+
+from ..report import registry
+from ..report.model import Records, Report, Section, Table, is_leaf
+from ..report.registry import Field
+from ..report.values import fmt, plain
+from . import svg
+from .text import _child_columns, _is_grid, _row_header, by_alpha, to_json
+
+#: Value columns per table at most: eight cells of a value and its interval
+#: fit A4's printable width (18 cm) at the print font size.
+MAX_COLUMNS = 8
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the page says about how it was made (the runner knows it; a
+    report does not): a title, the command line, bvtest's version, and the
+    input files as (role, path) pairs."""
+
+    title: str = "bvtest"
+    command: str = ""
+    version: str = ""
+    inputs: tuple[tuple[str, str], ...] = ()
+
+
+STYLE = """
+:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: #1d1d1f; line-height: 1.4; }
+body { margin: 0 auto; padding: 1.5rem; max-width: 1180px; box-sizing: border-box; }
+h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
+h2 { font-size: 1.3rem; margin: 2rem 0 .6rem; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
+h4 { font-size: .95rem; margin: 1rem 0 .3rem; }
+dl.inputs { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem;
+  margin: 0 0 1rem; }
+dl.inputs dt { font-weight: 600; }
+dl.inputs dd { margin: 0; overflow-wrap: anywhere; }
+code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9em; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem; }
+figure.chart { margin: 0; flex: 1 1 480px; max-width: 640px; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+figcaption { font-size: .85rem; color: #444; margin-top: .2rem; }
+svg text { font-size: 12px; fill: #333; }
+svg .grid { stroke: #e4e4e4; }
+svg .frame { fill: none; stroke: #888; }
+svg .errorbars line { stroke: #777; stroke-width: 1; }
+svg .pareto-front { fill: none; stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 5 3; }
+svg circle.point { stroke: #fff; stroke-width: 1; }
+svg circle.pareto { stroke: #c0392b; stroke-width: 2.5; }
+svg .series polyline { fill: none; stroke: var(--c); stroke-width: 1.8; }
+svg .series circle { fill: var(--c); }
+svg .series:hover polyline { stroke-width: 4; }
+svg .bar:hover, svg circle.point:hover { opacity: .7; }
+table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .85rem;
+  font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: .2rem 0; caption-side: top; }
+th, td { padding: .2rem .5rem; border-bottom: 1px solid #e4e4e4; }
+thead th { border-bottom: 2px solid #999; text-align: right; }
+thead th:first-child, tbody th { text-align: left; }
+tbody th { font-weight: 500; max-width: 16rem; overflow-wrap: anywhere; }
+td { text-align: right; white-space: nowrap; }
+td .ci { display: block; font-size: .8em; color: #666; }
+table.kv th { white-space: nowrap; }
+table.kv td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+p.none { color: #666; }
+script { display: none; }
+@media print {
+  @page { size: A4; margin: 12mm; }
+  body { padding: 0; max-width: none; font-size: 9pt; }
+  table { font-size: 7.5pt; }
+  th, td { padding: .1rem .3rem; }
+  figure.chart { flex-basis: 100%; max-width: 100%; break-inside: avoid; }
+  h2 { break-after: avoid; }
+}
+"""
+
+
+def _text(value: Any, digits: int) -> str:
+    v = plain(value)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return "—" if v is None else fmt(v, digits)  # null in JSON: undefined or unset
+
+
+def _cell(value: Any, interval: Any, digits: int) -> str:
+    """A value, with its interval under it when it has one."""
+    text = escape(_text(value, digits))
+    if interval is not None:
+        lo, hi = (escape(_text(v, digits)) for v in interval)
+        text += f'<span class="ci">[{lo}, {hi}]</span>'
+    return f"<td>{text}</td>"
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    cells: list[str]  # <td> elements, one per row
+    meaning: str = ""
+
+
+def _tables(caption: str, first: str, rows: Sequence[str], columns: list[Column]) -> list[str]:
+    """``columns`` as tables of at most MAX_COLUMNS value columns each, every
+    part repeating the row names; the caption on the first part."""
+    out = []
+    for start in range(0, max(len(columns), 1), MAX_COLUMNS):
+        part = columns[start : start + MAX_COLUMNS]
+        head = "".join(
+            f'<th scope="col"{f" title={_attr(c.meaning)}" if c.meaning else ""}>'
+            f"{escape(c.header)}</th>"
+            for c in part
+        )
+        body = "\n".join(
+            f'<tr><th scope="row">{escape(row)}</th>' + "".join(c.cells[i] for c in part) + "</tr>"
+            for i, row in enumerate(rows)
+        )
+        label = caption if start == 0 else f"{caption} (continued)"
+        out.append(
+            f"<table>\n<caption>{escape(label)}</caption>\n"
+            f'<thead><tr><th scope="col">{escape(first)}</th>{head}</tr></thead>\n'
+            f"<tbody>\n{body}\n</tbody>\n</table>"
+        )
+    return out
+
+
+def _attr(text: str) -> str:
+    return '"' + escape(text, quote=True) + '"'
+
+
+def _table(key: str, t: Table, digits: int) -> list[str]:
+    """A Table: its scalar fields (and per-row children's values) in one
+    table, each alpha-indexed field in a table of its own."""
+    if not t.rows:
+        return [f'<p class="none">{escape(key)}: none</p>']
+    first = _row_header(key)
+    columns = []
+    for f in t.fields:
+        if f.alpha:
+            continue
+        values = np.asarray(t.values[f.name])
+        intervals = np.asarray(t.intervals[f.name]) if f.name in t.intervals else None
+        cells = [
+            _cell(values[i], None if intervals is None else intervals[i], digits)
+            for i in range(len(t.rows))
+        ]
+        columns.append(Column(f.header, cells, f.meaning))
+    for header, values, owner in _child_columns(t):
+        meaning = owner.meaning if owner is not None else ""
+        columns.append(Column(header, [_cell(v, None, digits) for v in values], meaning))
+    out = _tables(key, first, t.rows, columns) if columns else []
+    for f in t.fields:
+        if not f.alpha:
+            continue
+        values = np.asarray(t.values[f.name])
+        intervals = np.asarray(t.intervals[f.name]) if f.name in t.intervals else None
+        alpha_columns = [
+            Column(
+                f"α={a}",
+                [
+                    _cell(values[i][j], None if intervals is None else intervals[i][j], digits)
+                    for i in range(len(t.rows))
+                ],
+            )
+            for j, a in enumerate(t.alphas)
+        ]
+        out += _tables(f"{key}: {f.name} — {f.meaning}", first, t.rows, alpha_columns)
+    return out
+
+
+def _records(key: str, records: Records, digits: int) -> list[str]:
+    """Records as a table: a column per key of any record (a record without
+    it leaves the cell empty), in full precision where the records say so."""
+    if not records.items:
+        return [f'<p class="none">{escape(key)}: none</p>']
+    rows = [records.as_json(item) for item in records.items]
+    headers = list(dict.fromkeys(k for row in rows for k in row))
+
+    def cell(row: Mapping[str, Any], k: str) -> str:
+        if k not in row:
+            return "<td></td>"
+        v = row[k]
+        if records.full_precision and isinstance(v, float):
+            return f"<td>{escape(repr(v))}</td>"
+        return _cell(v, None, digits)
+
+    columns = [Column(h, [cell(row, h) for row in rows]) for h in headers[1:]]
+    return _tables(key, headers[0], [_text(row.get(headers[0]), digits) for row in rows], columns)
+
+
+def _grid(key: str, node: Section, digits: int) -> list[str]:
+    """A Section of Sections of numbers: a row per child, a column per leaf."""
+    names: list[str] = []
+    meanings: dict[str, str] = {}
+    for _, child in node.items:
+        assert isinstance(child, Section)
+        for k, v in child.items:
+            if is_leaf(v) and str(k) not in names:
+                names.append(str(k))
+                meanings[str(k)] = k.meaning if isinstance(k, Field) else ""
+    rows = [str(k) for k, _ in node.items]
+    columns = []
+    for name in names:
+        cells = []
+        for _, child in node.items:
+            assert isinstance(child, Section)
+            values = {str(k): v for k, v in child.items}
+            cells.append(_cell(values.get(name), child.intervals.get(name), digits))
+        columns.append(Column(name, cells, meanings[name]))
+    caption = str(key) + (f" — {key.meaning}" if isinstance(key, Field) else "")
+    out = _tables(str(caption), "", rows, columns)
+    for rk, child in node.items:  # what a cell holds beyond its numbers (tradeoff's repeats)
+        assert isinstance(child, Section)
+        for k, v in child.items:
+            if isinstance(v, Section):
+                out += _section(f"{key}.{rk}.{k}", v, digits, 4)
+    return out
+
+
+def _alpha_series(series: list[tuple[Any, Section]], digits: int) -> list[str]:
+    """Sections keyed by alpha-indexed fields as one table: an alpha per row."""
+    alphas = list(dict.fromkeys(str(a) for _, s in series for a, _ in s.items))
+    columns = []
+    for key, s in series:
+        values = {str(a): v for a, v in s.items}
+        cells = [_cell(values.get(a), s.intervals.get(a), digits) for a in alphas]
+        columns.append(Column(str(key), cells, key.meaning if isinstance(key, Field) else ""))
+    return _tables("by alpha", "α", alphas, columns)
+
+
+def _leaves(node: Section, digits: int) -> list[str]:
+    """A section's scalars (and list settings) as a two-column table."""
+    rows = []
+    for k, v in node.items:
+        if isinstance(v, (tuple, list)):
+            text = f"<td>{escape(', '.join(_text(x, digits) for x in v))}</td>"
+        elif is_leaf(v):
+            text = _cell(v, node.intervals.get(str(k)), digits)
+        else:
+            continue
+        title = f" title={_attr(k.meaning)}" if isinstance(k, Field) else ""
+        rows.append(f'<tr><th scope="row"{title}>{escape(str(k))}</th>{text}</tr>')
+    if not rows:
+        return []
+    return ['<table class="kv">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"]
+
+
+def _section(key: str, node: Section, digits: int, level: int) -> list[str]:
+    """A Section under a heading: its scalars, then its children in order."""
+    out = [f"<h{level}>{escape(key)}</h{level}>"] if key else []
+    out += _leaves(node, digits)
+    series = [(k, v) for k, v in node.items if isinstance(v, Section) and by_alpha(k)]
+    for k, v in node.items:
+        name = str(k)
+        if isinstance(v, Table):
+            out += _table(name, v, digits)
+        elif isinstance(v, Records):
+            out += _records(name, v, digits)
+        elif isinstance(v, Section) and by_alpha(k):
+            if v is series[0][1]:
+                out += _alpha_series(series, digits)
+        elif isinstance(v, Section) and _is_grid(v):
+            out += _grid(k, v, digits)
+        elif isinstance(v, Section):
+            out += _section(name, v, digits, min(level + 1, 6))
+    return out
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _finite(value: Any) -> float:
+    v = plain(value)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+def _systems(block: Section) -> Table | None:
+    tables = [v for _, v in block.items if isinstance(v, Table)]
+    return tables[0] if tables else None
+
+
+def _interval(t: Table, f: Field, i: int) -> tuple[float, float] | None:
+    if f.name not in t.intervals:
+        return None
+    lo, hi = np.asarray(t.intervals[f.name], dtype=float)[i]
+    return float(lo), float(hi)
+
+
+def _tradeoff_chart(measure: str, t: Table) -> list[str]:
+    if registry.BIAS2 not in t.fields or registry.VAR not in t.fields:
+        return []
+    bias2, var = t.column(registry.BIAS2), t.column(registry.VAR)
+    front = (
+        np.asarray(t.values[registry.PARETO.name], dtype=bool)
+        if registry.PARETO in t.fields
+        else np.zeros(len(t.rows), dtype=bool)
+    )
+    points = [
+        svg.Point(
+            name,
+            float(bias2[i]),
+            float(var[i]),
+            _interval(t, registry.BIAS2, i),
+            _interval(t, registry.VAR, i),
+            bool(front[i]),
+        )
+        for i, name in enumerate(t.rows)
+    ]
+    caption = f"{measure}: Bias² against Var, a point per run; the Pareto front joined"
+    if registry.BIAS2.name in t.intervals:
+        caption += ", with the intervals on both axes"
+    return [svg.scatter(points, "Bias²", "Var", caption)]
+
+
+def _alpha_chart(measure: str, t: Table, f: Field, label: str, caption: str) -> list[str]:
+    if f not in t.fields or not t.alphas:
+        return []
+    try:
+        xs = [float(a) for a in t.alphas]
+    except ValueError:
+        return []
+    column = t.column(f)
+    series = [svg.Series(name, tuple(float(v) for v in column[i])) for i, name in enumerate(t.rows)]
+    return [svg.lines(xs, series, "α", label, f"{measure}: {caption}")]
+
+
+def _rankings_chart(measure: str, t: Table) -> list[str]:
+    fields = (registry.RANK_BIAS, registry.RANK_SIGMA, registry.RANK_RMSE)
+    if not all(f in t.fields for f in fields):
+        return []
+    groups = [("|b|" if f is registry.RANK_BIAS else f.name, t.column(f).tolist()) for f in fields]
+    caption = f"{measure}: |b|, σ and RMSE of each collection's ranking"
+    return [svg.bars(list(t.rows), groups, "distance (1 − τ)", caption)]
+
+
+def _charts(measure: str, block: Section) -> list[str]:
+    t = _systems(block)
+    charts = []
+    if t is not None and t.rows:
+        charts += _rankings_chart(measure, t)
+        charts += _tradeoff_chart(measure, t)
+        charts += _alpha_chart(
+            measure, t, registry.GEORISK, "GeoRisk", "GeoRisk against α, a line per run"
+        )
+        charts += _alpha_chart(
+            measure,
+            t,
+            registry.VARIATIONS_O,
+            "o(α)",
+            "the mean–variance objective against α, a line per run",
+        )
+    return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
+
+
+# --------------------------------------------------------------------------- page
+
+
+def _counts(report: Report) -> list[tuple[str, str]]:
+    """Runs, topics and measures, as the report states them."""
+    blocks = list(report.measure_blocks()) if _has_measures(report) else []
+    out = []
+    if blocks:
+        _, block = blocks[0]
+        leaves = {str(k): v for k, v in block.items if is_leaf(v)}
+        t = _systems(block)
+        runs = leaves.get(registry.N_SYSTEMS.name, len(t.rows) if t is not None else None)
+        if runs is not None:
+            out.append(("runs", str(runs)))
+        if leaves.get(registry.N_TOPICS.name) is not None:
+            out.append(("topics", str(leaves[registry.N_TOPICS.name])))
+        out.append(("measures", ", ".join(name for name, _ in blocks)))
+    return out
+
+
+def _has_measures(report: Report) -> bool:
+    return report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
+
+
+def render_html(report: Report, digits: int = 4, page: Page = Page()) -> str:
+    """The whole page; ends with a newline."""
+    facts = [*page.inputs, *_counts(report)]
+    if page.version:
+        facts.append(("bvtest", page.version))
+    if page.command:
+        facts.append(("command", page.command))
+    dl = "\n".join(
+        f"<dt>{escape(k)}</dt><dd>"
+        + (f"<code>{escape(v)}</code>" if k == "command" else escape(v))
+        + "</dd>"
+        for k, v in facts
+    )
+    parts = [f"<h1>{escape(page.title)}</h1>", f'<dl class="inputs">\n{dl}\n</dl>']
+    if report.measure is None:
+        settings = Section(tuple((k, v) for k, v in report.body.items if str(k) != "measures"))
+        parts += _section("", settings, digits, 2)
+    if _has_measures(report):
+        for measure, block in report.measure_blocks():
+            parts.append(f'<section class="measure">\n<h2>{escape(measure)}</h2>')
+            parts += _charts(measure, block)
+            parts += _section("", block, digits, 3)
+            parts.append("</section>")
+    data = json.dumps(to_json(report.body), allow_nan=False).replace("</", "<\\/")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(page.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(parts)
+        + f'\n<script type="application/json" id="bvtest-data">{data}</script>\n'
+        + "</body>\n</html>\n"
+    )

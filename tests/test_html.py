@@ -1,0 +1,257 @@
+"""-f html: one self-contained page holding every value of the JSON document,
+with charts whose marks name their runs (checked here without a browser;
+tests/test_html_browser.py opens the page in Chromium)."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from bvtest_cli.report.values import PValue, fmt
+from tests.conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
+
+REPO = Path(__file__).resolve().parents[1]
+UQV = REPO / "docs" / "examples" / "uqv"
+NEW_RUN = REPO / "docs" / "examples" / "new.run"
+CONDITIONS = REPO / "docs" / "examples" / "conditions.txt"
+
+
+class Page(HTMLParser):
+    """The parsed page: visible text, tags, attributes, the embedded JSON,
+    and the SVG marks with their <title> (accessible name)."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+        self.titles: list[tuple[str, dict[str, str | None], str]] = []  # (tag, attrs, name)
+        self.data = ""
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag not in ("meta", "br", "link", "img", "input"):  # void elements: no end tag
+            self.stack.append((tag, a))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if tags and tags[-1] == "script":
+            self.data += data
+        elif tags and tags[-1] == "title" and "svg" in tags:
+            parent, attrs = self.stack[-2]
+            self.titles.append((parent, attrs, data))
+        elif "style" not in tags:
+            self.text.append(data)
+
+
+def page_of(*args, fmt_name: str = "html") -> tuple[Page, str]:
+    proc = run_bvtest(*args, "-f", fmt_name)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return (Page(proc.stdout) if fmt_name == "html" else None), proc.stdout
+
+
+def json_of(*args) -> dict:
+    proc = run_bvtest(*args, "-f", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def leaf_texts(node, digits: int = 4):
+    """Every leaf of a JSON document as the page prints it (a number: either
+    way it may print)."""
+    if isinstance(node, dict):
+        for v in node.values():
+            yield from leaf_texts(v, digits)
+    elif isinstance(node, list):
+        for v in node:
+            yield from leaf_texts(v, digits)
+    elif isinstance(node, bool):
+        yield "yes" if node else "no"
+    elif node is None:
+        yield "—"
+    elif isinstance(node, float):  # a p-value prints in exponent notation below the digits
+        yield (fmt(node, digits), fmt(PValue(node), digits))
+    else:
+        yield str(node)
+
+
+def shown(text: str | tuple[str, ...], visible: str) -> bool:
+    return any(t in visible for t in ((text,) if isinstance(text, str) else text))
+
+
+COMMANDS = {
+    "eval": ("eval", SAMPLE_QRELS, SAMPLE_RUNS),
+    "eval-ci": ("eval", "--ci", "0.9", "--bootstrap", "200", SAMPLE_QRELS, SAMPLE_RUNS),
+    "eval-baseline": ("eval", "--baseline", "sys003", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS),
+    "instability": ("instability", SAMPLE_QRELS, SAMPLE_RUNS),
+    "tradeoff": ("tradeoff", SAMPLE_QRELS, SAMPLE_RUNS),
+    "check": ("check", SAMPLE_QRELS, SAMPLE_RUNS, NEW_RUN, "--gate", "AP:mse<=sys012"),
+    "compare": ("compare", "--pair", "sys001", "sys002", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS),
+    "conditions": ("conditions", "--map", CONDITIONS, SAMPLE_QRELS, SAMPLE_RUNS),
+    "pertopic": ("pertopic", "-k", "20", SAMPLE_QRELS, SAMPLE_RUNS),
+    "variations": ("variations", "--map", UQV / "map.txt", UQV / "qrels.txt", UQV / "runs"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_page_holds_every_value_of_the_json(name):
+    args = COMMANDS[name]
+    page, text = page_of(*args)
+    document = json_of(*args)
+    # the embedded data is the JSON document itself
+    assert json.loads(page.data) == document
+    visible = "\n".join(page.text)
+    missing = [t for t in leaf_texts(document) if not shown(t, visible)]
+    assert not missing, missing[:10]
+    # and the JSON's keys name the page's columns and rows
+    for key in ("mean", "bias2", "var") if name.startswith("eval") else ():
+        assert re.search(rf">{key}</th>", text)
+
+
+def test_page_is_self_contained():
+    _, text = page_of(*COMMANDS["eval-ci"])
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n")
+    # nothing fetched: no src/href, no url(), no @import, scripts are data only
+    assert not re.search(r"\b(src|href)\s*=", text)
+    assert "url(" not in text and "@import" not in text
+    scripts = re.findall(r"<script\b[^>]*>", text)
+    assert scripts == ['<script type="application/json" id="bvtest-data">']
+    addresses = set(re.findall(r"https?://[^\s\"'<>]+", text))
+    assert addresses == {"http://www.w3.org/2000/svg"}  # the SVG namespace, never fetched
+
+
+def test_header_names_inputs_version_and_command():
+    page, _ = page_of(*COMMANDS["eval"])
+    visible = "\n".join(page.text)
+    from bvtest_cli import __version__
+
+    for fact in ("qrels", str(SAMPLE_QRELS), "runs", "12", "topics", "29",
+                 "AP, nDCG@10, ERR@20", __version__, "bvtest eval"):  # fmt: skip
+        assert fact in visible, fact
+
+
+def brute_force_front(points: dict[str, tuple[float, float]]) -> set[str]:
+    """Runs no other run dominates (lower-or-equal on both, strictly lower on one)."""
+    return {
+        a
+        for a, (x, y) in points.items()
+        if not any(
+            (x2 <= x and y2 <= y) and (x2 < x or y2 < y) for b, (x2, y2) in points.items() if b != a
+        )
+    }
+
+
+@pytest.mark.parametrize("name", ["eval", "eval-ci"])
+def test_scatter_and_georisk_marks(name):
+    _, text = page_of(*COMMANDS[name])
+    document = json_of(*COMMANDS[name])
+    figures = re.findall(r"<figure class=\"chart (\w+)\">(.*?)</figure>", text, re.S)
+    measures = document["measures"]
+    scatters = [body for kind, body in figures if kind == "scatter"]
+    lines = [body for kind, body in figures if kind == "lines"]
+    assert len(scatters) == len(lines) == len(measures)
+    for (measure, block), scatter, chart in zip(measures.items(), scatters, lines, strict=True):
+        assert f"<figcaption>{measure}: Bias² against Var" in scatter
+        assert f"<figcaption>{measure}: GeoRisk against α" in chart
+        systems = block["systems"]
+        runs = set(systems)
+        # exactly one named mark per run in the scatter, and one per run in the lines
+        named = re.findall(r"<circle ([^>]*)><title>([^<]*)</title>", scatter)
+        assert sorted(re.search(r'data-run="([^"]*)"', a).group(1) for a, _ in named) == sorted(
+            runs
+        )
+        assert all(t.split(" (")[0] in runs for _, t in named)
+        assert len(re.findall(r"<title>", scatter)) == len(runs)
+        series = re.findall(r'<g class="series" data-run="([^"]*)"[^>]*>\n<title>([^<]*)</title>',
+                            chart)  # fmt: skip
+        assert sorted(r for r, t in series) == sorted(runs) and all(r == t for r, t in series)
+        # the Pareto set, computed here from the JSON, is the set marked on the points
+        truth = brute_force_front({r: (v["bias2"], v["var"]) for r, v in systems.items()})
+        marked = {
+            re.search(r'data-run="([^"]*)"', a).group(1)
+            for a, t in named
+            if 'class="point pareto"' in a
+        }
+        assert marked == truth and truth
+        assert {r for r, v in systems.items() if v["pareto"]} == truth
+        if len(truth) > 1:
+            assert 'class="pareto-front"' in scatter
+        # error bars (with --ci) drawn in full inside the axes' frame
+        frame = re.search(r'<rect class="frame" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"',
+                          scatter)  # fmt: skip
+        x0, y0, w, h = map(float, frame.groups())
+        bars = re.search(r'<g class="errorbars"[^>]*>(.*?)</g>', scatter, re.S)
+        assert (bars is not None) == (name == "eval-ci")
+        if bars:
+            coords = re.findall(r'x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"',
+                                bars.group(1))  # fmt: skip
+            assert len(coords) == 2 * len(runs)
+            for x1, y1, x2, y2 in coords:
+                for x in (float(x1), float(x2)):
+                    assert x0 - 1e-6 <= x <= x0 + w + 1e-6
+                for y in (float(y1), float(y2)):
+                    assert y0 - 1e-6 <= y <= y0 + h + 1e-6
+
+
+def test_rankings_page_has_bars_per_collection(tmp_path):
+    for depth in (5, 20):
+        proc = run_bvtest("pool", "--depth", depth, SAMPLE_QRELS, SAMPLE_RUNS)
+        (tmp_path / f"d{depth}.qrels").write_text(proc.stdout)
+    args = ("rankings", "--reference", f"G={SAMPLE_QRELS}", "--samples", "200",
+            "--collection", f"d5={tmp_path / 'd5.qrels'}",
+            "--collection", f"d20={tmp_path / 'd20.qrels'}", SAMPLE_RUNS)  # fmt: skip
+    page, text = page_of(*args)
+    document = json_of(*args)
+    assert json.loads(page.data) == document
+    bars = re.findall(r'<rect class="bar" data-collection="([^"]*)" data-field="([^"]*)"', text)
+    assert sorted(bars) == sorted((c, f) for c in ("d5", "d20") for f in ("|b|", "sigma", "rmse"))
+    visible = "\n".join(page.text)
+    missing = [t for t in leaf_texts(document) if not shown(t, visible)]
+    assert not missing, missing[:10]
+
+
+def test_same_bytes_whatever_jobs():
+    args = (*COMMANDS["eval-ci"][:-2], "--seed", "7", SAMPLE_QRELS, SAMPLE_RUNS)
+    one = run_bvtest(*args, "-f", "html", "-j", "1")
+    two = run_bvtest(*args, "-f", "html", "-j", "2")
+    assert one.returncode == 0
+    # the command line differs (-j); nothing else
+    assert one.stdout.replace("-j 1</code>", "-j 2</code>") == two.stdout
+
+
+def test_api_renders_the_same_page_body():
+    import bvtest
+
+    report = bvtest.eval(str(SAMPLE_QRELS), [str(SAMPLE_RUNS)])
+    text = report.render("html")
+    cli = run_bvtest("eval", SAMPLE_QRELS, SAMPLE_RUNS, "-f", "html").stdout
+    # the same sections and charts; only the header (command line) differs
+    assert (
+        text[text.index('<section class="measure">') :]
+        == cli[cli.index('<section class="measure">') :]
+    )
+
+
+def test_html_of_bad_input_is_one_line(tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("401 Q0 d1 x 1.0 tag\n")
+    proc = run_bvtest("eval", "-f", "html", SAMPLE_QRELS, bad)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
