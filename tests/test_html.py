@@ -255,3 +255,20 @@ def test_html_of_bad_input_is_one_line(tmp_path):
     proc = run_bvtest("eval", "-f", "html", SAMPLE_QRELS, bad)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_variations_page_draws_the_objective_per_run():
+    args = ("variations", "--mode", "inter", "--alpha=-2:2:0.5", "-m", "AP",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    page, text = page_of(*args)
+    document = json_of(*args)
+    systems = document["measures"]["AP"]["systems"]
+    (chart,) = re.findall(r'<figure class="chart lines">(.*?)</figure>', text, re.S)
+    assert "<figcaption>AP: the mean–variance objective against α" in chart
+    series = re.findall(r'<g class="series" data-run="([^"]*)"[^>]*>\n<title>([^<]*)</title>',
+                        chart)  # fmt: skip
+    assert sorted(r for r, _ in series) == sorted(systems)
+    # a marker per alpha on every line
+    assert chart.count("<circle") == len(systems) * 9
+    visible = "\n".join(page.text)
+    assert all(shown(t, visible) for t in leaf_texts(document))
