@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 BVTEST := $(VENV)/bin/bvtest
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all run test test-oldest browser lint bench sample clean
+.PHONY: all run test test-oldest browser lint bench calibration sample clean
 
 all: run
 
@@ -89,6 +89,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(COMPILE)
 	$(PY) bench/bench.py --extras
+
+# The calibration study of bvtest's intervals, tests and standard errors: a
+# simulation with a known truth (bench/calibration.py; ~5 minutes on 2 cores).
+calibration: $(STAMP)
+	$(PY) bench/calibration.py --replicates 1000 --jobs 2
 
 # Regenerate the bundled sample track (deterministic).
 sample: $(STAMP)

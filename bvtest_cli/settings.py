@@ -60,7 +60,7 @@ class Settings:
     plot: str | None = None
     ci: float | None = None
     bootstrap: int = 1000
-    ci_method: str = "percentile"
+    ci_method: str = "auto"  # each field its own (registry: Field.interval)
     ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None

@@ -192,7 +192,5 @@ def test_every_subpackage_is_packaged():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     include = config["tool"]["setuptools"]["packages"]["find"]["include"]
     found = set(find_namespace_packages(str(REPO), include=include))
-    wanted = {
-        ".".join(p.parent.relative_to(REPO).parts) for p in PACKAGE.rglob("__init__.py")
-    }
+    wanted = {".".join(p.parent.relative_to(REPO).parts) for p in PACKAGE.rglob("__init__.py")}
     assert wanted <= found

@@ -133,8 +133,6 @@ def test_without_matplotlib(tmp_path):
     assert not out.exists()
 
 
-
-
 @needs_mpl
 def test_svg_labels_scatter_points_with_run_names(bvtest, tmp_path):
     out = tmp_path / "bv.svg"

@@ -91,7 +91,7 @@ def test_eval_ci_equals_a_direct_bootstrap_loop(bvtest, pool_file, level):
     resamples of the documented index stream (c recomputed on each)."""
     doc = run_json(
         bvtest, "eval", "--scores", pool_file, "--ci", str(level), "--bootstrap", str(B),
-        "--seed", str(SEED), "--alpha", "5",
+        "--seed", str(SEED), "--alpha", "5", "--ci-method", "percentile",
     )  # fmt: skip
     block = doc["measures"]["AP"]
     idx = resample_indices(12)
@@ -127,12 +127,44 @@ def test_eval_ci_equals_a_direct_bootstrap_loop(bvtest, pool_file, level):
     }
 
 
+def test_default_intervals_are_studentized_by_a_direct_loop(bvtest, pool_file):
+    """--ci-method auto (the default): mean, var and mse get the studentized
+    interval, here computed by loops over the jackknife and the resamples
+    (Efron & Tibshirani 1993 §12.5; se from empirical influence values, each
+    resample's se from the same values weighted by its counts)."""
+    level = 0.9
+    doc = run_json(
+        bvtest, "eval", "--scores", pool_file, "--ci", str(level), "--bootstrap", str(B),
+        "--seed", str(SEED),
+    )  # fmt: skip
+    block = doc["measures"]["AP"]
+    n = POOL.shape[1]
+    idx = resample_indices(n)
+    est = fields(POOL)
+    jack = [fields(np.delete(POOL, j, axis=1)) for j in range(n)]
+    for name in ("mean", "var", "mse"):
+        theta_j = np.array([row[name] for row in jack])  # (n, runs)
+        infl = (n - 1) * (theta_j.mean(axis=0) - theta_j)
+        se = np.sqrt((infl**2).sum(axis=0) / (n * (n - 1)))
+        t = []
+        for row in idx:
+            w = np.bincount(row, minlength=n) / n
+            mean_l = w @ infl
+            se_b = np.sqrt((w @ infl**2 - mean_l**2) / (n - 1))
+            t.append((fields(POOL[:, row])[name] - est[name]) / se_b)
+        q_lo, q_hi = np.quantile(np.array(t), [(1 - level) / 2, (1 + level) / 2], axis=0)
+        for i, run in enumerate(NAMES):
+            got = block["systems"][run][f"{name}_ci"]
+            assert got["lo"] == pytest.approx(est[name][i] - q_hi[i] * se[i], abs=1e-10)
+            assert got["hi"] == pytest.approx(est[name][i] - q_lo[i] * se[i], abs=1e-10)
+
+
 def test_eval_ci_with_minmax_normalizes_before_resampling(bvtest, pool_file):
     """minmax is per topic: the loop normalizes the whole matrix, then draws its
     columns; the target is 1 and c = 1 on every resample."""
     doc = run_json(
         bvtest, "eval", "--scores", pool_file, "--ci", "0.9", "--bootstrap", str(B),
-        "--seed", str(SEED), "--normalize", "minmax",
+        "--seed", str(SEED), "--normalize", "minmax", "--ci-method", "percentile",
     )  # fmt: skip
     lo_t, hi_t = POOL.min(axis=0), POOL.max(axis=0)
     keep = hi_t > lo_t
@@ -223,7 +255,7 @@ def test_ci_bad_usage(bvtest, pool_file):
         assert_one_line_error(bvtest("eval", "--scores", pool_file, "--ci", level), "--ci")
     assert_one_line_error(bvtest("eval", "--scores", pool_file, "--ci", "0.9", "--bootstrap", "1"))
     assert_one_line_error(
-        bvtest("eval", "--scores", pool_file, "--ci", "0.9", "--ci-method", "studentized")
+        bvtest("eval", "--scores", pool_file, "--ci", "0.9", "--ci-method", "bootstrap-t")
     )
 
 
@@ -244,7 +276,7 @@ def test_compare_two_runs_equals_a_direct_computation(bvtest, tmp_path):
     path = scores_file(tmp_path / "two.tsv", {"r2": x[0].tolist(), "r4": x[1].tolist()})
     doc = run_json(
         bvtest, "compare", "--scores", path, "--bootstrap", str(B), "--seed", str(SEED),
-        "--alpha", "0,5", "--ci", "0.9",
+        "--alpha", "0,5", "--ci", "0.9", "--ci-method", "percentile",
     )  # fmt: skip
     rows = doc["measures"]["AP"]["pairs"]
     assert [(r["a"], r["b"], r["field"]) for r in rows] == [
@@ -257,15 +289,19 @@ def test_compare_two_runs_equals_a_direct_computation(bvtest, tmp_path):
 
     idx = resample_indices(12)
     reps = np.array([[v[0] - v[1] for v in values(x[:, row])] for row in idx])  # (B, 5)
+    flips = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(1,))).random((B, 12))
+    flips = flips < 0.5
     est = [v[0] - v[1] for v in values(x)]
     for k, row in enumerate(rows):
         d = reps[:, k]
         assert row["diff"] == pytest.approx(est[k], abs=1e-14)
         assert row["lo"] == pytest.approx(np.quantile(d, 0.05), abs=1e-12)
         assert row["hi"] == pytest.approx(np.quantile(d, 0.95), abs=1e-12)
-        # p: the smallest level at which the percentile interval excludes 0, +1 corrected.
-        p = min(1.0, 2 * (min(np.sum(d <= 0), np.sum(d >= 0)) + 1) / (B + 1))
-        assert row["p"] == pytest.approx(p, abs=1e-15)
+        # p: the paired randomization test, each topic's two scores swapped
+        # with probability ½ in each of B relabellings (the documented stream)
+        flipped = [values(np.where(f, x[::-1], x)) for f in flips]
+        hits = sum(abs(v[k][0] - v[k][1]) >= abs(est[k]) * (1 - 1e-9) for v in flipped)
+        assert row["p"] == pytest.approx((1 + hits) / (1 + B), abs=1e-15)
         assert row["p_holm"] == row["p"]  # one pair: nothing to adjust
     var_row = rows[1]
     assert var_row["test"] == "pitman-morgan"
@@ -279,7 +315,7 @@ def test_compare_pair_in_a_pool_uses_the_whole_pool(bvtest, pool_file):
     """--pair r1 r5 among five runs: c (MSE) and GeoRisk are those of the pool."""
     doc = run_json(
         bvtest, "compare", "--scores", pool_file, "--pair", "r5", "r1", "--bootstrap", str(B),
-        "--seed", str(SEED), "--alpha", "1",
+        "--seed", str(SEED), "--alpha", "1", "--ci-method", "percentile",
     )  # fmt: skip
     rows = {r["field"]: r for r in doc["measures"]["AP"]["pairs"]}
     assert {(r["a"], r["b"]) for r in rows.values()} == {("r5", "r1")}

@@ -78,9 +78,10 @@ def test_a_file_named_dash_in_a_run_directory_is_a_file_not_stdin(tmp_path):
     # its numbers are sys001's, read from the file (stdin is empty)
     direct = run_bvtest("eval", "-m", "AP", "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS / "sys001",
                         SAMPLE_RUNS / "sys002")  # fmt: skip
-    assert systems["-"]["mean"] == json.loads(direct.stdout)["measures"]["AP"]["systems"][
-        "sys001"
-    ]["mean"]
+    assert (
+        systems["-"]["mean"]
+        == json.loads(direct.stdout)["measures"]["AP"]["systems"]["sys001"]["mean"]
+    )
 
 
 def test_empty_or_unprintable_system_and_condition_names_are_refused(tmp_path):

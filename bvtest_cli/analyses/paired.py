@@ -1,34 +1,42 @@
 """Paired tests of two runs over the same topics (``bvtest compare``).
 
 For each pair: the difference of every compared field (mean, Var, MSE,
-GeoRisk at each α) with a paired topic-bootstrap interval and two-sided
-p-value, Pitman–Morgan's test of equal variances for paired samples
-(Pitman 1939, Morgan 1939), and Holm's adjustment over the pairs (Holm 1979).
+GeoRisk at each α) with a paired topic-bootstrap interval, a two-sided
+paired randomization (sign-flip) p-value, Pitman–Morgan's test of equal
+variances for paired samples (Pitman 1939, Morgan 1939), and Holm's
+adjustment over the pairs (Holm 1979).
 The resampling and interval machinery is :mod:`bvtest_cli.analyses.uncertainty`'s.
 Pure numpy (scipy.special only), no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..measures.matrix import virtual_target
 from .tradeoff import constant
 from .uncertainty import (
+    _BLOCK_ELEMENTS,
     _PAIR_BLOCK_ELEMENTS,
     _REPLICATE_ELEMENTS,
-    METHODS,
     Statistic,
     _acceleration,
+    _block_rows,
     _p_value,
     bca_interval,
     bootstrap_replicates,
+    influence_values,
     jackknife_replicates,
+    method_of,
     percentile_interval,
     replayed,
     streamed_intervals,
+    studentized_interval,
+    studentized_replicates,
+    studentized_stream,
 )
 
 
@@ -78,6 +86,86 @@ def holm(p: np.ndarray) -> np.ndarray:
         order = finite[np.argsort(p[finite], kind="stable")]
         scaled = np.minimum(1.0, (k - np.arange(k)) * p[order])
         out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+#: The seed-sequence key of the randomization test's flips: a stream of its own,
+#: apart from the bootstrap's resamples (which ``seed`` alone keys).
+FLIP_STREAM = 1
+
+
+def flips(n: int, B: int, seed: int) -> np.ndarray:
+    """(B, n) booleans: which topics swap the two runs in each of the B
+    random relabellings (each topic independently with probability ½)."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(FLIP_STREAM,)))
+    return rng.random((B, n)) < 0.5
+
+
+def randomization_p(
+    x: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    fields: Callable[[np.ndarray, np.ndarray], list[np.ndarray]],
+    target_row: np.ndarray,
+    observed: Sequence[np.ndarray],
+    *,
+    B: int,
+    seed: int,
+    block: int = _BLOCK_ELEMENTS,
+) -> list[np.ndarray]:
+    """Two-sided paired randomization p-values, one array (pairs,) per field.
+
+    The test of Fisher (1935) as IR uses it (Smucker, Allan & Carterette
+    2007): under H0 the two runs are exchangeable on every topic, so swapping
+    their scores on any set of topics leaves the distribution of the data
+    unchanged. Each of B relabellings (:func:`flips`, seeded) swaps runs a and
+    b on a random half of the topics; p = (1 + #{|d*| ≥ |d|}) / (1 + B′) over
+    the B′ relabellings whose difference d* is defined (Phipson & Smyth 2010:
+    a Monte-Carlo p-value is never 0), NaN where the observed difference d
+    (``observed``, one array (pairs,) per field) is undefined or fewer than
+    half of the d* are defined. Its null distribution is uniform (up to the
+    Monte-Carlo "+1") whatever n and whatever the field, in the tail Holm
+    uses too.
+
+    ``fields(y, target_row)`` gives the compared fields' values, one array
+    (rows,) per field, of scores y (rows, n) with the virtual target
+    ``target_row`` (n,). A field of a run depends on the other runs only
+    through the virtual target, c and, for ZRisk/GeoRisk, the topics' totals
+    and the grand total (Dincer16 eq. 5); a relabelling keeps all of them. So
+    the relabelled rows of many pairs are evaluated as one matrix, with one
+    last row that restores every topic's total: each relabelled run gets the
+    fields it would have in the whole relabelled matrix.
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.shape[-1]
+    swap = flips(n, B, seed)
+    total = x.sum(axis=0)
+    rows = max(2, block // max(1, n))  # rows of one evaluated matrix
+    per_pair = min(B, max(1, rows // 2))  # relabellings of one pair in a block
+    pairs_per_block = max(1, rows // (2 * per_pair))
+    hits = [np.zeros(len(ia)) for _ in observed]
+    defined = [np.zeros(len(ia)) for _ in observed]
+    for p0 in range(0, len(ia), pairs_per_block):
+        ks = slice(p0, p0 + pairs_per_block)
+        a, b = x[ia[ks]][:, np.newaxis, :], x[ib[ks]][:, np.newaxis, :]  # (pg, 1, n)
+        for r0 in range(0, B, per_pair):
+            f = swap[r0 : r0 + per_pair]  # (rc, n)
+            half = a.shape[0] * f.shape[0]
+            relabelled = np.concatenate(
+                [np.where(f, b, a).reshape(half, n), np.where(f, a, b).reshape(half, n)]
+            )
+            y = np.concatenate([relabelled, (total - relabelled.sum(axis=0))[np.newaxis]])
+            for q, v in enumerate(fields(y, target_row)):
+                d = (v[:half] - v[half : 2 * half]).reshape(a.shape[0], f.shape[0])
+                obs = np.abs(observed[q][ks])[:, np.newaxis]
+                finite = np.isfinite(d)
+                defined[q][ks] += finite.sum(axis=1)
+                # a relative tolerance: the same |d| recomputed may differ in its last bits
+                hits[q][ks] += (finite & (np.abs(d) >= obs * (1 - 1e-9))).sum(axis=1)
+    out = []
+    for q, d_obs in enumerate(observed):
+        ok = np.isfinite(d_obs) & (defined[q] >= B / 2)
+        out.append(np.where(ok, (1 + hits[q]) / (1 + defined[q]), np.nan))
     return out
 
 
@@ -179,15 +267,19 @@ def compare_runs(
     B: int = 1000,
     seed: int = 0,
     level: float = 0.95,
-    method: str = "percentile",
+    method: str | Mapping[str, str] = "percentile",
     block: int | None = None,
     budget: int = _REPLICATE_ELEMENTS,
+    target_row: np.ndarray | None = None,
 ) -> list[Comparison]:
     """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
     var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
-    a bootstrap p-value (:func:`bootstrap_p`) and its Holm adjustment (Holm
-    1979, family = the pairs, per field and alpha); var rows add the
-    Pitman–Morgan test (Pitman 1939; Morgan 1939) on the per-topic scores.
+    a paired randomization p-value (:func:`randomization_p`, B relabellings
+    seeded by ``seed``) and its Holm adjustment (Holm 1979, family = the
+    pairs, per field and alpha); var rows add the Pitman–Morgan test (Pitman
+    1939; Morgan 1939) on the per-topic scores. ``statistic`` takes a
+    ``target_row`` keyword (the virtual target, (n,)); ``target_row``
+    defaults to the per-topic maximum of ``x``.
 
     ``x`` (m, n) is the whole score matrix: each resample draws the same topics
     for every run, and the fields that depend on all runs (c, the GeoRisk
@@ -200,14 +292,13 @@ def compare_runs(
     the differences are streamed (:func:`streamed_intervals`), with the same
     results bit for bit.
     """
-    if method not in METHODS:
-        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] != len(systems):
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
     ia, ib = _pair_indices(systems, pairs)
     labels, _ = _alpha_labels(alphas)
     names = [*COMPARED_FIELDS, *(f"georisk@{label}" for label in labels)]
+    methods = [method_of(method, name.split("@")[0]) for name in names]
 
     def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """The compared fields' columns (..., m), in the order of ``names``."""
@@ -215,7 +306,8 @@ def compare_runs(
         return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
 
     estimate = compared(statistic(x))
-    jack = compared(jackknife_replicates(x, statistic, block=block)) if method == "bca" else None
+    needs_jack = any(m != "percentile" for m in methods)
+    jack = compared(jackknife_replicates(x, statistic, block=block)) if needs_jack else None
     n_pairs = len(ia)
     diffs = [est[ia] - est[ib] for est in estimate]
 
@@ -223,39 +315,74 @@ def compare_runs(
         """(lead, pairs × fields): a − b of every pair, field by field."""
         return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
 
-    # (lo, hi, p) per field, pair by pair
-    ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    # (lo, hi) per field, pair by pair
+    ends: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * len(names)
     if len(estimate) * len(systems) * B > budget:
-        # bounded memory: every pair's differences streamed as cells
-        lo, hi, p = streamed_intervals(
-            replayed(
-                x, statistic, lambda v: pair_differences(compared(v)), B=B, seed=seed, block=block
-            ),
-            np.concatenate(diffs),
-            B,
-            level=level,
-            acceleration=None if jack is None else _acceleration(pair_differences(jack)),
-            budget=budget,
-        )
-        parts = np.arange(1, len(names)) * n_pairs
-        ends = list(zip(*(np.split(v, parts) for v in (lo, hi, p)), strict=True))
+        # bounded memory: every pair's differences streamed as cells, a stream per method
+        for chosen in dict.fromkeys(methods):
+            ks = [k for k, m in enumerate(methods) if m == chosen]
+
+            def flat(v: Mapping[str, np.ndarray], ks: list[int] = ks) -> np.ndarray:
+                columns = compared(v)
+                return pair_differences([columns[k] for k in ks])
+
+            est = np.concatenate([diffs[k] for k in ks])
+            jk = None if jack is None else pair_differences([jack[k] for k in ks])
+            if chosen == "studentized":
+                assert jk is not None
+                infl = influence_values(jk)
+                stream = studentized_stream(x, statistic, flat, est, infl, B=B, seed=seed,
+                                            block=block)  # fmt: skip
+                q = streamed_intervals(stream, np.zeros_like(est), B, level=level, budget=budget)
+                lo, hi = studentized_interval(q[:2], est, infl)
+            else:
+                lo, hi, _ = streamed_intervals(
+                    replayed(x, statistic, flat, B=B, seed=seed, block=block),
+                    est,
+                    B,
+                    level=level,
+                    acceleration=_acceleration(jk) if chosen == "bca" and jk is not None else None,
+                    budget=budget,
+                )
+            for part, k in enumerate(ks):
+                cut = slice(part * n_pairs, (part + 1) * n_pairs)
+                ends[k] = (lo[cut], hi[cut])
     else:
         reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
         chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
+        rows = _block_rows(x, block)
         for k, (diff, rep) in enumerate(zip(diffs, reps, strict=True)):
-            lo, hi, p = (np.empty(n_pairs) for _ in range(3))
+            lo, hi = np.empty(n_pairs), np.empty(n_pairs)
             for s in range(0, n_pairs, chunk):
                 sl = slice(s, s + chunk)
                 d = rep[:, ia[sl]] - rep[:, ib[sl]]
-                if jack is None:
-                    lo[sl], hi[sl] = percentile_interval(d, level)
-                else:
-                    jk = jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
+                jk = None if jack is None else jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
+                if methods[k] == "bca":
                     lo[sl], hi[sl] = bca_interval(d, diff[sl], jk, level)
-                p[sl] = bootstrap_p(d, level)
-            ends.append((lo, hi, p))
+                elif methods[k] == "studentized":
+                    infl = influence_values(jk)
+                    t = studentized_replicates(d, diff[sl], infl, B=B, seed=seed, rows=rows)
+                    lo[sl], hi[sl] = studentized_interval(
+                        percentile_interval(t, level), diff[sl], infl
+                    )
+                else:
+                    lo[sl], hi[sl] = percentile_interval(d, level)
+            ends[k] = (lo, hi)
+    if target_row is None:
+        target_row = virtual_target(x)
+    tests = randomization_p(
+        x,
+        ia,
+        ib,
+        lambda y, t: compared(statistic(y, target_row=t)),
+        target_row,
+        diffs,
+        B=B,
+        seed=seed,
+    )
+    with_p = [(lo, hi, p) for (lo, hi), p in zip(ends, tests, strict=True)]
     results: dict[str, tuple[np.ndarray, ...]] = {}
-    for name, diff, (lo, hi, p) in zip(names, diffs, ends, strict=True):
+    for name, diff, (lo, hi, p) in zip(names, diffs, with_p, strict=True):
         lo, hi, p = (np.where(np.isfinite(diff), v, np.nan) for v in (lo, hi, p))
         results[name] = (diff, lo, hi, p, holm(p))
 

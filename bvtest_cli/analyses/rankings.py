@@ -451,25 +451,48 @@ class RankingAccuracy:
     notes: tuple[str, ...]
 
 
+def mapped_se(value: float, se: float) -> float:
+    """The standard error of r = √v (signed: −√(−v) below 0) from that of v:
+    half the larger distance from r to the ends of the interval v ± 2 se
+    mapped through the signed root.
+
+    So r ± 2 se_r holds the mapped interval, and 0 lies outside r ± 2 se_r
+    exactly when it lies outside v ± 2 se: a gate on |b| agrees with the same
+    gate on b². Far from 0 it is the delta method's se / (2√v). Near 0 the
+    delta method fails — the root's slope is infinite there, r is not
+    normal, and its t-ratio is twice that of v — while this stays honest:
+    batch means of the roots themselves (earlier versions) put 0 outside
+    |b| ± 2 se in about a third of the bootstraps of a collection with b = 0.
+    """
+    if not (math.isfinite(value) and math.isfinite(se)):
+        return math.nan
+    r = signed_sqrt(value)
+    return float(max(r - signed_sqrt(value - 2 * se), signed_sqrt(value + 2 * se) - r) / 2)
+
+
 def _accuracy(d: DeltaEstimate, s2x: DeltaEstimate, s2g: DeltaEstimate) -> Accuracy:
     """The estimators of Cormack & Grossman 2019 §2 from Δ(X, G) and the
-    σ² estimates (``DeltaEstimate`` objects holding ½ Δ(Z_a, Z_b))."""
-
-    def fields(dv, sx, sg):
-        b2 = dv - sx - sg
-        with np.errstate(invalid="ignore"):
-            return b2, signed_sqrt(b2), np.sqrt(sx), signed_sqrt(b2 + sx)
-
-    b2, bias, sigma, rmse = fields(d.value, s2x.value, s2g.value)
-    batch = fields(d.batches, s2x.batches, s2g.batches)
-    return Accuracy(
-        float(d.value),
-        float(b2),
-        float(bias),
-        float(sigma),
-        float(rmse),
-        *(standard_error(np.asarray(v)) for v in batch),
-    )
+    σ² estimates (``DeltaEstimate`` objects holding ½ Δ(Z_a, Z_b)). The
+    standard errors are batch means of the squares b², σ²(X) and b² + σ²(X),
+    whose estimates are means of batch values, mapped to |b|, σ and RMSE by
+    :func:`mapped_se`."""
+    b2 = d.value - s2x.value - s2g.value
+    b2_batches = d.batches - s2x.batches - s2g.batches
+    se_b2 = standard_error(np.asarray(b2_batches))
+    se_s2 = standard_error(np.asarray(s2x.batches))
+    se_mse = standard_error(np.asarray(b2_batches + s2x.batches))
+    with np.errstate(invalid="ignore"):
+        return Accuracy(
+            delta=float(d.value),
+            b2=float(b2),
+            bias=float(signed_sqrt(b2)),
+            sigma=float(np.sqrt(s2x.value)),
+            rmse=float(signed_sqrt(b2 + s2x.value)),
+            se_b2=se_b2,
+            se_bias=mapped_se(float(b2), se_b2),
+            se_sigma=mapped_se(float(s2x.value), se_s2),
+            se_rmse=mapped_se(float(b2 + s2x.value), se_mse),
+        )
 
 
 def _half(d: DeltaEstimate) -> DeltaEstimate:
@@ -582,14 +605,13 @@ def ranking_accuracy(
         table = PairwiseTable(tuple(names), **grid)
 
     s2g = sigma2[reference_name]
-    sigma_ref_batches = np.sqrt(s2g.batches)
     return RankingAccuracy(
         reference=reference_name,
         samples=samples,
         topics=n_prime,
         batches=k_batches,
         sigma_reference=float(np.sqrt(s2g.value)),
-        se_sigma_reference=standard_error(sigma_ref_batches),
+        se_sigma_reference=mapped_se(float(s2g.value), standard_error(np.asarray(s2g.batches))),
         collections=tuple(CollectionAccuracy(x, result[x, reference_name]) for x in names[1:]),
         table=table,
         notes=tuple(notes),
@@ -679,9 +701,7 @@ def evaluate_collections(
     # them (as evaluate_runs does) instead of each building its own.
     make_work = partial(_multi_scorer, [f.table for f in files], list(specs), err_impl, impl)
     results = map_runs(sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns)
-    check_shared_topics(
-        reference.label, topics, [s.name for s in sources], [r for _, r in results]
-    )
+    check_shared_topics(reference.label, topics, [s.name for s in sources], [r for _, r in results])
     if unjudged:
         raise unjudged[0]
     unknown: set[str] = set()

@@ -98,7 +98,7 @@ _BLOCK_ELEMENTS = 1 << 17
 # Bound on the elements of one block of paired differences (B, pairs[, k]).
 _PAIR_BLOCK_ELEMENTS = 1 << 23
 
-METHODS = ("percentile", "bca")
+METHODS = ("percentile", "bca", "studentized")
 
 
 def normal_cdf(z: np.ndarray | float) -> np.ndarray:
@@ -434,6 +434,116 @@ def bca_interval(
     return np.where(defined, lo, np.nan), np.where(defined, hi, np.nan)
 
 
+def influence_values(jackknife: np.ndarray) -> np.ndarray:
+    """Empirical influence values l_j = (n − 1)(θ̄_(·) − θ_(j)) from the jackknife
+    values (n, ...) (Efron & Tibshirani 1993, eq. 21.33; Davison & Hinkley
+    1997, eq. 2.44); an undefined leave-one-out value counts as no influence
+    (0), as BCa's acceleration leaves it out."""
+    jack = np.asarray(jackknife, dtype=float)
+    n = jack.shape[0]
+    finite = np.isfinite(jack)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.where(finite, jack, 0.0).sum(axis=0) / finite.sum(axis=0)
+    return np.where(finite, (n - 1) * (centre - jack), 0.0)
+
+
+def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """(b, n) how often each topic is drawn in each resample of the index block (b, n)."""
+    b = idx.shape[0]
+    flat = (idx + n * np.arange(b)[:, np.newaxis]).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+def resample_se(counts: np.ndarray, influence: np.ndarray) -> np.ndarray:
+    """(b, cells) standard errors of the statistic on each resample, from the
+    empirical influence values (n, cells) weighted by the resample's counts
+    (b, n): the nonparametric delta method v = Σ_j w_j (l_j − l̄_w)² / (n − 1)
+    with w = counts / n (Davison & Hinkley 1997, §2.7.4 and §5.2.3). On the
+    data (every count 1) it is the jackknife standard error."""
+    n = counts.shape[1]
+    w = counts / n
+    # einsum's own loops, not BLAS: the same bits on every machine
+    mean = np.einsum("bn,nc->bc", w, influence)
+    v = np.einsum("bn,nc->bc", w, influence * influence) - mean * mean
+    return np.sqrt(np.maximum(v, 0.0) / max(n - 1, 1))
+
+
+def studentized_values(
+    replicates: np.ndarray, estimate: np.ndarray, counts: np.ndarray, influence: np.ndarray
+) -> np.ndarray:
+    """t* = (θ* − θ̂) / se* of each replicate (b, cells), se* by :func:`resample_se`;
+    0 where both are 0, ±inf (undefined) where only se* is."""
+    se = resample_se(counts, influence)
+    diff = replicates - estimate
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = diff / se
+    return np.where(se > 0, t, np.where(diff == 0, 0.0, np.copysign(np.inf, diff)))
+
+
+def studentized_interval(
+    t_lo_hi: tuple[np.ndarray, np.ndarray], estimate: np.ndarray, influence: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The studentized (bootstrap-t) interval [θ̂ − t*_(1−α) se, θ̂ − t*_(α) se]
+    (Efron & Tibshirani 1993, §12.5) from the percentile interval of t*, se the
+    jackknife standard error (:func:`resample_se` with every count 1); the
+    estimate itself where se is 0."""
+    n = influence.shape[0]
+    se = resample_se(np.ones((1, n)), influence.reshape(n, -1))[0].reshape(np.shape(estimate))
+    q_lo, q_hi = t_lo_hi
+    lo = np.where(se > 0, estimate - q_hi * se, estimate)
+    hi = np.where(se > 0, estimate - q_lo * se, estimate)
+    return lo, hi
+
+
+def studentized_stream(
+    x: np.ndarray,
+    statistic: Statistic,
+    flatten: Callable[[dict[str, np.ndarray]], np.ndarray],
+    estimate: np.ndarray,
+    influence: np.ndarray,
+    *,
+    B: int,
+    seed: int,
+    block: int | None = None,
+) -> BlockStream:
+    """:func:`replayed`'s stream of replicates turned into t* values (b, cells)
+    of the flattened cells (``estimate`` (cells,), ``influence`` (n, cells))."""
+    x = np.asarray(x, dtype=float)
+    rows = _block_rows(x, block)
+    n = x.shape[-1]
+
+    def stream() -> Iterator[np.ndarray]:
+        for idx in iter_bootstrap_indices(n, B, seed, rows):
+            reps = flatten(statistic(_gathered(x, idx)))
+            yield studentized_values(reps, estimate, resample_counts(idx, n), influence)
+
+    return stream
+
+
+def studentized_replicates(
+    replicates: np.ndarray,
+    estimate: np.ndarray,
+    influence: np.ndarray,
+    *,
+    B: int,
+    seed: int,
+    rows: int,
+) -> np.ndarray:
+    """t* (B, ...) of stored replicates (B, ...), the resamples' counts drawn
+    again from the same index stream (block by block)."""
+    n = influence.shape[0]
+    flat = replicates.reshape(B, -1)
+    infl = influence.reshape(n, -1)
+    est = np.asarray(estimate, dtype=float).reshape(-1)
+    out = np.empty_like(flat)
+    start = 0
+    for idx in iter_bootstrap_indices(n, B, seed, rows):
+        stop = start + len(idx)
+        out[start:stop] = studentized_values(flat[start:stop], est, resample_counts(idx, n), infl)
+        start = stop
+    return out.reshape(replicates.shape)
+
+
 # --------------------------------------------------------------------------- bounded memory
 #
 # The intervals need order statistics of each cell's B replicates. While
@@ -709,6 +819,17 @@ def _flat(values: Mapping[str, np.ndarray]) -> np.ndarray:
     return np.concatenate([v.reshape(len(v), -1) for v in values.values()], axis=1)
 
 
+def method_of(method: str | Mapping[str, str], name: str) -> str:
+    """The interval method of field ``name``: ``method`` itself, or its entry
+    in a mapping of methods by field (percentile for a field it does not name)."""
+    chosen = method if isinstance(method, str) else method.get(name, "percentile")
+    if chosen not in METHODS:
+        raise ValueError(
+            f"invalid interval method {chosen!r}: expected percentile, bca or studentized"
+        )
+    return chosen
+
+
 def bootstrap_intervals(
     x: np.ndarray,
     statistic: Statistic,
@@ -716,48 +837,84 @@ def bootstrap_intervals(
     B: int,
     seed: int,
     level: float = 0.95,
-    method: str = "percentile",
+    method: str | Mapping[str, str] = "percentile",
     block: int | None = None,
     budget: int = _REPLICATE_ELEMENTS,
 ) -> dict[str, Interval]:
     """Estimate and topic-bootstrap interval of every field of ``statistic`` on ``x``.
 
-    ``method`` is "percentile" (default) or "bca" (Efron & Tibshirani 1993).
-    Percentile intervals are NaN where the estimate is undefined, as BCa ones.
+    ``method`` is "percentile" (default), "bca" (Efron & Tibshirani 1993) or
+    "studentized" (bootstrap-t, :func:`studentized_interval`), or a mapping
+    field name → method. Intervals are NaN where the estimate is undefined.
     Replicates are kept while cells × B ≤ ``budget`` elements and streamed
     beyond (:func:`streamed_intervals`): the same intervals, bit for bit.
     """
-    if method not in METHODS:
-        raise ValueError(f"invalid interval method {method!r}: expected percentile or bca")
     _tail(level)
     x = np.asarray(x, dtype=float)
     estimate = {k: np.asarray(v, dtype=float) for k, v in statistic(x).items()}
-    jack = jackknife_replicates(x, statistic, block=block) if method == "bca" else {}
+    methods = {name: method_of(method, name) for name in estimate}
+    needs_jack = any(m != "percentile" for m in methods.values())
+    jack = jackknife_replicates(x, statistic, block=block) if needs_jack else {}
+    infl = {k: influence_values(jack[k]) for k, m in methods.items() if m == "studentized"}
     ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     if sum(v.size for v in estimate.values()) * B > budget:
-        lo, hi, _ = streamed_intervals(
-            replayed(x, statistic, _flat, B=B, seed=seed, block=block),
-            np.concatenate([e.ravel() for e in estimate.values()]),
-            B,
-            level=level,
-            acceleration=(
-                np.concatenate([_acceleration(j).ravel() for j in jack.values()]) if jack else None
-            ),
-            budget=budget,
-        )
-        start = 0
-        for name, e in estimate.items():
-            part = slice(start, start + e.size)
-            start += e.size
-            ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
+        # bounded memory: one stream of θ* (percentile, BCa), one of t* (studentized)
+        for group in ("direct", "studentized"):
+            names = [k for k, m in methods.items() if (m == "studentized") == (group != "direct")]
+            if not names:
+                continue
+
+            def flat(values: Mapping[str, np.ndarray], names: list[str] = names) -> np.ndarray:
+                return _flat({k: values[k] for k in names})
+
+            est = np.concatenate([estimate[k].ravel() for k in names])
+            if group == "direct":
+                stream = replayed(x, statistic, flat, B=B, seed=seed, block=block)
+                accel = [
+                    _acceleration(jack[k]).ravel()
+                    if methods[k] == "bca"
+                    else np.full(estimate[k].size, np.nan)
+                    for k in names
+                ]
+                bca = np.concatenate(
+                    [np.full(estimate[k].size, methods[k] == "bca") for k in names]
+                )
+                # a pass per method present (BCa needs its acceleration, percentile none)
+                if bca.any():
+                    lo, hi, _ = streamed_intervals(
+                        stream, est, B, level=level, acceleration=np.concatenate(accel),
+                        budget=budget,
+                    )  # fmt: skip
+                if not bca.all():
+                    lo_p, hi_p, _ = streamed_intervals(stream, est, B, level=level, budget=budget)
+                    lo = np.where(bca, lo, lo_p) if bca.any() else lo_p
+                    hi = np.where(bca, hi, hi_p) if bca.any() else hi_p
+            else:
+                n = x.shape[-1]
+                influence = np.concatenate([infl[k].reshape(n, -1) for k in names], axis=1)
+                stream = studentized_stream(
+                    x, statistic, flat, est, influence, B=B, seed=seed, block=block
+                )
+                q = streamed_intervals(stream, np.zeros_like(est), B, level=level, budget=budget)
+                lo, hi = studentized_interval(q[:2], est, influence)
+            start = 0
+            for name in names:
+                e = estimate[name]
+                part = slice(start, start + e.size)
+                start += e.size
+                ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
     else:
         reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
         for name, e in estimate.items():
-            ends[name] = (
-                bca_interval(reps[name], e, jack[name], level)
-                if jack
-                else percentile_interval(reps[name], level)
-            )
+            if methods[name] == "bca":
+                ends[name] = bca_interval(reps[name], e, jack[name], level)
+            elif methods[name] == "studentized":
+                t = studentized_replicates(
+                    reps[name], e, infl[name], B=B, seed=seed, rows=_block_rows(x, block)
+                )
+                ends[name] = studentized_interval(percentile_interval(t, level), e, infl[name])
+            else:
+                ends[name] = percentile_interval(reps[name], level)
     out: dict[str, Interval] = {}
     for name, e in estimate.items():
         undefined = ~np.isfinite(e)

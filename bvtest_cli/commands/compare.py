@@ -17,8 +17,11 @@ def run(s: Settings) -> Report:
     Paired tests of RUN_A − RUN_B over the same topics, per measure: the
     difference in mean, Var, MSE and GeoRisk (at each --alpha), each with a
     paired topic-bootstrap interval (--ci, --bootstrap, --ci-method, --seed)
-    and a two-sided bootstrap p-value; for Var also the Pitman–Morgan test of
-    equal variances for paired samples (p_pm). With exactly two runs they are
+    and p, the two-sided p-value of the paired randomization test: --bootstrap
+    relabellings, each swapping the two runs' scores on a random half of the
+    topics (Fisher's test as IR uses it; exact level whatever the field). For
+    Var also the Pitman–Morgan test of equal variances for paired samples
+    (p_pm; conservative for bounded scores). With exactly two runs they are
     compared; otherwise name pairs with --pair RUN_A RUN_B (repeatable) or
     compare every pair with --pairs all. p_holm (and p_pm_holm) are Holm's
     adjustment over the pairs compared, per field. Every run of the input is

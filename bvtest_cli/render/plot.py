@@ -649,8 +649,6 @@ def plot_variations(report: Report, path: str) -> None:
     _save(fig, path, fmt)
 
 
-
-
 # =========================================================================== conditions
 # `bvtest conditions --plot FILE`: Zhang22 Figs. 2–3 — Bias² and Var per system,
 # one mark per experimental condition.

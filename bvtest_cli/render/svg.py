@@ -127,6 +127,15 @@ def _svg(label: str, body: list[str]) -> str:
     )
 
 
+def _group(kind: str, elements: Sequence[str], decoration: bool = True) -> list[str]:
+    """A ``<g>`` of elements (none when empty); decoration is hidden from
+    assistive technology, so only the runs' marks carry names."""
+    if not elements:
+        return []
+    hidden = ' aria-hidden="true"' if decoration else ""
+    return [f'<g class="{kind}"{hidden}>\n' + "\n".join(elements) + "\n</g>"]
+
+
 def figure(kind: str, caption: str, svg: str) -> str:
     return (
         f'<figure class="chart {kind}">\n{svg}\n'
@@ -163,8 +172,7 @@ def scatter(points: Sequence[Point], xlabel: str, ylabel: str, caption: str) -> 
         if p.y_interval and all(map(math.isfinite, p.y_interval)):
             lo, hi = (_num(axes.y(v)) for v in p.y_interval)
             bars.append(f'<line x1="{cx}" y1="{lo}" x2="{cx}" y2="{hi}"/>')
-    if bars:
-        body.append('<g class="errorbars" aria-hidden="true">\n' + "\n".join(bars) + "\n</g>")
+    body += _group("errorbars", bars)
     front = sorted((p for p in shown if p.front), key=lambda p: (p.x, -p.y))
     if len(front) > 1:
         steps = [(front[0].x, front[0].y)]
@@ -184,13 +192,12 @@ def scatter(points: Sequence[Point], xlabel: str, ylabel: str, caption: str) -> 
             f'cy="{_num(axes.y(p.y))}" r="{6 if p.front else 4.5}" fill="{colour(i)}">'
             f"<title>{escape(name)}</title></circle>"
         )
-    body.append('<g class="marks">\n' + "\n".join(marks) + "\n</g>")
+    body += _group("marks", marks, decoration=False)
     labels = [
         f'<text x="{_num(axes.x(p.x) + 8)}" y="{_num(axes.y(p.y) - 8)}">{escape(p.name)}</text>'
         for p in front
     ]
-    if labels:
-        body.append('<g class="labels" aria-hidden="true">\n' + "\n".join(labels) + "\n</g>")
+    body += _group("labels", labels)
     return figure("scatter", caption, _svg(caption, body))
 
 
@@ -255,7 +262,7 @@ def bars(categories: Sequence[str], groups: Sequence[tuple[str, Sequence[float]]
                 f'height="{_num(base - top)}" fill="{colour(g)}">'
                 f"<title>{escape(name)} {escape(group)} {v:.4f}</title></rect>"
             )
-    body.append('<g class="labels" aria-hidden="true">\n' + "\n".join(labels) + "\n</g>")
+    body += _group("labels", labels)
     legend = [
         f'<g aria-hidden="true"><rect x="{LEFT + 10 + 90 * g}" y="{TOP + 6}" width="10" '
         f'height="10" fill="{colour(g)}"/><text x="{LEFT + 24 + 90 * g}" y="{TOP + 15}">'

@@ -411,8 +411,6 @@ def check(s: Settings) -> Report:
     return Report(body, notes=notes, status=0 if passed else 1)
 
 
-
-
 def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     """QRELS POOL NEW_RUN...: pool name → label, new run names (in order)."""
     from ..io.sources import expand_sources

@@ -132,8 +132,8 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     statistic = bootstrap_statistic(m, COMPARED, s, None)
     assert s.ci is not None
 
-    def with_georisk(y: np.ndarray) -> dict[str, np.ndarray]:
-        out = statistic(y)
+    def with_georisk(y: np.ndarray, target_row: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        out = statistic(y, target_row=target_row)
         if registry.GEORISK.name not in out:  # negative scores: GeoRisk undefined
             out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(s.alphas)), np.nan)
         return out
@@ -147,8 +147,10 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         B=s.bootstrap,
         seed=s.seed,
         level=s.ci,
-        method=s.ci_method,
+        method=registry.interval_methods(s.ci_method, COMPARED),
         budget=s.ci_budget,
+        # after normalization the target is 1 on every topic, as in eval
+        target_row=np.ones(x.shape[1]) if s.normalize != "none" else None,
     )
     return rows, notes
 

@@ -213,8 +213,10 @@ def bootstrap_statistic(
 ) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
     """:func:`registry_statistic` with the analysis settings of ``s``, for
     resampling the per-topic matrix ``m`` (eval's ``--ci`` and ``compare``)."""
-    if s.ci_method == "bca" and m.values.shape[1] < 2:
-        raise InputError(f"{m.measure}: --ci-method bca needs at least 2 topics")
+    if s.ci_method != "percentile" and m.values.shape[1] < 2:
+        raise InputError(
+            f"{m.measure}: --ci-method {s.ci_method} needs at least 2 topics (a jackknife)"
+        )
     return registry_statistic(
         fields,
         target=s.target,
@@ -250,11 +252,22 @@ def registry_statistic(
     chosen = [f for f in fields if f.compute is not None and (nonnegative or not f.nonnegative)]
     flags: set[str] = set()  # fields found boolean on a first call: skipped after
 
-    def statistic(y: np.ndarray) -> dict[str, np.ndarray]:
+    def statistic(y: np.ndarray, target_row: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The fields of scores ``y`` (..., m, n); ``target_row`` (n,), when
+        given, is the virtual target to use instead of the one of ``y`` (a
+        paired randomization test evaluates two runs with the others folded
+        into one row, whose maximum is not the target)."""
         y = np.asarray(y, dtype=float)
         with np.errstate(all="ignore"):
             # after normalization the target is 1 on every topic (grouping.analyse)
-            x_t = np.ones(y.shape[:-2] + y.shape[-1:]) if normalized else virtual_target(y)
+            if target_row is not None:
+                x_t = np.broadcast_to(
+                    np.asarray(target_row, dtype=float), y.shape[:-2] + y.shape[-1:]
+                )
+            elif normalized:
+                x_t = np.ones(y.shape[:-2] + y.shape[-1:])
+            else:
+                x_t = virtual_target(y)
             if normalized and target in ("max", "ideal"):
                 c: np.ndarray | float = 1.0
             else:
@@ -299,7 +312,7 @@ def field_intervals(
         B=s.bootstrap,
         seed=s.seed,
         level=s.ci,
-        method=s.ci_method,
+        method=registry.interval_methods(s.ci_method, fields),
         budget=s.ci_budget,
     )
     return {name: np.stack([iv.lo, iv.hi], axis=-1) for name, iv in got.items()}

@@ -49,6 +49,10 @@ class Field:
     short: str = ""  # a column header when the column's group already names the field
     better: str | None = None  # "lower" | "higher": the best value (bold in -f latex)
     probability: bool = False  # a p-value: exponent notation below the printed digits
+    # The bootstrap interval of --ci-method auto: "studentized", "bca" or
+    # "percentile", the method the calibration study (bench/calibration.py)
+    # found to cover at the stated rate for this quantity.
+    interval: str = "studentized"
 
     @property
     def header(self) -> str:
@@ -90,6 +94,9 @@ BIAS2 = Field(
     table=True,
     compute=_bv("bias2"),
     better="lower",
+    # (mean − c)² has no influence where the mean meets c: a studentized
+    # statistic is unstable there, BCa is not (bench/calibration.py).
+    interval="bca",
 )
 VAR = Field(
     "var",
@@ -186,11 +193,15 @@ C = Field("c", "the constant Bias² is measured against", "Zhang22 eq. 7")
 N_SYSTEMS = Field("n_systems", "runs analysed")
 K = Field("k", "simulated collections per run and topic", "Zhang22 §3.4")
 
-PEARSON = Field("pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3")
+PEARSON = Field(
+    "pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3", interval="percentile"
+)
 PEARSON_P = Field(
     "pearson_p", "two-sided p-value of pearson", "Zhang22 §5.3", short="p", probability=True
 )
-SPEARMAN = Field("spearman", "Spearman ρ of Bias² and Var across runs", "Zhang22 §5.3")
+SPEARMAN = Field(
+    "spearman", "Spearman ρ of Bias² and Var across runs", "Zhang22 §5.3", interval="percentile"
+)
 SPEARMAN_P = Field(
     "spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p", probability=True
 )
@@ -268,20 +279,29 @@ RANK_DELTA = Field(
 )
 RANK_SE_BIAS = Field(
     "se_bias",
-    "batch-means standard error of bias (Monte Carlo error of the bootstrap)",
+    "standard error of bias: batch means of b², mapped through the signed root "
+    "(Monte Carlo error of the bootstrap)",
     "bvtest: batch means",
     table=True,
 )
 RANK_SE_SIGMA = Field(
-    "se_sigma", "batch-means standard error of sigma", "bvtest: batch means", table=True
+    "se_sigma",
+    "standard error of sigma (batch means of σ², mapped)",
+    "bvtest: batch means",
+    table=True,
 )
 RANK_SE_RMSE = Field(
-    "se_rmse", "batch-means standard error of rmse", "bvtest: batch means", table=True
+    "se_rmse",
+    "standard error of rmse (batch means of b² + σ², mapped)",
+    "bvtest: batch means",
+    table=True,
 )
 RANK_SE_B2 = Field("se_b2", "batch-means standard error of b2", "bvtest: batch means")
 SIGMA_REFERENCE = Field("sigma_reference", "σ(G) of the reference", "Cormack19 §2")
 SE_SIGMA_REFERENCE = Field(
-    "se_sigma_reference", "batch-means standard error of sigma_reference", "bvtest: batch means"
+    "se_sigma_reference",
+    "standard error of sigma_reference (batch means of σ², mapped)",
+    "bvtest: batch means",
 )
 RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
 RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
@@ -295,8 +315,12 @@ PAIR_RMSE = Field(
     "rmse", "RMSE of X (column) against G (row); σ(X) on the diagonal", "Cormack19 Table 3"
 )
 PAIR_B2 = Field("b2", "b² of X (column) against G (row), signed", "Cormack19 Table 3")
-PAIR_SE_BIAS = Field("se_bias", "batch-means standard error of matrix.bias", "bvtest: batch means")
-PAIR_SE_RMSE = Field("se_rmse", "batch-means standard error of matrix.rmse", "bvtest: batch means")
+PAIR_SE_BIAS = Field(
+    "se_bias", "standard error of matrix.bias (batch means of b², mapped)", "bvtest: batch means"
+)
+PAIR_SE_RMSE = Field(
+    "se_rmse", "standard error of matrix.rmse (batch means, mapped)", "bvtest: batch means"
+)
 
 RANKING_FIELDS: tuple[Field, ...] = (
     RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
@@ -389,3 +413,12 @@ PARETO = Field(
 
 SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
 ALL_FIELDS = (*ALL_FIELDS, PARETO)
+
+
+def interval_methods(method: str, fields: tuple[Field, ...] | list[Field]) -> str | dict[str, str]:
+    """The interval method of each of ``fields`` (and of the tradeoff
+    correlations) under ``--ci-method method``: every field's own
+    (``Field.interval``) for ``auto``, else ``method`` for all."""
+    if method != "auto":
+        return method
+    return {f.name: f.interval for f in (*fields, PEARSON, SPEARMAN)}

@@ -28,6 +28,7 @@ def as_reported(value: Any, probability: bool) -> Any:
         return PValue(value)
     return value
 
+
 # Magnitudes from which fixed-point notation stops being readable (a value of
 # 1e300 would print 300 digits): such values are printed in exponent notation.
 _FIXED_MAX = 1e15
