@@ -148,7 +148,7 @@ def tests_task(task: Task) -> dict[str, np.ndarray]:
     for i in range(task.reps):
         rows = compare_runs(x[i], systems, None, statistic=st, alphas=("0", "1", "5", "10"),
                             B=task.B, seed=task.seed + i,
-                            method=interval_methods("auto", COMPARED))  # fmt: skip
+                            method=interval_methods("auto", COMPARED, paired=True))  # fmt: skip
         for row in rows:
             out.setdefault(f"{row.field}:covers", []).append(row.lo <= 0 <= row.hi)
             out.setdefault(f"{row.field}:p", []).append(row.p)

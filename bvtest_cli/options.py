@@ -675,6 +675,14 @@ COMPARE_CI = dict(
     metavar="LEVEL",
     help="Confidence level of the paired intervals.",
 )
+#: compare's --ci-method: the same choices; auto differs for the difference of Var.
+COMPARE_CI_METHOD = dict(
+    help="Interval method of the differences. auto: studentized (bootstrap-t with jackknife "
+    "standard errors) for mean, mse and georisk, percentile for var (a difference of two "
+    "exchangeable runs' variances is symmetric about 0: percentile covers 0.94 there, "
+    "bootstrap-t and bca 0.90; docs/uncertainty.md). Or one method for all: studentized, "
+    "bca or percentile. The p-values do not depend on it.",
+)
 #: compare's --format: its results are records, one line per comparison.
 COMPARE_FORMAT = dict(
     type=click.Choice(FORMATS),

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import CI, COMPARE_CI, COMPARE_FORMAT, EVALUATION, INPUTS, OUTPUT, Command
+from ..options import (
+    CI,
+    COMPARE_CI,
+    COMPARE_CI_METHOD,
+    COMPARE_FORMAT,
+    EVALUATION,
+    INPUTS,
+    OUTPUT,
+    Command,
+)
 from ..settings import Settings
 
 if TYPE_CHECKING:
@@ -61,5 +70,5 @@ COMMAND = Command(
         *OUTPUT,
     ),
     run,
-    overrides={"ci": COMPARE_CI, "fmt": COMPARE_FORMAT},
+    overrides={"ci": COMPARE_CI, "ci_method": COMPARE_CI_METHOD, "fmt": COMPARE_FORMAT},
 )

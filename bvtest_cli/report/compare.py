@@ -147,7 +147,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         B=s.bootstrap,
         seed=s.seed,
         level=s.ci,
-        method=registry.interval_methods(s.ci_method, COMPARED),
+        method=registry.interval_methods(s.ci_method, COMPARED, paired=True),
         budget=s.ci_budget,
         # after normalization the target is 1 on every topic, as in eval
         target_row=np.ones(x.shape[1]) if s.normalize != "none" else None,

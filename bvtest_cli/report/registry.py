@@ -53,6 +53,8 @@ class Field:
     # "percentile", the method the calibration study (bench/calibration.py)
     # found to cover at the stated rate for this quantity.
     interval: str = "studentized"
+    # The method of the interval of a difference between two runs (compare).
+    paired_interval: str = "studentized"
 
     @property
     def header(self) -> str:
@@ -105,7 +107,11 @@ VAR = Field(
     table=True,
     compute=_bv("var"),
     better="lower",
+    # A difference of two exchangeable runs' variances is symmetric about 0;
+    # there the percentile interval covers .94, bootstrap-t and BCa .90.
+    paired_interval="percentile",
 )
+
 MSE = Field(
     "mse",
     "mean squared error against c; equals bias2 + var",
@@ -415,10 +421,15 @@ SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
 ALL_FIELDS = (*ALL_FIELDS, PARETO)
 
 
-def interval_methods(method: str, fields: tuple[Field, ...] | list[Field]) -> str | dict[str, str]:
+def interval_methods(
+    method: str, fields: tuple[Field, ...] | list[Field], paired: bool = False
+) -> str | dict[str, str]:
     """The interval method of each of ``fields`` (and of the tradeoff
-    correlations) under ``--ci-method method``: every field's own
-    (``Field.interval``) for ``auto``, else ``method`` for all."""
+    correlations) under ``--ci-method method``: every field's own for
+    ``auto`` (``Field.interval``, or ``Field.paired_interval`` for the
+    difference of two runs), else ``method`` for all."""
     if method != "auto":
         return method
+    if paired:
+        return {f.name: f.paired_interval for f in fields}
     return {f.name: f.interval for f in (*fields, PEARSON, SPEARMAN)}
