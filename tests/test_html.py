@@ -272,3 +272,30 @@ def test_variations_page_draws_the_objective_per_run():
     assert chart.count("<circle") == len(systems) * 9
     visible = "\n".join(page.text)
     assert all(shown(t, visible) for t in leaf_texts(document))
+
+
+def hostile_track(tmp_path: Path) -> Path:
+    """Runs whose names are markup: a file name and a run tag."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "<img src=x onerror=alert(1)>").write_bytes((SAMPLE_RUNS / "sys001").read_bytes())
+    tag = '</script><!--<b>"x"&amp;'
+    lines = (SAMPLE_RUNS / "sys002").read_text().splitlines()
+    (runs / "tagged").write_text("".join(" ".join([*ln.split()[:5], tag]) + "\n" for ln in lines))
+    (runs / "plain").write_bytes((SAMPLE_RUNS / "sys003").read_bytes())
+    return runs
+
+
+@pytest.mark.parametrize("name", ["file", "tag"])
+def test_run_names_that_are_markup_stay_text(tmp_path, name):
+    runs = hostile_track(tmp_path)
+    args = ("eval", "--name", name, "-m", "AP", SAMPLE_QRELS, runs)
+    page, _ = page_of(*args)
+    document = json_of(*args)
+    assert json.loads(page.data) == document  # the data block was not cut short
+    assert not [t for t, _ in page.tags if t in ("img", "b")]
+    assert [t for t, _ in page.tags].count("script") == 1
+    visible = "\n".join(page.text)
+    for run in document["measures"]["AP"]["systems"]:
+        assert run in visible
+    assert len(page.titles) >= 3  # the marks are named by the runs, markup and all

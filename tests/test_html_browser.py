@@ -170,9 +170,15 @@ def test_robust2003_page(browser, tmp_path, shared_data, ci):
 
 
 def test_other_pages_fit_and_stay_offline(browser, tmp_path):
-    """Every other command's page: offline, no console error, fits the window."""
+    """Every other command's page: offline, no console error, fits the window
+    (also with run names that are markup)."""
+    from tests.test_html import hostile_track
+
     uqv = Path(__file__).resolve().parents[1] / "docs" / "examples" / "uqv"
+    hostile = hostile_track(tmp_path)
     for args in (
+        ("eval", "--name", "tag", SAMPLE_QRELS, hostile),
+        ("eval", SAMPLE_QRELS, hostile),
         ("compare", "--pairs", "all", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS),
         ("variations", "--mode", "inter", "--alpha=-10:10:0.5", SAMPLE_QRELS, SAMPLE_RUNS),
         ("variations", "--map", uqv / "map.txt", uqv / "qrels.txt", uqv / "runs"),

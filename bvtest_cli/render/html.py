@@ -432,7 +432,8 @@ def render_html(report: Report, digits: int = 4, page: Page = Page()) -> str:
             parts += _charts(measure, block)
             parts += _section("", block, digits, 3)
             parts.append("</section>")
-    data = json.dumps(to_json(report.body), allow_nan=False).replace("</", "<\\/")
+    # "<" as \u003c: no run name can end the data block or open a comment in it
+    data = json.dumps(to_json(report.body), allow_nan=False).replace("<", "\\u003c")
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
