@@ -37,8 +37,9 @@ browser:
 	{ if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "make: installing Debian's chromium for the browser test" >&2; \
 	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get install -y -q chromium >/dev/null 2>&1 || \
-	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } || \
+	    timeout 600 apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { timeout 600 apt-get update -q >/dev/null 2>&1 && \
+	      timeout 600 apt-get install -y -q chromium >/dev/null 2>&1; } || \
 	    echo "make: chromium could not be installed; the browser test will skip" >&2; \
 	  else \
 	    echo "make: no chromium (apt-get install chromium); the browser test will skip" >&2; \
