@@ -217,8 +217,14 @@ def _records(key: str, records: Records, digits: int) -> list[str]:
             return f"<td>{escape(repr(v))}</td>"
         return _cell(v, None, digits)
 
-    columns = [Column(h, [cell(row, h) for row in rows]) for h in headers[1:]]
-    return _tables(key, headers[0], [_text(row.get(headers[0]), digits) for row in rows], columns)
+    # The leading text columns (compare's a, b, field) name each row together,
+    # so that a table cut into parts repeats them all.
+    k = 1
+    while k < len(headers) - 1 and all(isinstance(row.get(headers[k]), str) for row in rows):
+        k += 1
+    names = [" ".join(_text(row.get(h), digits) for h in headers[:k]) for row in rows]
+    columns = [Column(h, [cell(row, h) for row in rows]) for h in headers[k:]]
+    return _tables(key, " ".join(headers[:k]), names, columns)
 
 
 def _grid(key: str, node: Section, digits: int) -> list[str]:
