@@ -299,3 +299,15 @@ def test_run_names_that_are_markup_stay_text(tmp_path, name):
     for run in document["measures"]["AP"]["systems"]:
         assert run in visible
     assert len(page.titles) >= 3  # the marks are named by the runs, markup and all
+
+
+def test_p_values_below_the_digits_read_in_exponent_notation():
+    """p = 1/1001 at --digits 2 reads 1.0e-03 on the page, as in every format."""
+    args = ("compare", "--pair", "sys001", "sys002", "-m", "AP", "--digits", "2",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    _, text = page_of(*args)
+    mean_row = re.search(r"sys001 sys002 mean</th>(.*?)</tr>", text).group(1)
+    cells = re.findall(r"<td>([^<]*)</td>", mean_row)
+    assert cells[3:5] == ["1.0e-03", "1.0e-03"], cells  # p, p_holm
+    trec = run_bvtest(*args).stdout
+    assert "1.0e-03" in trec

@@ -155,8 +155,12 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     return rows, notes
 
 
+#: The p-value columns: printed in exponent notation below the printed digits.
+P_VALUES = ("p", "p_holm", "p_pm", "p_pm_holm")
+
+
 def _row_json(row: Comparison) -> dict[str, Any]:
-    return row.as_dict()
+    return {k: as_reported(v, k in P_VALUES) for k, v in row.as_dict().items()}
 
 
 def _row_text(measure: str):
@@ -164,7 +168,7 @@ def _row_text(measure: str):
         d = row.as_dict()
         cells = [measure]
         for name in COLUMNS[1:]:
-            value = as_reported(d.get(name), name in ("p", "p_holm", "p_pm", "p_pm_holm"))
+            value = as_reported(d.get(name), name in P_VALUES)
             cells.append("" if value is None and name not in d else fmt(plain(value), digits))
         return tuple(cells)
 
