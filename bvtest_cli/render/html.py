@@ -415,8 +415,9 @@ def _has_measures(report: Report) -> bool:
     return report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
 
 
-def render_html(report: Report, digits: int = 4, page: Page = Page()) -> str:
+def render_html(report: Report, digits: int = 4, page: Page | None = None) -> str:
     """The whole page; ends with a newline."""
+    page = page or Page()
     facts = [*page.inputs, *_counts(report)]
     if page.version:
         facts.append(("bvtest", page.version))
