@@ -202,7 +202,7 @@ def study(replicates: int, jobs: int, ns=(25, 50, 100),
           B: int = 1000, out=print) -> dict:  # fmt: skip
     """Run the whole study; print its tables; return the figures."""
     started = time.time()
-    truths = {shape: truths_of(shape) for shape in shapes}
+    truths_by_shape = {shape: truths(shape) for shape in shapes}
     tasks: list[Task] = []
     for shape in shapes:
         for n in ns:
@@ -216,10 +216,10 @@ def study(replicates: int, jobs: int, ns=(25, 50, 100),
     tasks += split("rankings", "skewed", 50, rank_reps, 41, 25, B=B)
     results: list = []
     if jobs > 1:
-        with ProcessPoolExecutor(jobs, initializer=_init, initargs=(truths,)) as pool:
+        with ProcessPoolExecutor(jobs, initializer=_init, initargs=(truths_by_shape,)) as pool:
             results = list(pool.map(run, tasks))
     else:
-        _init(truths)
+        _init(truths_by_shape)
         results = [run(t) for t in tasks]
     figures: dict = {"coverage": {}, "tests": {}, "rankings": None}
     for task, res in results:
@@ -240,10 +240,6 @@ def study(replicates: int, jobs: int, ns=(25, 50, 100),
     report(figures, replicates, test_reps, rank_reps, B, out)
     out(f"\n({time.time() - started:.0f} s)")
     return figures
-
-
-def truths_of(shape: str) -> dict[str, np.ndarray]:
-    return truths(shape)
 
 
 def report(figures: dict, replicates: int, test_reps: int, rank_reps: int, B: int, out) -> None:

@@ -33,7 +33,13 @@ Intervals (level 1 − 2α, α = (1 − level)/2):
   α1 = Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) and α2 likewise with z_{1−α};
   z0 = Φ⁻¹(fraction of replicates below the estimate, ties counting one
   half, as scipy.stats.bootstrap counts them), a = Σ d³ / (6 (Σ d²)^{3/2})
-  with d = mean(θ_(·)) − θ_(i) over the jackknife values θ_(i).
+  with d = mean(θ_(·)) − θ_(i) over the jackknife values θ_(i);
+- studentized (bootstrap-t, §12.5): the α and 1 − α quantiles of
+  t* = (θ* − θ̂)/se*, mapped to [θ̂ − t*_{1−α} se, θ̂ − t*_α se]; se is the
+  jackknife standard error from the empirical influence values, se* those
+  values weighted by the resample's counts (Davison & Hinkley 1997 §2.7).
+  Which method a field uses by default is declared with the field
+  (``Field.interval`` in the registry).
 
 Decisions (SPEC is silent; the README states them):
 
@@ -47,7 +53,9 @@ Decisions (SPEC is silent; the README states them):
   correct; the interval is then the bias-corrected one), undefined jackknife
   values are left out of a; BCa is NaN when no replicate lies on one side of
   the estimate (z0 = ±∞; scipy returns NaN there too).
-- Paired p-value: p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1))
+- Bootstrap p-value (:func:`~bvtest_cli.analyses.paired.bootstrap_p`; ``compare``
+  reports the paired randomization test's instead, whose level is exact):
+  p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1))
   over the finite replicates d* of the difference: the smallest two-sided
   level at which the percentile interval of the difference excludes 0
   (Efron & Tibshirani 1993, §15.4, ASL from confidence intervals), with the
