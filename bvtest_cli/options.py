@@ -162,6 +162,39 @@ def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
     return name, files
 
 
+def parse_positive_list(value: str | tuple[int, ...]) -> tuple[int, ...]:
+    """``100,400`` → (100, 400): positive integers, each once, in the order given."""
+    if isinstance(value, tuple):
+        return value
+    try:
+        numbers = tuple(int(v) for v in str(value).split(","))
+    except ValueError:
+        raise _bad(f"{value!r}: expected positive integers, comma-separated") from None
+    if not numbers or min(numbers) < 1:
+        raise _bad(f"{value!r}: expected positive integers, comma-separated")
+    if len(set(numbers)) != len(numbers):
+        raise _bad(f"{value!r}: a value is given twice")
+    return numbers
+
+
+BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
+
+
+def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    """``depth,hedge`` → ("depth", "hedge"), each one of :data:`BUDGET_METHODS`."""
+    if isinstance(value, tuple):
+        return value
+    names = tuple(v.strip() for v in str(value).split(","))
+    unknown = [n for n in names if n not in BUDGET_METHODS]
+    if unknown or not names:
+        raise _bad(
+            f"unknown method {unknown[0] if unknown else ''!r}; known: {', '.join(BUDGET_METHODS)}"
+        )
+    if len(set(names)) != len(names):
+        raise _bad(f"{value!r}: a method is given twice")
+    return names
+
+
 def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
     return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
@@ -283,7 +316,8 @@ OPTIONS: dict[str, Option] = {
             metavar="[NAME=]FILE[,FILE...]",
             callback=_callback(parse_collections),
             help="A test collection X over the same runs (repeatable): its qrels, or several "
-            "qrels samples of one statistical method, comma-separated.",
+            "qrels samples of one statistical method, comma-separated, or a directory "
+            "holding them (as bvtest sample writes them).",
         ),
         _opt(
             "map",
@@ -457,6 +491,60 @@ OPTIONS: dict[str, Option] = {
             metavar="N",
             help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
             "[default: the reference's n].",
+        ),
+        _opt(
+            "method",
+            "--method",
+            type=click.Choice(["depth", "mtf", "hedge", "uniform", "pps"]),
+            default="pps",
+            show_default=True,
+            help="How documents are chosen for judgment: depth-K pooling, move-to-front "
+            "pooling, Hedge, a uniform random sample of the pool, or stratified sampling with "
+            "AP-prior strata (pps).",
+        ),
+        _opt(
+            "budgets",
+            "--budget",
+            default="100,400",
+            show_default=True,
+            metavar="N[,N...]",
+            callback=_callback(parse_positive_list),
+            help="Judgments per topic (the assessment budget): each value is a row of the table.",
+        ),
+        _count(
+            "strata",
+            "--strata",
+            default=20,
+            minimum=1,
+            metavar="S",
+            help="Strata of the pps design (equal AP-prior mass; Cormack & Grossman 2019: 20).",
+        ),
+        _opt(
+            "topics_scale",
+            "--topics-scale",
+            default="1,4",
+            show_default=True,
+            metavar="K[,K...]",
+            callback=_callback(parse_positive_list),
+            help="Topic-set sizes as multiples of the qrels' n: bootstrap samples of K·n topics "
+            "(4: the paper's 200 topics from 50).",
+        ),
+        _opt(
+            "methods",
+            "--methods",
+            default=",".join(BUDGET_METHODS),
+            show_default=True,
+            metavar="M[,M...]",
+            callback=_callback(parse_methods),
+            help="The collections compared: xinfAP and statAP on pps samples, depth-k pooling "
+            "(k matched to the budget), hedge, mtf.",
+        ),
+        _opt(
+            "engineered",
+            "--engineered",
+            is_flag=True,
+            help="Rank the runs and their engineered permutations (NAME.perm, as bvtest "
+            "permute makes them): Cormack & Grossman 2019, Table 2.",
         ),
         _opt(
             "depth",
@@ -645,6 +733,22 @@ PERMUTE_OUT = dict(
     help="New directory for the engineered runs, NAME.perm: written whole or not at "
     "all; an existing directory must be empty.",
 )
+SAMPLE_OUT = dict(
+    required=True,
+    metavar="DIR",
+    help="New directory for the samples, METHOD.NNN.qrels: written whole or not at all; "
+    "an existing directory must be empty.",
+)
+SAMPLE_BUDGET = dict(
+    default=None,
+    metavar="N",
+    help="Judgments per topic (min(N, pool size)); not with depth, whose K sets the size.",
+)
+SAMPLE_DEPTH = dict(required=False, default=None, help="Pool depth K of --method depth.")
+SAMPLE_REPEATS = dict(
+    help="Samples drawn by the random methods (uniform, pps), each its own file.", default=1
+)
+BUDGET_REPEATS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
 VARIATIONS_ALPHAS = dict(
     default=VARIATION_ALPHAS,
     show_default=True,
@@ -742,7 +846,11 @@ NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
     "ci_memory": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "repeats": (
         "--group random:K",
-        lambda s, names: "random_size" in names or (s.group is not None and s.group[0] == "random"),
+        lambda s, names: (
+            "group" not in names
+            or "random_size" in names
+            or (s.group is not None and s.group[0] == "random")
+        ),
     ),
     "caption": ("-f latex or -f markdown", lambda s, names: s.fmt in ("latex", "markdown")),
 }

@@ -64,6 +64,12 @@ class Settings:
     ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None
+    method: str = "pps"  # `sample --method`
+    budgets: tuple[int, ...] = (100, 400)  # judgments per topic (`sample`: one)
+    strata: int = 20
+    topics_scale: tuple[int, ...] = (1, 4)  # `budget`: n′ = scale × n
+    methods: tuple[str, ...] = ("xinfAP", "statAP", "depth", "hedge", "mtf")
+    engineered: bool = False
 
     @property
     def ci_budget(self) -> int:

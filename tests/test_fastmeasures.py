@@ -225,7 +225,7 @@ def test_ranking_order_equals_python_sort(layout, seed):
     t = np.array([r[0] for r in rows], dtype=np.int64)
     score = np.array([r[1] for r in rows])
     docno = np.array([r[2] for r in rows], dtype=bytes)
-    order = fm._ranking_order(t, score, docno)
+    order = fm.ranking_order(t, score, docno)
     perm = np.arange(len(rows)) if order is None else order
     got = [(int(t[i]), float(score[i]), bytes(docno[i])) for i in perm]
     assert got == _python_ranking(rows)

@@ -509,6 +509,7 @@ def ranking_accuracy(
     seed: int = 0,
     batches: int = DEFAULT_BATCHES,
     block_rows: int | None = None,
+    table: bool = True,
 ) -> RankingAccuracy:
     """|b|, σ and RMSE of each test collection's system ranking against the
     reference (Cormack & Grossman 2019 §2–3, SPEC §10).
@@ -519,7 +520,8 @@ def ranking_accuracy(
     ``n_prime`` the topics per bootstrap sample (default n), ``batches`` the K
     of the batch-means standard errors (at most B). With two or more
     collections the result also holds the pairwise table (the paper's Table
-    3). See the module docstring for roles, streams and ties.
+    3) unless ``table`` is False. See the module docstring for roles,
+    streams and ties.
     """
     ref = as_samples(reference)
     _, m, n = ref.shape
@@ -554,7 +556,7 @@ def ranking_accuracy(
     k_batches = min(batches, samples)
 
     names = list(named)
-    with_table = len(collections) >= 2
+    with_table = table and len(collections) >= 2
     notes: list[str] = []
     sets: dict[tuple[str, str], RankingSet] = {}
 

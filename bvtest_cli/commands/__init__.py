@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..options import Command
 from . import (
+    budget,
     check,
     compare,
     conditions,
@@ -24,6 +25,7 @@ from . import (
     plot,
     pool,
     rankings,
+    sample,
     scores,
     tradeoff,
     variations,
@@ -34,6 +36,6 @@ COMMANDS: dict[str, Command] = {
     m.COMMAND.name: m.COMMAND
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
-        permute, variations, compare,
+        permute, sample, budget, variations, compare,
     )
 }  # fmt: skip

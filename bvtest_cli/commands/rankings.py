@@ -27,9 +27,11 @@ def run(s: Settings) -> Report:
     other one as the reference, RMSE with sigma on the diagonal.
 
     Topics: the reference's topics with a relevant document; a topic a test
-    collection does not judge scores 0 there (a note). NAME=F1,F2,... gives a
-    collection as several qrels samples (a statistical method): each drawn
-    topic takes one of them at random.
+    collection does not judge scores 0 there (a note). NAME=F1,F2,... or
+    NAME=DIR (every file in DIR) gives a collection as several qrels samples
+    (a statistical method, e.g. from bvtest sample): each drawn topic takes one
+    of them at random. On sampled qrels, rank by an estimator: -m statAP or
+    -m xinfAP.
 
     \b
     JSON: {"reference", "samples", "topics", "seed", "measure", "n_topics",
@@ -49,6 +51,8 @@ def run(s: Settings) -> Report:
           --collection d20=depth20.qrels -f table sample_runs/
       bvtest rankings -m P@10 --reference qrels/qrels.txt \\
           --collection pooled=depth5.qrels,depth20.qrels --topics 50 sample_runs/
+      bvtest sample --method pps --budget 20 --repeats 10 --out pps qrels/qrels.txt sample_runs/
+      bvtest rankings -m statAP --reference qrels/qrels.txt --collection pps=pps sample_runs/
     """
     from ..report.rankings import rankings_report
 

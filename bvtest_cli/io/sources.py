@@ -103,10 +103,11 @@ def system_name(path: str) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
+def expand_sources(paths: Iterable[str], note: Note = _ignore, kind: str = "run") -> list[Source]:
     """Run arguments → sources: a directory means its regular, non-hidden files
     sorted by name (anything else in it is skipped with a note); ``-`` means
-    standard input. Names must be unique and usable in every output."""
+    standard input. Names must be unique and usable in every output. ``kind``
+    names the files in messages ("qrels" for a directory of samples)."""
     sources: list[Source] = []
     for path in paths:
         if path == STDIN:
@@ -123,7 +124,7 @@ def expand_sources(paths: Iterable[str], note: Note = _ignore) -> list[Source]:
             if skipped:
                 note(f"{printable(path)}: skipped {_describe_skipped(p, skipped)}")
             if not files:
-                raise InputError("directory holds no run files", path)
+                raise InputError(f"directory holds no {kind} files", path)
             # named by the path, never by the bare entry: a file named "-" is not stdin
             sources.extend(Source(str(p / e), system_name(str(p / e))) for e in files)
         elif p.exists():

@@ -187,12 +187,14 @@ class QrelsFile:
         first_line_of_grade: dict[int, int] | None = None,
         *,
         table: QrelsTable | None = None,
+        strata: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if qrels is None and table is None:
             raise ValueError("QrelsFile needs qrels or a table")
         self.label = label
         self._qrels = qrels
         self._table = table
+        self._strata = strata  # topic → docno → stratum of a sampled (5-column) file
         self.first_line_of_grade = first_line_of_grade or {}
 
     @property
@@ -207,8 +209,15 @@ class QrelsFile:
     def table(self) -> QrelsTable:
         if self._table is None:
             assert self._qrels is not None
-            self._table = QrelsTable.from_dict(self._qrels)
+            self._table = QrelsTable.from_dict(self._qrels, self._strata)
         return self._table
+
+    @property
+    def stratified(self) -> bool:
+        """Read from sample_eval.pl's layout ``qid iter docno stratum rel``."""
+        return self._strata is not None or (
+            self._table is not None and self._table.stratum is not None
+        )
 
     def topics(self) -> list[str]:
         """Every qrels topic, in file order."""
@@ -226,19 +235,24 @@ class QrelsFile:
 
 
 def read_qrels(path: str) -> QrelsFile:
-    """Parse qrels ``qid iter docno rel`` with integer (graded) rel (SPEC §1)."""
+    """Parse qrels ``qid iter docno rel`` with integer (graded) rel (SPEC §1),
+    or a sampled collection in NIST sample_eval.pl's layout ``qid iter docno
+    stratum rel`` (rel −1: pooled, not judged). The first line decides the
+    layout; every line must then have its number of fields."""
     label = "<stdin>" if path == STDIN else path
     mapped = _mapped(path)
     if path == STDIN:
         data = read_bytes(path)
-        fast = _parse_qrels_table(data)
+        ncols = _layout(data)
+        fast = _parse_qrels_table(data, ncols)
     else:
         # The parser drops the file's bytes (or mapping) once it has split them,
         # before it builds the table (the peak memory of a large qrels file);
         # the line-by-line path then reads the file again.
         box: list = [read_bytes(path) if mapped is None else mapped]
         del mapped
-        fast = _parse_qrels_table(box)
+        ncols = _layout(box[0])
+        fast = _parse_qrels_table(box, ncols)
         data = b"" if fast is not None else read_bytes(path)
     if fast is not None:
         table, first_line = fast
@@ -248,9 +262,27 @@ def read_qrels(path: str) -> QrelsFile:
     _check_nonempty(data, label)
     qrels: Qrels = {}
     first_line: dict[int, int] = {}
+    strata: dict[str, dict[str, str]] | None = {} if ncols == SAMPLED_FIELDS else None
     for lineno, fields in _lines(data, label):
-        _add_qrel(qrels, first_line, fields, label, lineno)
-    return QrelsFile(label, qrels, first_line)
+        _add_qrel(qrels, first_line, fields, label, lineno, strata)
+    return QrelsFile(label, qrels, first_line, strata=strata)
+
+
+SAMPLED_FIELDS = 5  # qid iter docno stratum rel (sample_eval.pl)
+
+
+def _layout(data: bytes | mmap.mmap) -> int:
+    """The number of fields of the first non-blank line when it is 5 (a
+    sampled collection), else 4 (anything else is named by the line reader)."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        fields = bytes(data[start:end]).split()
+        if fields:
+            return SAMPLED_FIELDS if len(fields) == SAMPLED_FIELDS else 4
+        start = end + 1
+    return 4
 
 
 _TRIM_ROWS = 1 << 20  # qrels lines from which the parse's freed memory is handed back
@@ -317,20 +349,41 @@ def keep_freed_memory() -> None:
 
 
 def _add_qrel(
-    qrels: Qrels, first_line: dict[int, int], fields: list[bytes], label: str, lineno: int
+    qrels: Qrels,
+    first_line: dict[int, int],
+    fields: list[bytes],
+    label: str,
+    lineno: int,
+    strata: dict[str, dict[str, str]] | None = None,
 ) -> None:
-    if len(fields) != 4:
+    wanted = 4 if strata is None else SAMPLED_FIELDS
+    if len(fields) != wanted:
         # trec_eval rejects a qrels line with more fields too (a run is not qrels)
         hint = "; is this a run file?" if len(fields) == 6 else ""
+        if strata is None:
+            layout = "'qid iter docno rel'"
+        else:
+            layout = "'qid iter docno stratum rel' (the first line has 5)"
         raise InputError(
-            f"expected 4 fields 'qid iter docno rel', found {len(fields)}{hint}", label, lineno
+            f"expected {wanted} fields {layout}, found {len(fields)}{hint}", label, lineno
         )
-    grade = _integer(fields[3])
+    rel = fields[wanted - 1]
+    grade = _integer(rel)
     if grade is None:
-        raise InputError(f"relevance {_shown(fields[3])} is not an integer", label, lineno)
+        raise InputError(f"relevance {_shown(rel)} is not an integer", label, lineno)
     if not INT64_MIN <= grade <= INT64_MAX:
-        raise InputError(f"relevance {_shown(fields[3])} is beyond 64-bit integers", label, lineno)
+        raise InputError(f"relevance {_shown(rel)} is beyond 64-bit integers", label, lineno)
     qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
+    if strata is not None:
+        stratum = _topic(fields[3], label, lineno)
+        old_stratum = strata.setdefault(qid, {}).setdefault(docno, stratum)
+        if old_stratum != stratum:
+            raise InputError(
+                f"topic {qid!r} docno {shown_docno(docno)} listed in two strata "
+                f"({old_stratum}, {stratum})",
+                label,
+                lineno,
+            )
     docs = qrels.setdefault(qid, {})
     old = docs.get(docno)
     if old is not None and old != grade:
@@ -454,11 +507,21 @@ class QrelsTable:
         topic: np.ndarray | list[np.ndarray],
         docno: np.ndarray | list[np.ndarray],
         grade: np.ndarray | list[np.ndarray],
+        stratum: list[str] | None = None,
     ) -> None:
         """Columns as arrays, or as lists of parts (a chunked parse): the parts
         are joined one column at a time, the grades once the keys are sorted,
-        which bounds the peak memory of a large qrels file."""
+        which bounds the peak memory of a large qrels file. ``stratum``, for a
+        sampled collection, is each row's stratum label."""
         self.topics = topics
+        # Stratum labels in string order (sample_eval.pl visits them in Perl's
+        # `sort keys` order) and each row's index into them; None: one stratum.
+        self.strata: tuple[str, ...] = ("1",)
+        self.stratum: np.ndarray | None = None
+        if stratum is not None:
+            labels, codes = np.unique(np.array(stratum, dtype=str), return_inverse=True)
+            self.strata = tuple(labels.tolist())
+            self.stratum = codes.astype(np.int32).ravel()
         self.topic_index = {t: i for i, t in enumerate(topics)}
         topic, docno = _joined(topic), _joined(docno)
         n = topic.size
@@ -497,15 +560,19 @@ class QrelsTable:
         self._num_rel: dict[int, np.ndarray] = {}
 
     @classmethod
-    def from_dict(cls, qrels: Qrels) -> QrelsTable:
+    def from_dict(cls, qrels: Qrels, strata: dict[str, dict[str, str]] | None = None) -> QrelsTable:
         sizes = [len(d) for d in qrels.values()]
         docnos = [docno_bytes(d) for docs in qrels.values() for d in docs]
         grades = (g for docs in qrels.values() for g in docs.values())
+        labels = None
+        if strata is not None:
+            labels = [strata[t][d] for t, docs in qrels.items() for d in docs]
         return cls(
             list(qrels),
             np.repeat(np.arange(len(qrels), dtype=np.int32), sizes),
             np.array(docnos, dtype=bytes) if docnos else np.zeros(0, "S1"),
             np.fromiter(grades, np.int64, count=sum(sizes)),
+            labels,
         )
 
     def __len__(self) -> int:
@@ -516,12 +583,23 @@ class QrelsTable:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(judged, grade) of each (qrels topic index, docno) row; grade 0
         where unjudged. ``digest``, if given, is docno_digest(docno)."""
+        row = self.rows_of(topic, docno, digest)
+        judged = row >= 0
+        if not self.grade.size:
+            return judged, np.zeros(row.size, np.int64)
+        return judged, np.where(judged, self.grade[row], 0)
+
+    def rows_of(
+        self, topic: np.ndarray, docno: np.ndarray, digest: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The qrels row of each (qrels topic index, docno) row, −1 where the
+        qrels do not list it."""
         if digest is None or self.seed:
             digest = docno_digest(docno, self.seed)
         key = pair_key(topic, digest)
         n = self.key.size
         if n == 0:
-            return np.zeros(key.size, bool), np.zeros(key.size, np.int64)
+            return np.full(key.size, -1, dtype=np.intp)
         bucket = (key >> np.uint64(64 - self._bits)).astype(np.intp)
         pos = self._first[bucket].astype(np.intp)
         np.minimum(pos, n - 1, out=pos)  # an empty last bucket starts at n
@@ -543,7 +621,8 @@ class QrelsTable:
         judged = found == key
         row = self.row[pos].astype(np.intp)  # an intp index: the fast gather
         judged &= _same_bytes(self.docno[row], docno)
-        return judged, np.where(judged, self.grade[row], 0)
+        row[~judged] = -1
+        return row
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Per qrels topic, the documents with grade >= rel."""
@@ -566,9 +645,12 @@ class QrelsTable:
 _QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays
 
 
-def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int, int]] | None:
+def _parse_qrels_table(
+    data: bytes | list[bytes], ncols: int = 4
+) -> tuple[QrelsTable, dict[int, int]] | None:
     """Qrels table and first line of each grade for a well-formed file with
-    four fields on every line and no (qid, docno) judged twice; None otherwise
+    ``ncols`` fields on every line (4, or 5 with a stratum before the grade)
+    and no (qid, docno) judged twice; None otherwise
     (the line-by-line path then accepts repeated equal judgments or names the
     line). The file is parsed in chunks of whole lines, so the temporary
     arrays stay small whatever the size of the file. Given a one-element list,
@@ -577,6 +659,7 @@ def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int,
         data = data.pop()
     topics: dict[str, int] = {}
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    labels: list[str] = []
     first: dict[int, int] = {}
     start, line_offset = 0, 0
     chunk = b""
@@ -588,10 +671,10 @@ def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int,
         if not chunk.strip():
             line_offset += chunk.count(b"\n")
             continue
-        fields = _fields(chunk, 4)
+        fields = _fields(chunk, ncols)
         if fields is None:
             return None
-        grades_matrix = fields.column(3)
+        grades_matrix = fields.column(ncols - 1)
         if grades_matrix is None or grades_matrix.shape[1] > 18:
             return None  # wider than 18 characters might not fit an int64
         if not _integers_ok(grades_matrix):
@@ -611,6 +694,8 @@ def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int,
         if grades.min() >= -(2**31) and grades.max() < 2**31:
             grades = grades.astype(np.int32)  # the table keeps int32 grades when all fit
         parts.append((topic, _docno_column(fields), grades))
+        if ncols == SAMPLED_FIELDS:
+            labels.extend(fields.strings(3))
         del fields, grades_matrix
     del data, chunk  # the caller passed a list: these were the last references
     if not parts:
@@ -620,7 +705,7 @@ def _parse_qrels_table(data: bytes | list[bytes]) -> tuple[QrelsTable, dict[int,
     del parts
     if line_offset > _TRIM_ROWS:
         _release_freed_memory()  # the chunks' temporaries, before the table's peak
-    table = QrelsTable(list(topics), *columns)
+    table = QrelsTable(list(topics), *columns, labels if ncols == SAMPLED_FIELDS else None)
     if table.has_duplicates:
         return None
     first_line = dict(sorted(first.items(), key=lambda item: item[1]))

@@ -72,6 +72,8 @@ THRESHOLD_MEASURES = frozenset(
         "Success",
         "infAP",
         "IPrec",
+        "xinfAP",
+        "statAP",
     }
 )
 
@@ -155,7 +157,7 @@ def check_computable(spec: MeasureSpec) -> None:
     cutoff = spec.measure.params.get("cutoff")
     if cutoff is not None and not (isinstance(cutoff, int) and cutoff >= 1):
         raise InputError(f"{spec.name}: the cutoff must be a positive integer", "-m")
-    if spec.err_cutoff is not None:
+    if spec.err_cutoff is not None or is_sampled(spec):
         return
     # a required parameter must be given (ir_measures' own message would show
     # its missing default as "<object object at 0x…>")
@@ -181,7 +183,11 @@ def check_computable(spec: MeasureSpec) -> None:
 
 
 def _parse_one(name: str) -> list[ir_measures.Measure]:
-    """One -m item: ir_measures syntax first, then a trec_eval name."""
+    """One -m item: bvtest's estimators for sampled judgments (xinfAP,
+    statAP), ir_measures syntax, then a trec_eval name."""
+    sampled = _parse_sampled(name)
+    if sampled is not None:
+        return [sampled]
     try:
         return [ir_measures.parse_measure(name)]
     except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
@@ -203,6 +209,24 @@ def _parse_one(name: str) -> list[ir_measures.Measure]:
     hint = _did_you_mean(name)
     detail = f" (did you mean {hint}?)" if hint else f": {error}"
     raise InputError(f"unknown measure {name!r}{detail}", "-m") from None
+
+
+def _parse_sampled(name: str) -> ir_measures.Measure | None:
+    """``xinfAP`` / ``statAP``, optionally ``(rel=L)``; None for any other name."""
+    from .sampled import SAMPLED_MEASURES
+
+    match = re.fullmatch(r"(\w+)(?:\(rel=(-?\d+)\))?", name.strip())
+    if match is None or match.group(1) not in SAMPLED_MEASURES:
+        return None
+    measure = SAMPLED_MEASURES[match.group(1)]
+    return measure if match.group(2) is None else measure(rel=int(match.group(2)))
+
+
+def is_sampled(spec: MeasureSpec) -> bool:
+    """Computed by :mod:`bvtest_cli.measures.sampled`, not by ir_measures."""
+    from .sampled import SAMPLED_MEASURES
+
+    return spec.measure.NAME in SAMPLED_MEASURES
 
 
 def _did_you_mean(name: str) -> str | None:
@@ -388,16 +412,25 @@ class RunEvaluator:
         )
         self._fast: list[tuple[str, tuple[str, int | None, int]]] = []
         self._fast_err: list[tuple[str, int]] = []
+        self._sampled: list[tuple[str, str, int]] = []  # (name, estimator, rel level)
         slow: list[MeasureSpec] = []
         for s in self.specs:
             form = fastmeasures.fast_form(s.measure) if impl == "fast" else None
-            if s.err_cutoff is not None and err_impl == "fast":
+            if is_sampled(s):
+                self._sampled.append((s.name, s.measure.NAME, s.rel or 1))
+            elif s.err_cutoff is not None and err_impl == "fast":
                 self._fast_err.append((s.name, s.err_cutoff))
             elif form is not None:
                 self._fast.append((s.name, form))
             else:
                 slow.append(s)
         self._ideal = None
+        self._ranks = bool(self._fast or self._fast_err or self._sampled)
+        if self._sampled:
+            from .sampled import StratumCounts
+
+            levels = {rel for _, _, rel in self._sampled}
+            self._counts = {rel: StratumCounts(self.table, rel) for rel in levels}
         if self._fast or self._fast_err:
             table = self.table
             if any(form[0] == "nDCG" for _, form in self._fast):
@@ -443,11 +476,15 @@ class RunEvaluator:
     def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
         from ..measures import fastmeasures
         from ..measures.gdeval import err_ranked
+        from ..measures.sampled import ESTIMATORS
 
         scores: dict[str, dict[str, float]] = {s.name: {} for s in self.specs}
-        if self._fast or self._fast_err:
+        if self._ranks:
             columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
             ranked = fastmeasures.rank_run(columns, self.table)
+            for name, kind, rel in self._sampled:
+                values = ESTIMATORS[kind](ranked, self.table, self._counts[rel], rel)
+                scores[name] = dict(zip(ranked.topics, values.tolist(), strict=True))
             forms = [form for _, form in self._fast]
             values = fastmeasures.compute(ranked, self.table, forms, self._ideal)
             for (name, _), column in zip(self._fast, values, strict=True):

@@ -72,6 +72,7 @@ class Ranked:
     row_topic: np.ndarray  # (rows,) index into ``topics``
     grade: np.ndarray  # (rows,) grade, 0 when unjudged
     judged: np.ndarray  # (rows,) bool: in the qrels (an unjudged document is never relevant)
+    qrow: np.ndarray  # (rows,) the qrels row of each document, −1 when not in the qrels
 
 
 def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
@@ -89,7 +90,7 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
     dense = np.full(len(run.topics), -1, dtype=np.int64)
     dense[kept] = np.arange(kept.size)
     t = dense[topic]
-    order = _ranking_order(t, score, docno)
+    order = ranking_order(t, score, docno)
     if order is not None:
         t, docno = t[order], docno[order]
         digest = None if digest is None else digest[order]
@@ -99,11 +100,14 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
     np.cumsum(counts, out=starts[1:])
     rank = np.arange(n, dtype=np.int64) - starts[t]
     qtopic = to_q[kept]
-    judged, grade = qrels.grades_of(qtopic[t].astype(np.int32), docno, digest)
-    return Ranked([run.topics[i] for i in kept.tolist()], qtopic, starts, rank, t, grade, judged)
+    qrow = qrels.rows_of(qtopic[t].astype(np.int32), docno, digest)
+    judged = qrow >= 0
+    grade = np.where(judged, qrels.grade[qrow], 0) if qrels.grade.size else np.zeros(n, np.int64)
+    topics = [run.topics[i] for i in kept.tolist()]
+    return Ranked(topics, qtopic, starts, rank, t, grade, judged, qrow)
 
 
-def _ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
+def ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
     """The permutation that sorts rows by (topic ascending, score descending,
     docno descending), or None when they already are (the usual run file).
 

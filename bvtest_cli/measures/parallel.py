@@ -103,8 +103,9 @@ def _chunksize(n_items: int, workers: int) -> int:
     return max(1, min(8, n_items // (16 * workers)))
 
 
-def progress(total: int, quiet: bool) -> Callable[[], None]:
-    """A counter on stderr while runs are evaluated, only on a terminal."""
+def progress(total: int, quiet: bool, what: str = "evaluating runs") -> Callable[[], None]:
+    """A counter on stderr while runs are evaluated (or ``what`` is done),
+    only on a terminal."""
     if quiet or total < 2 or sys.stderr is None or not sys.stderr.isatty():
         return lambda: None
     done = 0
@@ -114,7 +115,7 @@ def progress(total: int, quiet: bool) -> Callable[[], None]:
         done += 1
         end = "\n" if done == total else ""
         try:
-            sys.stderr.write(f"\rbvtest: evaluating runs {done}/{total}{end}")
+            sys.stderr.write(f"\rbvtest: {what} {done}/{total}{end}")
             sys.stderr.flush()
         except (OSError, ValueError):  # best-effort, as every diagnostic
             pass

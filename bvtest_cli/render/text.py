@@ -608,7 +608,7 @@ def render_styled(report: Report, style: str, digits: int, caption: str | None =
     markup = Markup(style, caption)
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
-        text = _render_records(markup, records[0], "table", digits)
+        text = "\n".join(_render_records(markup, rs, "table", digits) for rs in records)
         if style == "latex":
             return _wrap_latex(text, caption)
         return (f"**{caption}**\n\n" if caption else "") + text
@@ -636,8 +636,9 @@ def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None =
         return json.dumps(to_json(report.body), indent=2, allow_nan=False) + "\n"
     markup = Markup()
     records = [v for _, v in report.body.items if isinstance(v, Records)]
-    if records:
-        return _render_records(markup, records[0], fmt_name, digits)
+    if records:  # several lists (budget's cells and reference): one after the other
+        gap = "\n" if fmt_name == "table" else ""
+        return gap.join(_render_records(markup, rs, fmt_name, digits) for rs in records)
     nested = _measure_records(report)
     if nested:
         return _render_measure_records(markup, report, nested, fmt_name, digits)

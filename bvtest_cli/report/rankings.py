@@ -15,6 +15,7 @@ engineered runs of :mod:`~bvtest_cli.analyses.pooling`) and build the reports.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import partial
 
@@ -49,6 +50,18 @@ def _qrels_reader() -> Callable[[str], QrelsFile]:
     return read
 
 
+def _sample_files(paths: tuple[str, ...], note: Callable[[str], None]) -> list[str]:
+    """A collection's qrels files: a directory stands for every file in it
+    (the samples of a statistical method, as ``bvtest sample`` writes them)."""
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            out += [src.path for src in expand_sources([path], note, kind="qrels")]
+        else:
+            out.append(path)
+    return out
+
+
 def rankings_report(s: Settings) -> Report:
     """Evaluate the runs under the reference and every test collection, and
     report the accuracy of each collection's ranking (Cormack & Grossman 2019
@@ -69,10 +82,12 @@ def rankings_report(s: Settings) -> Report:
     if len(sources) < 2:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
     read = _qrels_reader()
+    notes: list[str] = []
     reference = read(ref_path)
     check_request(s, len(sources), len(reference.relevant_topics(s.rel_level)), "rankings")
-    collections = {name: [read(p) for p in files] for name, files in s.collections}
-    notes: list[str] = []
+    collections = {
+        name: [read(p) for p in _sample_files(files, notes.append)] for name, files in s.collections
+    }
     (scores,) = evaluate_collections(
         reference,
         collections,

@@ -328,6 +328,30 @@ PAIR_SE_RMSE = Field(
     "se_rmse", "standard error of matrix.rmse (batch means, mapped)", "bvtest: batch means"
 )
 
+# `bvtest budget` (Cormack19 §4, Tables 1–2): one cell per budget, topic-set
+# size and method; |b|, σ, RMSE and their standard errors are the fields above.
+BUDGET_BUDGET = Field("budget", "judgments per topic (--budget)", "Cormack19 §4")
+BUDGET_SCALE = Field(
+    "topics_scale", "topic-set size as a multiple of n (--topics-scale)", "Cormack19 §4"
+)
+BUDGET_METHOD = Field(
+    "method", "xinfAP / statAP on pps samples, depth-k, hedge or mtf", "Cormack19 §4"
+)
+BUDGET_ASSESSMENTS = Field(
+    "assessments",
+    "judgments the method used over the topic set (mean over the pps samples)",
+    "Cormack19 Table 1",
+)
+BUDGET_REPEATS = Field("repeats", "R, pps samples per budget (--repeats)", "Cormack19 §3")
+BUDGET_STRATA = Field("strata", "strata of the pps design (--strata)", "Cormack19 §3")
+REFERENCE_SIGMA = Field("sigma", "σ of the full qrels' ranking", "Cormack19 Table 1")
+REFERENCE_SE_SIGMA = Field(
+    "se_sigma", "standard error of sigma (batch means of σ², mapped)", "bvtest: batch means"
+)
+REFERENCE_ASSESSMENTS = Field(
+    "assessments", "judgments of the full qrels over the topic set", "Cormack19 Table 1"
+)
+
 RANKING_FIELDS: tuple[Field, ...] = (
     RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
     RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, RANK_SE_B2,
@@ -336,6 +360,13 @@ RANKING_TABLE_FIELDS: tuple[Field, ...] = (
     RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
 )  # fmt: skip
 PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+BUDGET_CELL_FIELDS: tuple[Field, ...] = (
+    BUDGET_BUDGET, BUDGET_SCALE, BUDGET_METHOD, RANK_BIAS, RANK_SIGMA, RANK_RMSE,
+    RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, BUDGET_ASSESSMENTS,
+)  # fmt: skip
+BUDGET_REFERENCE_FIELDS: tuple[Field, ...] = (
+    BUDGET_SCALE, REFERENCE_SIGMA, REFERENCE_SE_SIGMA, REFERENCE_ASSESSMENTS,
+)  # fmt: skip
 # ======================================================================================
 
 

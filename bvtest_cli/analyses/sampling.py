@@ -1,0 +1,567 @@
+"""Test collections built under an assessment budget, by pooling or sampling.
+
+The full qrels play the assessor: a selected document absent from them is
+judged non-relevant (grade 0), and negative grades count as 0. Every method
+selects, per topic, documents from the pool of the runs (the union of what
+they retrieved) and returns a :class:`Sample`:
+
+* ``depth``: depth-K pooling, every document some run ranks in its top K.
+* ``mtf``: move-to-front pooling (Cormack, Palmer & Clarke 1998).
+* ``hedge``: pooling by the Hedge online-learning algorithm, runs as experts
+  (Aslam, Pavlu & Savell 2003).
+* ``uniform``: a simple random sample of the pool.
+* ``pps``: stratified sampling with strata of equal AP-prior mass (the prior
+  of Aslam, Pavlu & Savell 2003, as in the Million Query track), a simple
+  random sample within each stratum; 5 documents from each of 20 strata is
+  the 100-per-topic design of Cormack & Grossman 2019 §3. Within a stratum
+  the judged documents are a simple random sample of the listed ones, so the
+  inclusion probabilities follow from the counts and the Horvitz–Thompson
+  estimator gives unbiased counts of relevant documents (the estimators of
+  Yilmaz, Kanoulas & Aslam 2008 rest on the same design).
+
+Each topic's random stream is ``stream(seed, "sample", method, repeat,
+topic)``: a topic's sample depends on nothing but these, not on the other
+topics or their order. Each run is assumed to list a docno at most once.
+
+The module is pure (no I/O) and imports only ``analyses.rankings`` and ``io``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..io.trec import sort_topics
+from .rankings import stream
+
+METHODS = ("depth", "mtf", "hedge", "uniform", "pps")
+RANDOM_METHODS = ("uniform", "pps")
+
+Rankings = Mapping[str, Sequence[Sequence[str]]]
+Grades = Mapping[str, Mapping[str, int]]
+
+# Hedge scores within this relative distance of the best one tie (they are
+# sums of floats updated step by step, so exact equality is not meaningful).
+_HEDGE_TIE_RTOL = 1e-9
+# Hedge scores are recomputed from the weights this often, so that the
+# step-by-step updates cannot drift.
+_HEDGE_REFRESH = 64
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled collection."""
+
+    method: str
+    # topic -> docno -> (stratum, grade); grade -1: listed (pooled) but not
+    # judged. Topics in sort_topics order, docnos sorted within a topic.
+    topics: dict[str, dict[str, tuple[int, int]]]
+
+    def _docs(self, topic: str | None) -> Iterable[tuple[int, int]]:
+        if topic is not None:
+            return self.topics.get(topic, {}).values()
+        return (v for docs in self.topics.values() for v in docs.values())
+
+    def judged(self, topic: str | None = None) -> int:
+        """Documents with a grade (one topic, or all)."""
+        return sum(1 for _, grade in self._docs(topic) if grade >= 0)
+
+    def listed(self, topic: str | None = None) -> int:
+        """Documents listed, judged or not (one topic, or all)."""
+        if topic is not None:
+            return len(self.topics.get(topic, {}))
+        return sum(len(docs) for docs in self.topics.values())
+
+
+# ---------------------------------------------------------------------------
+# Shared pieces
+
+
+def _check_positive(value: int, what: str) -> None:
+    if value < 1:
+        raise ValueError(f"the {what} must be at least 1, got {value}")
+
+
+def _grade(judged: Mapping[str, int], docno: str) -> int:
+    return max(0, judged.get(docno, 0))
+
+
+def _topic_rng(seed: int, method: str, repeat: int, topic: str) -> np.random.Generator:
+    return stream(seed, "sample", method, str(repeat), topic)
+
+
+def _sampled_topics(rankings: Rankings, qrels: Grades) -> list[str]:
+    """The qrels' topics that some run retrieved anything for, in order."""
+    return sort_topics(t for t in qrels if t in rankings and any(rankings[t]))
+
+
+def pool_of(rankings_for_topic: Sequence[Sequence[str]]) -> list[str]:
+    """Every document some run retrieved for the topic, sorted."""
+    return sorted(set().union(*rankings_for_topic))
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """A topic's rankings as flat arrays, one entry per (run, rank), run-major."""
+
+    docs: list[str]  # the pool, sorted
+    doc: np.ndarray  # (E,) index into docs
+    run: np.ndarray  # (E,) run number
+    rank: np.ndarray  # (E,) 1-based rank
+    lengths: np.ndarray  # (runs,) documents per run
+    depth: int  # Z: the most documents any run retrieved
+
+
+def _entries(rankings_for_topic: Sequence[Sequence[str]]) -> _Entries:
+    runs = rankings_for_topic
+    docs = pool_of(runs)
+    position = {d: i for i, d in enumerate(docs)}
+    lengths = np.fromiter((len(r) for r in runs), dtype=np.intp, count=len(runs))
+    total = int(lengths.sum())
+    doc = np.fromiter((position[d] for r in runs for d in r), dtype=np.intp, count=total)
+    run = np.repeat(np.arange(len(runs), dtype=np.intp), lengths)
+    starts = np.cumsum(lengths) - lengths
+    rank = np.arange(total, dtype=np.intp) - np.repeat(starts, lengths) + 1
+    depth = int(lengths.max()) if len(runs) else 0
+    return _Entries(docs, doc, run, rank, lengths, depth)
+
+
+def _prior_array(e: _Entries) -> np.ndarray:
+    z = e.depth
+    harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, z + 1))))
+    worth = (1.0 + harmonic[z] - harmonic[e.rank - 1]) / (2.0 * z)
+    # bincount adds the entries in input order, i.e. run by run
+    return np.bincount(e.doc, weights=worth, minlength=len(e.docs))
+
+
+def ap_prior(rankings_for_topic: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The AP-prior of every pooled document (Aslam, Pavlu & Savell 2003).
+
+    A document at rank r (1-based) of a run is worth
+    w(r) = (1 + H_Z − H_{r−1}) / (2Z), with H the harmonic numbers (H_0 = 0)
+    and Z the most documents any run retrieved for the topic; its prior is
+    the sum of its worth over the runs that retrieved it. Keys in docno order.
+    """
+    e = _entries(rankings_for_topic)
+    if not e.docs:
+        return {}
+    return dict(zip(e.docs, _prior_array(e).tolist(), strict=True))
+
+
+# ---------------------------------------------------------------------------
+# Depth pooling
+
+
+def depth_sample(rankings: Rankings, qrels: Grades, depth: int) -> Sample:
+    """Depth-K pooling: every document some run ranks in its top ``depth``
+    is judged (stratum 1); only judged documents are listed."""
+    _check_positive(depth, "pool depth")
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for topic in _sampled_topics(rankings, qrels):
+        judged = qrels[topic]
+        docs = pool_of([run[:depth] for run in rankings[topic]])
+        out[topic] = {d: (1, _grade(judged, d)) for d in docs}
+    return Sample("depth", out)
+
+
+def depth_for_budget(rankings: Rankings, qrels_topics: Iterable[str], budget: int) -> int:
+    """The largest depth K ≥ 1 whose depth-K pool holds, averaged over the
+    given (qrels) topics that have a pool, at most ``budget`` documents per
+    topic; 1 when even depth 1 exceeds it. When every whole pool fits, the
+    smallest depth that pools everything (deeper ones add nothing)."""
+    _check_positive(budget, "budget")
+    first: list[np.ndarray] = []  # per topic: each pooled document's best rank
+    for topic in set(qrels_topics):
+        runs = rankings.get(topic)
+        if not runs or not any(runs):
+            continue
+        e = _entries(runs)
+        best = np.full(len(e.docs), e.depth + 1, dtype=np.intp)
+        np.minimum.at(best, e.doc, e.rank)
+        first.append(best)
+    if not first:
+        return 1
+    longest = max(int(b.max()) for b in first)
+    counts = np.zeros(longest + 1, dtype=np.int64)
+    for best in first:
+        counts += np.bincount(best, minlength=longest + 1)
+    pooled = np.cumsum(counts)  # pooled[K]: documents in all depth-K pools
+    fits = np.flatnonzero(pooled[1:] <= budget * len(first))
+    return int(fits[-1]) + 1 if len(fits) else 1
+
+
+# ---------------------------------------------------------------------------
+# Move-to-front
+
+
+def _mtf_order(
+    runs: Sequence[Sequence[str]], relevant: Mapping[str, bool], n: int, tie: np.ndarray
+) -> list[str]:
+    """The first ``n`` documents move-to-front judges (see :func:`mtf_sample`);
+    ``tie[s]`` is run s's place among runs of equal priority."""
+    judged: set[str] = set()
+    order: list[str] = []
+    ahead = [0] * len(runs)  # per run: how many of its top documents are judged
+    # heap of (−priority, tie place, run): the front is the run to ask next
+    heap = [(0, int(tie[s]), s) for s in range(len(runs)) if runs[s]]
+    heapq.heapify(heap)
+    while heap and len(order) < n:
+        minus_priority, place, s = heap[0]
+        run, i = runs[s], ahead[s]
+        while i < len(run) and run[i] in judged:
+            i += 1
+        if i == len(run):
+            heapq.heappop(heap)  # nothing left to judge in this run
+            continue
+        docno = run[i]
+        ahead[s] = i + 1
+        judged.add(docno)
+        order.append(docno)
+        if not relevant.get(docno, False):
+            heapq.heapreplace(heap, (minus_priority + 1, place, s))
+    return order
+
+
+def mtf_sample(
+    rankings: Rankings,
+    qrels: Grades,
+    budget: int,
+    *,
+    seed: int,
+    repeat: int = 0,
+    rel_level: int = 1,
+) -> Sample:
+    """Move-to-front pooling (Cormack, Palmer & Clarke 1998): min(budget,
+    pool size) judgments per topic, stratum 1, only judged documents listed.
+
+    Every run starts with priority 0. At each step the run of highest
+    priority that still has an unjudged document is chosen — among runs of
+    equal priority, the one first in a random order of the runs drawn once
+    per topic from the topic's stream — and its highest-ranked unjudged
+    document is judged. If that document is relevant (grade ≥ ``rel_level``)
+    the run keeps its priority, so it stays at the front and is asked again;
+    otherwise its priority drops by one and it goes behind the runs still at
+    its old priority. A run with nothing left to judge is skipped.
+    """
+    _check_positive(budget, "budget")
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for topic in _sampled_topics(rankings, qrels):
+        runs = rankings[topic]
+        judged = qrels[topic]
+        relevant = {d: g >= rel_level for d, g in judged.items()}
+        n = min(budget, len(pool_of(runs)))
+        tie = _topic_rng(seed, "mtf", repeat, topic).permutation(len(runs))
+        order = _mtf_order(runs, relevant, n, tie)
+        out[topic] = {d: (1, _grade(judged, d)) for d in sorted(order)}
+    return Sample("mtf", out)
+
+
+# ---------------------------------------------------------------------------
+# Hedge
+
+
+def _hedge_order(
+    e: _Entries, relevant: np.ndarray, n: int, key: np.ndarray, beta: float
+) -> list[int]:
+    """The first ``n`` documents (indices into the pool) Hedge judges (see
+    :func:`hedge_sample`); ``key`` breaks ties between equal scores."""
+    pool, runs, z = len(e.docs), len(e.lengths), e.depth
+    by_rank = 0.5 * np.log(z / np.arange(1, z + 1))  # ℓ at ranks 1..Z
+    half_range = 0.5 * math.log(z)  # max ℓ: the scale of the [0, 1] losses
+    # runs × Z matrix of document indices, short runs padded with a dummy
+    # document (index ``pool``) that no score reads
+    table = np.full((runs, z), pool, dtype=np.intp)
+    table[e.run, e.rank - 1] = e.doc
+    loss = by_rank[e.rank - 1]  # ℓ_s(d) of every (run, rank) entry
+    # per document, its entries (the runs that retrieved it)
+    by_doc = np.argsort(e.doc, kind="stable")
+    doc_start = np.concatenate(([0], np.cumsum(np.bincount(e.doc, minlength=pool))))
+    weight = np.ones(runs)
+    judged = np.zeros(pool + 1, dtype=bool)
+    judged[pool] = True
+    order: list[int] = []
+    score = np.empty(pool + 1)  # judged documents (and the dummy) hold −inf
+    for step in range(n):
+        if step % _HEDGE_REFRESH == 0:
+            weight /= weight.max()  # rescaling every weight changes no choice
+            score = np.bincount(e.doc, weights=weight[e.run] * loss, minlength=pool + 1)
+            score[judged] = -np.inf
+        best = score.max()
+        tied = np.flatnonzero(score >= best - _HEDGE_TIE_RTOL * abs(best))
+        d = int(tied[np.argmin(key[tied])])
+        judged[d] = True
+        score[d] = -np.inf
+        order.append(d)
+        if half_range == 0:
+            continue  # Z = 1: every ℓ is 0, nothing to learn
+        mine = by_doc[doc_start[d] : doc_start[d + 1]]
+        mine = mine[loss[mine] > 0]
+        if not len(mine):
+            continue
+        # relative to the runs that did not retrieve d (loss ½), a run's
+        # weight is multiplied by beta^(±ℓ/(2 max ℓ))
+        sign = -1.0 if relevant[d] else 1.0
+        changed = e.run[mine]
+        factor = beta ** (sign * loss[mine] / (2 * half_range))
+        delta = weight[changed] * (factor - 1.0)
+        weight[changed] *= factor
+        for s, change in zip(changed.tolist(), delta.tolist(), strict=True):
+            # a run lists each document once, so the indexed add is safe
+            # (only the dummy repeats, and no score reads it)
+            score[table[s]] += change * by_rank
+    return order
+
+
+def hedge_sample(
+    rankings: Rankings,
+    qrels: Grades,
+    budget: int,
+    *,
+    seed: int,
+    repeat: int = 0,
+    rel_level: int = 1,
+    beta: float = 0.1,
+) -> Sample:
+    """Hedge pooling (Aslam, Pavlu & Savell 2003): min(budget, pool size)
+    judgments per topic, stratum 1, only judged documents listed.
+
+    The runs are experts. A document at rank r of run s has
+    ℓ_s(d) = ½ ln(Z / r) (Z the most documents any run retrieved for the
+    topic; ℓ_s(d) = 0 when s did not retrieve d), at most M = ½ ln Z. Run s
+    has weight w_s = beta^{L_s}, L_s its cumulative loss (all 0 at the start).
+    Each step judges the unjudged document of largest Σ_s w_s ℓ_s(d); ties
+    (scores within a relative 1e-9) go to the document first in a random
+    order of the pool drawn once per topic from the topic's stream. Judging d
+    gives every run the loss (σ ℓ_s(d) + M) / (2M) ∈ [0, 1], σ = −1 when d is
+    relevant (grade ≥ ``rel_level``) and +1 when not: a run that ranks a
+    relevant document high loses little, one that ranks a non-relevant
+    document high loses much, and a run that did not retrieve d loses ½.
+    When Z = 1 every ℓ is 0 and the choice is the random order.
+    """
+    _check_positive(budget, "budget")
+    if not 0 < beta < 1:
+        raise ValueError(f"the Hedge beta must lie strictly between 0 and 1, got {beta}")
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for topic in _sampled_topics(rankings, qrels):
+        judged = qrels[topic]
+        e = _entries(rankings[topic])
+        relevant = np.fromiter(
+            (judged.get(d, 0) >= rel_level for d in e.docs), dtype=bool, count=len(e.docs)
+        )
+        key = _topic_rng(seed, "hedge", repeat, topic).permutation(len(e.docs))
+        order = _hedge_order(e, relevant, min(budget, len(e.docs)), key, beta)
+        out[topic] = {e.docs[i]: (1, _grade(judged, e.docs[i])) for i in sorted(order)}
+    return Sample("hedge", out)
+
+
+# ---------------------------------------------------------------------------
+# Uniform and stratified sampling
+
+
+def uniform_sample(
+    rankings: Rankings, qrels: Grades, budget: int, *, seed: int, repeat: int = 0
+) -> Sample:
+    """A simple random sample (without replacement) of min(budget, pool size)
+    documents of each topic's pool; every pooled document is listed, stratum
+    1, grade −1 when not drawn."""
+    _check_positive(budget, "budget")
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for topic in _sampled_topics(rankings, qrels):
+        judged = qrels[topic]
+        docs = pool_of(rankings[topic])
+        rng = _topic_rng(seed, "uniform", repeat, topic)
+        drawn = rng.choice(len(docs), size=min(budget, len(docs)), replace=False)
+        listed = dict.fromkeys(docs, (1, -1))
+        for i in drawn.tolist():
+            listed[docs[i]] = (1, _grade(judged, docs[i]))
+        out[topic] = listed
+    return Sample("uniform", out)
+
+
+def _levels(mass: np.ndarray, strata: int) -> np.ndarray:
+    """Stratum numbers (1..strata) of documents of prior ``mass``, heaviest
+    first: h = min(S − 1, ⌊S · C_i / M⌋) + 1 (S − 1, not S: C_i < M for
+    every document of positive prior, and the cap only guards rounding)."""
+    before = np.cumsum(mass) - mass
+    total = float(mass.sum())
+    if total <= 0:
+        return np.ones(len(mass), dtype=np.intp)
+    return np.minimum(strata - 1, np.floor(strata * before / total)).astype(np.intp) + 1
+
+
+def strata_of(priors: Mapping[str, float], strata: int) -> dict[str, int]:
+    """Cut documents into ``strata`` strata of equal prior mass.
+
+    Documents are taken by prior descending (ties by docno ascending);
+    document i (0-based in that order) goes to stratum
+    h = min(S − 1, ⌊S · C_i / M⌋) + 1, with C_i the prior mass before it and
+    M the total. A document heavier than M/S leaves the next strata empty.
+    Keys in that order.
+    """
+    _check_positive(strata, "number of strata")
+    docs = sorted(priors, key=lambda d: (-priors[d], d))
+    level = _levels(np.array([priors[d] for d in docs], dtype=float), strata)
+    return dict(zip(docs, level.tolist(), strict=True))
+
+
+def allocate(sizes: Sequence[int], budget: int) -> list[int]:
+    """Water-filling allocation of min(budget, Σ sizes) draws to strata.
+
+    The strata with room split what is left equally — q each and one more to
+    the first r of them, in the given order (q, r = divmod(left, strata with
+    room)) — capped at their sizes; what a full stratum cannot take is split
+    again among those still with room, until nothing is left.
+    """
+    given = [0] * len(sizes)
+    left = min(budget, sum(sizes))
+    while left > 0:
+        room = [h for h, size in enumerate(sizes) if given[h] < size]
+        share, extra = divmod(left, len(room))
+        for j, h in enumerate(room):
+            take = min(share + (j < extra), sizes[h] - given[h])
+            given[h] += take
+            left -= take
+    return given
+
+
+@dataclass(frozen=True)
+class _PpsTopic:
+    docs: list[str]  # the pool, sorted
+    numbers: list[int]  # the non-empty strata, ascending
+    members: list[np.ndarray]  # per non-empty stratum: indices into docs
+    listed: dict[str, tuple[int, int]]  # docno -> (stratum, -1), docno order
+
+
+@dataclass(frozen=True)
+class PpsDesign:
+    """The strata of every topic, built once and reused by every pps sample."""
+
+    strata: int
+    topics: dict[str, _PpsTopic]
+
+
+def pps_design(
+    rankings: Rankings, strata: int = 20, topics: Iterable[str] | None = None
+) -> PpsDesign:
+    """The AP-prior strata (:func:`ap_prior`, :func:`strata_of`) of every
+    topic of ``rankings`` with a pool, or of those of ``topics`` only."""
+    _check_positive(strata, "number of strata")
+    wanted = rankings.keys() if topics is None else set(topics) & rankings.keys()
+    design: dict[str, _PpsTopic] = {}
+    for topic in sort_topics(wanted):
+        runs = rankings[topic]
+        if not any(runs):
+            continue
+        e = _entries(runs)
+        prior = _prior_array(e)
+        # prior descending, ties by docno (the pool is sorted) ascending
+        by_prior = np.lexsort((np.arange(len(e.docs)), -prior))
+        stratum = np.empty(len(e.docs), dtype=np.intp)
+        stratum[by_prior] = _levels(prior[by_prior], strata)
+        numbers = np.unique(stratum).tolist()
+        members = [np.flatnonzero(stratum == h) for h in numbers]
+        listed = {d: (h, -1) for d, h in zip(e.docs, stratum.tolist(), strict=True)}
+        design[topic] = _PpsTopic(e.docs, numbers, members, listed)
+    return PpsDesign(strata, design)
+
+
+def pps_sample(
+    rankings: Rankings,
+    qrels: Grades,
+    budget: int,
+    *,
+    strata: int = 20,
+    seed: int,
+    repeat: int = 0,
+    design: PpsDesign | None = None,
+) -> Sample:
+    """Stratified sampling with AP-prior strata: min(budget, pool size)
+    documents per topic, allocated to the non-empty strata by
+    :func:`allocate` (in stratum order) and drawn by simple random sampling
+    within each stratum. Every pooled document is listed with its stratum
+    (1..``strata``), grade −1 if not drawn. ``design`` (from
+    :func:`pps_design` on the same rankings and ``strata``) saves rebuilding
+    the strata for every sample."""
+    _check_positive(budget, "budget")
+    _check_positive(strata, "number of strata")
+    topics = _sampled_topics(rankings, qrels)
+    if design is None:
+        design = pps_design(rankings, strata, topics)
+    elif design.strata != strata:
+        raise ValueError(f"the design has {design.strata} strata, not {strata}")
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for topic in topics:
+        t = design.topics.get(topic)
+        if t is None:
+            raise ValueError(f"the design has no strata for topic {topic}")
+        judged = qrels[topic]
+        rng = _topic_rng(seed, "pps", repeat, topic)
+        given = allocate([len(m) for m in t.members], budget)
+        listed = dict(t.listed)
+        for h, members, k in zip(t.numbers, t.members, given, strict=True):
+            if k:
+                for i in members[rng.choice(len(members), size=k, replace=False)].tolist():
+                    listed[t.docs[i]] = (h, _grade(judged, t.docs[i]))
+        out[topic] = listed
+    return Sample("pps", out)
+
+
+# ---------------------------------------------------------------------------
+# Dispatch and estimation
+
+
+def sample(
+    method: str,
+    rankings: Rankings,
+    qrels: Grades,
+    *,
+    budget: int,
+    depth: int = 10,
+    strata: int = 20,
+    seed: int = 0,
+    repeat: int = 0,
+    rel_level: int = 1,
+    design: PpsDesign | None = None,
+) -> Sample:
+    """One collection by ``method`` (one of :data:`METHODS`). ``depth`` is
+    used by ``depth`` only, ``budget`` by the others; the repeat matters for
+    :data:`RANDOM_METHODS` (mtf and hedge use the seed to break ties only)."""
+    if method == "depth":
+        return depth_sample(rankings, qrels, depth)
+    if method == "mtf":
+        return mtf_sample(rankings, qrels, budget, seed=seed, repeat=repeat, rel_level=rel_level)
+    if method == "hedge":
+        return hedge_sample(rankings, qrels, budget, seed=seed, repeat=repeat, rel_level=rel_level)
+    if method == "uniform":
+        return uniform_sample(rankings, qrels, budget, seed=seed, repeat=repeat)
+    if method == "pps":
+        return pps_sample(
+            rankings, qrels, budget, strata=strata, seed=seed, repeat=repeat, design=design
+        )
+    raise ValueError(f"unknown sampling method {method!r}; known: {', '.join(METHODS)}")
+
+
+def inclusion_probabilities(sample: Sample, topic: str) -> dict[str, float]:
+    """π_d of every judged document of the topic: judged / listed in its
+    stratum (within a stratum the judged documents are a simple random
+    sample of the listed ones)."""
+    docs = sample.topics.get(topic, {})
+    listed: dict[int, int] = {}
+    judged: dict[int, int] = {}
+    for stratum, grade in docs.values():
+        listed[stratum] = listed.get(stratum, 0) + 1
+        if grade >= 0:
+            judged[stratum] = judged.get(stratum, 0) + 1
+    return {d: judged[h] / listed[h] for d, (h, grade) in docs.items() if grade >= 0}
+
+
+def horvitz_thompson_relevant(sample: Sample, topic: str, rel_level: int = 1) -> float:
+    """R̂ = Σ 1/π_d over the topic's judged relevant documents: an unbiased
+    estimate of the number of relevant documents in its pool."""
+    pi = inclusion_probabilities(sample, topic)
+    docs = sample.topics.get(topic, {})
+    return float(sum(1.0 / p for d, p in pi.items() if docs[d][1] >= rel_level))

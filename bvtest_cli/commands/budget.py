@@ -1,0 +1,51 @@
+"""``bvtest budget``: Experiment 1 of Cormack & Grossman 2019, assessment budgets."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import BUDGET_REPEATS, OUTPUT, RANKINGS_SAMPLES, RUNS, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """How should a budget of assessments be spent? (Cormack & Grossman 2019, Experiment 1)
+
+    QRELS is the truth and plays the assessor. For each budget N (judgments
+    per topic) the collections of each method are built from the runs:
+    xinfAP and statAP on R pps samples (--repeats; 20 AP-prior strata),
+    depth-k pooling with the largest k whose pool holds at most N documents
+    per topic on average, hedge and mtf with N judgments per topic. For each
+    topic-set size K·n (--topics-scale), the accuracy of each collection's
+    ranking of the runs by mean AP against QRELS' (bvtest rankings): |b|,
+    sigma, RMSE and their standard errors, with the assessments each method
+    used; and sigma of QRELS itself (the paper's Reference row). With
+    --engineered, the runs and their engineered permutations are ranked
+    (Table 2); the collections are still built from the runs.
+
+    \b
+    JSON: {"samples", "seed", "measure", "n_topics", "n_systems", "repeats",
+           "strata", "cells": [{"budget", "topics_scale", "method", "bias",
+           "sigma", "rmse", "se_bias", "se_sigma", "se_rmse", "assessments"}],
+           "reference": [{"topics_scale", "sigma", "se_sigma", "assessments"}]}
+
+    \b
+    Examples:
+      bvtest budget --budget 10,40 --repeats 20 --samples 200 qrels/qrels.txt sample_runs/
+      bvtest budget --engineered -f table qrels/qrels.txt sample_runs/
+    """
+    from ..report.budget import budget_report
+
+    return budget_report(s)
+
+
+COMMAND = Command(
+    "budget",
+    ("inputs", "budgets", "topics_scale", "methods", "engineered", "repeats", "strata",
+     "samples", "seed", "rel_level", "jobs", "quiet", *OUTPUT),
+    run,
+    overrides={"inputs": RUNS, "repeats": BUDGET_REPEATS, "samples": RANKINGS_SAMPLES},
+)  # fmt: skip

@@ -1,0 +1,54 @@
+"""``bvtest sample``: test collections drawn under an assessment budget, written to --out DIR."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..options import RUNS, SAMPLE_BUDGET, SAMPLE_DEPTH, SAMPLE_OUT, SAMPLE_REPEATS, Command
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..report.model import Report
+
+
+def run(s: Settings) -> Report:
+    """Test collections built under an assessment budget, one file per sample.
+
+    QRELS plays the assessor: a document chosen for judgment that QRELS does
+    not judge is non-relevant. Per topic, --method chooses min(N, pool size)
+    documents of the pool (every document some run retrieved): mtf
+    (move-to-front pooling, Cormack, Palmer & Clarke 1998), hedge (Aslam,
+    Pavlu & Savell 2003), uniform (a simple random sample) or pps (AP-prior
+    strata of equal mass, a simple random sample of N/S from each of S
+    strata; Cormack & Grossman 2019: 5 from each of 20); depth takes the top
+    K of every run instead (--depth K, as bvtest pool).
+
+    \b
+    Files: DIR/METHOD.001.qrels, ... (--repeats R for uniform and pps).
+      uniform, pps: NIST sample_eval.pl's layout, every pooled document:
+        qid 0 docno stratum rel      (rel -1: pooled, not judged)
+      depth, mtf, hedge: plain qrels of the judged documents.
+    Evaluate them with -m xinfAP, statAP or infAP (eval, scores) and compare
+    the methods with bvtest rankings --collection NAME=DIR.
+
+    \b
+    Examples:
+      bvtest sample --method pps --budget 20 --repeats 10 --out pps qrels/qrels.txt sample_runs/
+      bvtest eval -m statAP pps/pps.001.qrels sample_runs/
+      bvtest sample --method hedge --budget 20 --out hedge qrels/qrels.txt sample_runs/
+    """
+    from ..report.budget import sample_files
+
+    return sample_files(s)
+
+
+COMMAND = Command(
+    "sample",
+    ("output", "inputs", "method", "budgets", "depth", "strata", "repeats", "seed",
+     "rel_level", "jobs", "quiet"),
+    run,
+    overrides={
+        "inputs": RUNS, "output": SAMPLE_OUT, "budgets": SAMPLE_BUDGET, "depth": SAMPLE_DEPTH,
+        "repeats": SAMPLE_REPEATS,
+    },
+)  # fmt: skip

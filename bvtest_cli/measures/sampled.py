@@ -1,0 +1,328 @@
+"""Estimators of average precision from sampled judgments: xinfAP and statAP.
+
+A sampled collection lists, per topic, the pooled documents with their
+stratum and their judgment, −1 for a pooled document left unjudged (NIST
+sample_eval.pl's layout ``qid iter docno stratum rel``; a plain qrels file is
+one stratum). Within a stratum the judged documents are a simple random
+sample, so a judged document of stratum h has inclusion probability
+π_h = n_h / N_h (judged / listed in h).
+
+* ``xinfAP`` (Yilmaz, Kanoulas & Aslam 2008) as NIST's sample_eval.pl
+  computes it, operation for operation, so that the values are the same
+  doubles: the first 1000 documents of the ranking; at a judged relevant
+  document at rank k, the precision above it is estimated per stratum from
+  the judged documents above it with sample_eval.pl's smoothing (+1e-5 /
+  +3e-5), prec = 1/k + ((k′)/k) · Σ_h (N_h^above / k′) · (r_h + 1e-5) /
+  (n_h + 3e-5), k′ the listed documents above; AP = Σ_h (R̂_h / R̂) ·
+  (mean prec of the relevant documents of h), R̂_h = r_h N_h / n_h over the
+  whole stratum. Strata are visited in string order, as Perl's ``sort
+  keys`` does.
+* ``statAP`` (Pavlu & Aslam 2007; the inclusion-probability estimator that
+  Cormack & Grossman 2019 call dynAP), a Horvitz–Thompson estimator:
+  R̂ = Σ_{judged relevant d} 1/π_d and
+  statAP = (1/R̂) Σ_d (1 / (π_d k_d)) (1 + Σ_{judged relevant d′ above d}
+  π_d / π_dd′), k_d the rank of d counting every document, π_dd′ the joint
+  inclusion probability: π_d π_d′ for two strata, π_h (n_h − 1)/(N_h − 1)
+  within stratum h. 0 when R̂ = 0. With every document judged (π = 1) it is
+  AP, to the bit.
+
+Both are computed for all topics of a run at once from its ranked rows
+(:class:`~bvtest_cli.measures.fastmeasures.Ranked`). Relevant: grade ≥ the
+relevance level (sample_eval.pl: > 0). This module imports only numpy,
+ir_measures' measure base class and :mod:`bvtest_cli.io`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from ir_measures.measures.base import Measure, ParamInfo
+
+if TYPE_CHECKING:
+    from ..io.trec import QrelsTable
+    from .fastmeasures import Ranked
+
+XINF_DEPTH = 1000  # sample_eval.pl's $maxResultSize: documents read per ranking
+_REL_SMOOTH = 0.00001  # sample_eval.pl's smoothing of the precision above a document
+_SAMPLED_SMOOTH = 0.00003
+
+
+class _SampledMeasure(Measure):
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+        "rel": ParamInfo(
+            dtype=int, default=1, desc="minimum grade to be counted relevant (inclusive)"
+        )
+    }
+
+
+class _XInfAP(_SampledMeasure):
+    """xinfAP (Yilmaz, Kanoulas & Aslam 2008), as NIST's sample_eval.pl."""
+
+    __name__ = "xinfAP"
+    NAME = "xinfAP"
+
+
+class _StatAP(_SampledMeasure):
+    """statAP (Pavlu & Aslam 2007), Horvitz–Thompson with joint inclusion probabilities."""
+
+    __name__ = "statAP"
+    NAME = "statAP"
+
+
+xinfAP = _XInfAP()
+statAP = _StatAP()
+SAMPLED_MEASURES = {"xinfAP": xinfAP, "statAP": statAP}
+
+
+class StratumCounts:
+    """Per qrels topic and stratum (``(topics, strata)`` arrays): documents
+    listed (N_h), judged (n_h: grade ≥ 0) and judged relevant (r_h)."""
+
+    def __init__(self, table: QrelsTable, rel: int) -> None:
+        g = len(table.strata)
+        code = table.stratum if table.stratum is not None else np.zeros(len(table.grade), np.int64)
+        cell = table.topic.astype(np.int64) * g + code
+        size = len(table.topics) * g
+
+        def count(keep: np.ndarray) -> np.ndarray:
+            return np.bincount(cell[keep], minlength=size).reshape(len(table.topics), g)
+
+        self.strata = g
+        self.code = code
+        self.listed = count(np.ones(cell.size, bool))
+        self.judged = count(table.grade >= 0)
+        self.relevant = count(table.grade >= rel)
+
+
+def _above(ranked: Ranked, code: np.ndarray, flag: np.ndarray, rows: np.ndarray, g: int):
+    """For each of ``rows``, the rows of its topic ranked above it with
+    ``flag`` set and stratum ``g``."""
+    x = (flag & (code == g)).astype(np.int64)
+    before = np.cumsum(x) - x  # over all rows, then less those of earlier topics
+    first = ranked.starts[:-1]
+    base = before[np.minimum(first, before.size - 1)] if before.size else before
+    return before[rows] - base[ranked.row_topic[rows]]
+
+
+def _rows(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int):
+    """(stratum code, listed, judged, relevant) of every ranked row; code −1
+    for a document the collection does not list."""
+    listed = ranked.qrow >= 0
+    code = np.where(listed, counts.code[ranked.qrow], -1) if counts.code.size else ranked.qrow
+    grade = ranked.grade
+    return code, listed, listed & (grade >= 0), listed & (grade >= rel)
+
+
+def _stack_above(ranked: Ranked, code: np.ndarray, flags, hits: np.ndarray, strata: int):
+    """``(flags, hits, strata)`` counts of flagged rows of each stratum above each hit."""
+    return np.stack(
+        [np.stack([_above(ranked, code, f, hits, g) for g in range(strata)], -1) for f in flags]
+    )
+
+
+def xinfap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
+    """xinfAP of every topic of ``ranked.topics``, as sample_eval.pl."""
+    code, listed, judged, relevant = _rows(ranked, table, counts, rel)
+    hits = np.flatnonzero(relevant & (ranked.rank < XINF_DEPTH))  # rank order within topics
+    above = _stack_above(ranked, code, (listed, judged, relevant), hits, counts.strata)
+    qt = ranked.qtopic
+    return xinfap_core(
+        ranked.row_topic[hits],
+        ranked.rank[hits] + 1.0,
+        code[hits],
+        above,
+        (counts.listed[qt], counts.judged[qt], counts.relevant[qt]),
+    )
+
+
+def statap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
+    """statAP of every topic of ``ranked.topics`` (Horvitz–Thompson)."""
+    code, _, _, relevant = _rows(ranked, table, counts, rel)
+    hits = np.flatnonzero(relevant)
+    above = _stack_above(ranked, code, (relevant,), hits, counts.strata)[0]
+    qt = ranked.qtopic
+    return statap_core(
+        ranked.row_topic[hits],
+        ranked.rank[hits] + 1.0,
+        code[hits],
+        above,
+        (counts.listed[qt], counts.judged[qt], counts.relevant[qt]),
+    )
+
+
+def xinfap_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    above: np.ndarray,
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """xinfAP of m rankings from their judged relevant documents ("hits", in
+    rank order within each ranking): ranking ``seg``, rank ``k`` (from 1),
+    stratum ``h``; ``above[(listed, judged, relevant), hit, stratum]`` the
+    documents of each kind and stratum ranked above the hit; ``totals`` the
+    (m, strata) counts N_h, n_h, r_h of each ranking's topic."""
+    n_listed, n_judged, n_relevant = totals
+    m, strata = n_listed.shape
+    depth = above[0].sum(axis=1)
+    # The estimated precision above each relevant document, stratum by stratum
+    # in sample_eval.pl's order, each term as it computes it.
+    prec_above = np.zeros(seg.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for g in range(strata):
+            a_listed, a_judged, a_relevant = above[0][:, g], above[1][:, g], above[2][:, g]
+            prob = a_listed / depth
+            term = prob * (a_relevant + _REL_SMOOTH) / (a_judged + _SAMPLED_SMOOTH)
+            prec_above = prec_above + np.where((depth != 0) & (a_listed != 0), term, 0.0)
+        prec = 1 / k + (depth / k) * prec_above
+    total = np.zeros((m, strata))
+    np.add.at(total, (seg, h), prec)  # in rank order, as Perl adds them
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = np.where(n_judged != 0, n_relevant * n_listed / n_judged, 0.0)
+        num_rel = np.zeros(m)
+        for g in range(strata):
+            num_rel = num_rel + estimate[:, g]
+        ap = np.zeros(m)
+        for g in range(strata):
+            within = np.where(n_relevant[:, g] != 0, total[:, g] / n_relevant[:, g], 0.0)
+            term = (estimate[:, g] / num_rel) * within
+            ap = ap + np.where((n_judged[:, g] != 0) & (num_rel != 0), term, 0.0)
+    return ap
+
+
+def statap_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    above: np.ndarray,
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """statAP of m rankings from their judged relevant documents, as
+    :func:`xinfap_core` (``above``: the judged relevant ones only, (hits,
+    strata))."""
+    n_listed, n_judged, n_relevant = (t.astype(float) for t in totals)
+    m, strata = n_listed.shape
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(n_judged > 0, n_listed / n_judged, 0.0)  # 1/π_h
+        # π_d / π_dd′ for d, d′ of one stratum h: (N_h − 1)/(n_h − 1); the
+        # 1/π_h that the sum over strata counts for them is taken off.
+        same = np.where(n_judged > 1, (n_listed - 1) / (n_judged - 1), 0.0) - inverse
+    inner = np.ones(seg.size)
+    for g in range(strata):
+        inner += above[:, g] * inverse[seg, g]
+    inner += above[np.arange(seg.size), h] * same[seg, h]
+    pi = 1.0 / inverse[seg, h]
+    terms = inner / (pi * k)
+    total = np.bincount(seg, weights=terms, minlength=m)
+    r_hat = (n_relevant * inverse).sum(axis=1)
+    return np.divide(total, r_hat, out=np.zeros(m), where=r_hat > 0)
+
+
+class SampledRankings:
+    """Many rankings (runs × topics) over one universe of documents, to be
+    evaluated under many sampled collections of that universe (``bvtest
+    budget``: R samples × runs, without writing or reading a file).
+
+    A ranking is a segment of rows in rank order; each row holds the
+    universe row of its document (−1: not in the universe). A sample is
+    given as arrays over the universe: listed, stratum code, grade (−1 listed
+    but not judged). Counts of documents above each judged relevant document
+    are found by sorting only the flagged rows, so a sample costs about its
+    judged rows, not every retrieved document; the listed counts, the same for
+    every sample of one design (pps, uniform), are computed once per
+    ``design`` key."""
+
+    def __init__(
+        self,
+        qrow: np.ndarray,
+        rank: np.ndarray,
+        starts: np.ndarray,
+        seg_topic: np.ndarray,
+        universe_topic: np.ndarray,
+        full_grade: np.ndarray,
+        rel: int,
+    ) -> None:
+        self.qrow, self.rank, self.starts = qrow, rank, starts
+        self.seg_topic = seg_topic
+        self.universe_topic = universe_topic
+        self.n_topics = int(universe_topic.max()) + 1 if universe_topic.size else 0
+        self.rel = rel
+        rows = qrow.size
+        self.seg = np.repeat(np.arange(seg_topic.size), np.diff(starts))
+        in_u = qrow >= 0
+        # Rows that can ever be a judged relevant document: relevant in full.
+        self.candidates = np.flatnonzero(in_u & (full_grade[np.maximum(qrow, 0)] >= rel))
+        self._listed: dict[object, np.ndarray] = {}
+        self._rows = rows
+
+    def _sparse_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
+        """(hits, g) counts of ``flagged`` rows (ascending) of each stratum
+        above each hit, within its ranking."""
+        big = np.int64(self._rows + 1)
+        keys = np.sort(codes.astype(np.int64) * big + flagged)
+        strata = np.arange(g, dtype=np.int64)[None, :] * big
+        start = self.starts[self.seg[hits]][:, None]
+        hi = np.searchsorted(keys, strata + hits[:, None])
+        lo = np.searchsorted(keys, strata + start)
+        return hi - lo
+
+    def evaluate(
+        self,
+        kinds: tuple[str, ...],
+        listed: np.ndarray,
+        code: np.ndarray,
+        grade: np.ndarray,
+        strata: int,
+        design: object = None,
+    ) -> dict[str, np.ndarray]:
+        """The estimators ``kinds`` (xinfAP, statAP) of every ranking under one
+        sample: (rankings,) arrays."""
+        topic = self.universe_topic
+        cell = topic.astype(np.int64) * strata + code
+        size = self.n_topics * strata
+
+        def count(keep: np.ndarray) -> np.ndarray:
+            return np.bincount(cell[keep], minlength=size).reshape(self.n_topics, strata)
+
+        judged_u = listed & (grade >= 0)
+        relevant_u = listed & (grade >= self.rel)
+        per_topic = (count(listed), count(judged_u), count(relevant_u))
+        totals = tuple(t[self.seg_topic] for t in per_topic)
+        q = np.maximum(self.qrow, 0)
+        in_u = self.qrow >= 0
+        cand = self.candidates
+        hit_mask = relevant_u[q[cand]]
+        hits = cand[hit_mask]
+        h = code[q[hits]]
+        seg = self.seg[hits]
+        k = self.rank[hits] + 1.0
+        relevant_rows = hits  # judged relevant rows are exactly the hits
+        above_rel = self._sparse_above(relevant_rows, h, hits, strata)
+        out: dict[str, np.ndarray] = {}
+        if "statAP" in kinds:
+            out["statAP"] = statap_core(seg, k, h, above_rel, totals)
+        if "xinfAP" in kinds:
+            judged_rows = np.flatnonzero(in_u & judged_u[q])
+            above_judged = self._sparse_above(judged_rows, code[q[judged_rows]], hits, strata)
+            above_listed = self._listed_above(listed, code, strata, design, hit_mask, hits)
+            head = self.rank[hits] < XINF_DEPTH
+            above = np.stack([above_listed, above_judged, above_rel])[:, head]
+            out["xinfAP"] = xinfap_core(seg[head], k[head], h[head], above, totals)
+        return out
+
+    def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
+        """Listed documents above each hit: for a ``design`` seen before, from
+        its counts at every candidate row."""
+        if design is None:
+            rows = np.flatnonzero((self.qrow >= 0) & listed[np.maximum(self.qrow, 0)])
+            return self._sparse_above(rows, code[self.qrow[rows]], hits, strata)
+        if design not in self._listed:
+            rows = np.flatnonzero((self.qrow >= 0) & listed[np.maximum(self.qrow, 0)])
+            self._listed[design] = self._sparse_above(
+                rows, code[self.qrow[rows]], self.candidates, strata
+            )
+        return self._listed[design][hit_mask]
+
+
+ESTIMATORS = {"xinfAP": xinfap, "statAP": statap}

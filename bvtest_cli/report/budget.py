@@ -1,0 +1,401 @@
+"""`bvtest sample` and `bvtest budget`: test collections under an assessment
+budget (Cormack & Grossman 2019 §3–4, Experiment 1).
+
+* ``sample``: collections drawn from a full qrels that plays the assessor
+  (:mod:`~bvtest_cli.analyses.sampling`), written one file per sample in
+  NIST sample_eval.pl's layout (pps, uniform) or as plain qrels of the
+  judged documents (depth, mtf, hedge).
+* ``budget``: for each budget and topic-set size, |b|, σ and RMSE of the
+  ranking given by each method's collections (xinfAP and statAP on R pps
+  samples, depth-k pooling with k matched to the budget, hedge, mtf)
+  against the full qrels, and σ of the full qrels: the paper's Table 1
+  (Table 2 with the engineered runs). Nothing is written: the samples are
+  evaluated in memory (:class:`~bvtest_cli.measures.sampled.SampledRankings`).
+
+The runs are read once into a *track*: per topic, the universe of documents
+(the pool of the runs and the qrels' judged documents, sorted by docno) and
+each run's ranking as universe numbers. The samplers see those numbers as
+docnos: their order is the docnos' order, so ties and output order are the
+same as with the docnos themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..analyses.pooling import engineered_name
+from ..analyses.rankings import ranking_accuracy, stream
+from ..analyses.sampling import RANDOM_METHODS, depth_for_budget, pps_design, sample
+from ..errors import InputError
+from ..io.files import checked_target, new_directory
+from ..io.sources import Source, docno_bytes, docno_text, expand_sources, output_bytes
+from ..io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns, sort_topics
+from ..measures.evaluate import list_topics, map_runs, topic_set
+from ..measures.fastmeasures import ranking_order
+from ..measures.parallel import default_jobs, progress
+from ..measures.sampled import SampledRankings
+from ..report import registry as r
+from ..report.model import Records, Report, section
+from ..report.values import fmt, plain
+from ..settings import Settings
+
+# --------------------------------------------------------------------------------------
+# The track: runs as rankings of universe numbers
+
+
+@dataclass
+class Track:
+    """The runs' rankings over one universe of documents per topic."""
+
+    topics: list[str]  # the topics sampled and evaluated
+    docnos: list[np.ndarray]  # per topic, the universe (docno bytes, sorted)
+    offsets: np.ndarray  # (topics + 1,) first universe row of each topic
+    grade: np.ndarray  # (universe,) the full qrels' grade, 0 when not judged
+    judged: np.ndarray  # (universe,) in the full qrels
+    names: list[str]  # run names
+    rankings: list[
+        list[np.ndarray]
+    ]  # [run][topic] universe numbers (within the topic) in rank order
+
+    def for_sampling(self) -> tuple[dict[str, list[tuple[int, ...]]], dict[str, dict[int, int]]]:
+        """The samplers' inputs: topic → one ranking per run; topic → number → grade."""
+        rankings = {
+            t: [tuple(run[i].tolist()) for run in self.rankings] for i, t in enumerate(self.topics)
+        }
+        grades = {}
+        for i, t in enumerate(self.topics):
+            lo, hi = self.offsets[i], self.offsets[i + 1]
+            rows = np.flatnonzero(self.judged[lo:hi])
+            grades[t] = dict(zip(rows.tolist(), self.grade[lo:hi][rows].tolist(), strict=True))
+        return rankings, grades
+
+
+def _ranked_docnos(topics: dict[str, int]):
+    """Worker: a run → per wanted topic, its docnos in rank order (score
+    descending, ties by docno descending, as trec_eval)."""
+
+    def work(_: int, run: RunColumns) -> dict[str, np.ndarray]:
+        order = ranking_order(run.topic, run.score, run.docno)
+        t = run.topic if order is None else run.topic[order]
+        docno = run.docno if order is None else run.docno[order]
+        out = {}
+        cuts = np.flatnonzero(np.diff(t)) + 1
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), t.size], strict=True):
+            name = run.topics[int(t[lo])]
+            if name in topics:
+                out[name] = docno[lo:hi]
+        return out
+
+    return work
+
+
+def read_track(
+    qrels_file: QrelsFile, sources: list[Source], topics: list[str], s: Settings
+) -> Track:
+    """Read every run once (in parallel) and number the documents of each topic."""
+    wanted = {t: i for i, t in enumerate(topics)}
+    runs = map_runs(
+        sources,
+        partial(_ranked_docnos, wanted),
+        jobs=s.jobs or default_jobs(),
+        tick=progress(len(sources), s.quiet),
+        reader=read_run_columns,
+    )
+    qrels = qrels_file.qrels
+    docnos, grades, judged, rankings = [], [], [], [[] for _ in runs]
+    offsets = [0]
+    for t in topics:
+        judged_docs = qrels.get(t, {})
+        parts = [run[t] for run in runs if t in run]
+        qrels_docnos = np.array([docno_bytes(d) for d in judged_docs], dtype=bytes)
+        universe = np.unique(np.concatenate([*(p.astype(bytes) for p in parts), qrels_docnos]))
+        docnos.append(universe)
+        text = [d.decode("latin-1") for d in universe.tolist()]
+        grades.append(np.array([max(judged_docs.get(d, 0), 0) for d in text], dtype=np.int64))
+        judged.append(np.array([d in judged_docs for d in text], dtype=bool))
+        offsets.append(offsets[-1] + universe.size)
+        for j, run in enumerate(runs):
+            ids = np.searchsorted(universe, run[t].astype(bytes)) if t in run else np.zeros(0, int)
+            rankings[j].append(ids.astype(np.int64))
+    return Track(
+        topics,
+        docnos,
+        np.array(offsets),
+        np.concatenate(grades) if grades else np.zeros(0, np.int64),
+        np.concatenate(judged) if judged else np.zeros(0, bool),
+        [src.name for src in sources],
+        rankings,
+    )
+
+
+def engineered(track: Track, seed: int) -> Track:
+    """The track with every run's engineered permutation added (``NAME.perm``):
+    per topic, the relevant documents permuted among their positions within
+    each grade, on the stream of :func:`~bvtest_cli.analyses.pooling.engineer_run`
+    (the same permutations as ``bvtest permute``)."""
+    extra = []
+    for name, run in zip(track.names, track.rankings, strict=True):
+        topics = []
+        for i, (t, ids) in enumerate(zip(track.topics, run, strict=True)):
+            grade = track.grade[track.offsets[i] + ids]
+            new = ids.copy()
+            grades = sorted(set(grade[grade >= 1].tolist()))
+            if grades:
+                rng = stream(seed, "engineer", name, t)
+                for g in grades:
+                    positions = np.flatnonzero(grade == g)
+                    new[positions] = ids[rng.permutation(positions)]
+            topics.append(new)
+        extra.append(topics)
+    names = track.names + [engineered_name(n) for n in track.names]
+    return Track(
+        track.topics, track.docnos, track.offsets, track.grade, track.judged, names,
+        track.rankings + extra,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------
+# bvtest sample
+
+
+def _stratum_order(strata: int) -> np.ndarray:
+    """Code of stratum h (1-based) in string order of the labels, as
+    sample_eval.pl visits them (and as a written file reads back)."""
+    labels = sorted(str(h) for h in range(1, strata + 1))
+    code = np.zeros(strata + 1, dtype=np.int64)
+    for c, label in enumerate(labels):
+        code[int(label)] = c
+    return code
+
+
+def sample_files(s: Settings) -> Report:
+    """Draw the samples and write them to ``--out DIR``, one file each."""
+    assert s.output is not None
+    notes: list[str] = []
+    budget = _sample_budget(s, notes)
+    qrels_file = read_qrels(s.inputs[0])
+    sources = expand_sources(s.inputs[1:], notes.append)
+    topics = sort_topics(qrels_file.topics())
+    checked_target(s.output, s.input_paths(), "--out")
+    track = read_track(qrels_file, sources, topics, s)
+    rankings, grades = track.for_sampling()
+    repeats = s.repeats if s.method in RANDOM_METHODS else 1
+    if s.repeats > 1 and s.method not in RANDOM_METHODS:
+        notes.append(f"--repeats: {s.method} is not random; one sample is written")
+    design = pps_design(rankings, s.strata) if s.method == "pps" else None
+    stratified = s.method in RANDOM_METHODS
+    judged_total = 0
+    with new_directory(s.output) as out:
+        for rep in range(repeats):
+            drawn = sample(
+                s.method, rankings, grades, budget=budget, depth=s.depth or 1,
+                strata=s.strata, seed=s.seed, repeat=rep, rel_level=s.rel_level, design=design,
+            )  # fmt: skip
+            judged_total += drawn.judged()
+            text = _sample_text(track, drawn.topics, stratified)
+            (out / f"{s.method}.{rep + 1:03d}.qrels").write_bytes(output_bytes(text))
+    empty = [t for t in topics if t not in drawn.topics]
+    if empty:
+        notes.append(f"{len(empty)} qrels topic(s) have no pool (no run retrieved anything): "
+                     f"{list_topics(empty)}")  # fmt: skip
+    per_topic = judged_total / repeats / max(1, len(drawn.topics))
+    notes.append(
+        f"wrote {repeats} {s.method} sample(s) to {s.output}: {per_topic:.1f} judgments per "
+        f"topic on average over {len(drawn.topics)} topics"
+    )
+    return Report(section(), notes=tuple(notes))
+
+
+def _sample_budget(s: Settings, notes: list[str]) -> int:
+    if len(s.budgets) != 1:
+        raise InputError("sample takes one budget (judgments per topic)", "--budget")
+    if s.method == "depth":
+        if not s.depth:
+            raise InputError("--method depth needs --depth K", "--depth")
+        if s.budgets != (Settings.budgets[0],) and s.budgets[0] != 0:
+            notes.append(f"--budget: depth-{s.depth} pooling judges what K sets, not a budget")
+        return 1
+    if s.depth:
+        raise InputError(f"--depth is for --method depth, not {s.method}", "--depth")
+    return s.budgets[0]
+
+
+def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
+    lines = []
+    for i, t in enumerate(track.topics):
+        docs = topics.get(t)
+        if not docs:
+            continue
+        universe = track.docnos[i]
+        for d in sorted(docs):
+            stratum, grade = docs[d]
+            if not stratified and grade < 0:
+                continue
+            docno = docno_text(universe[d].decode("latin-1"))
+            lines.append(
+                f"{t} 0 {docno} {stratum} {grade}\n" if stratified else f"{t} 0 {docno} {grade}\n"
+            )
+    return "".join(lines)
+
+
+# --------------------------------------------------------------------------------------
+# bvtest budget
+
+
+def _evaluator(track: Track, rel: int) -> SampledRankings:
+    """Every (run, topic) ranking as one segment, run-major."""
+    qrow, rank, lengths, seg_topic = [], [], [], []
+    for run in track.rankings:
+        for i, ids in enumerate(run):
+            qrow.append(track.offsets[i] + ids)
+            rank.append(np.arange(ids.size))
+            lengths.append(ids.size)
+            seg_topic.append(i)
+    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    universe_topic = np.repeat(np.arange(len(track.topics)), np.diff(track.offsets))
+    return SampledRankings(
+        np.concatenate(qrow), np.concatenate(rank), starts, np.array(seg_topic),
+        universe_topic, track.grade, rel,
+    )  # fmt: skip
+
+
+def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
+    """A sample as (listed, stratum code, grade) over the universe."""
+    size = int(track.offsets[-1])
+    listed = np.zeros(size, bool)
+    code = np.zeros(size, np.int64)
+    grade = np.full(size, -1, np.int64)
+    for i, t in enumerate(track.topics):
+        docs = topics.get(t)
+        if not docs:
+            continue
+        ids = np.fromiter(docs.keys(), np.int64, len(docs)) + track.offsets[i]
+        values = np.array(list(docs.values()), dtype=np.int64).reshape(-1, 2)
+        listed[ids] = True
+        code[ids] = strata_code[values[:, 0]]
+        grade[ids] = values[:, 1]
+    return listed, code, grade
+
+
+def budget_report(s: Settings) -> Report:
+    """Experiment 1 of Cormack & Grossman 2019: ranking accuracy of each
+    method's collections, per budget and topic-set size."""
+    notes: list[str] = []
+    qrels_file = read_qrels(s.inputs[0])
+    sources = expand_sources(s.inputs[1:], notes.append)
+    if len(sources) < 2:
+        raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
+    topics = topic_set(qrels_file, s.rel_level, notes.append)
+    submitted = read_track(qrels_file, sources, topics, s)
+    rankings, grades = submitted.for_sampling()
+    track = engineered(submitted, s.seed) if s.engineered else submitted
+    evaluator = _evaluator(track, s.rel_level)
+    m, n = len(track.names), len(topics)
+
+    def scores(values: np.ndarray) -> np.ndarray:
+        return values.reshape(m, n)
+
+    whole = _arrays(track, {}, np.zeros(2, np.int64))
+    reference = scores(
+        evaluator.evaluate(("statAP",), track.judged, whole[1], track.grade, 1)["statAP"]
+    )  # every judged document, one stratum: statAP is AP
+    pps = [x for x in s.methods if x in ("xinfAP", "statAP")]
+    design = pps_design(rankings, s.strata) if pps else None
+    code_of = _stratum_order(s.strata)
+    total = len(s.budgets) * ((s.repeats if pps else 0) + len(s.methods) - len(pps))
+    tick = progress(total, s.quiet, "sampling and evaluating")
+    cells: list[tuple] = []
+    reference_rows: list[tuple] = []
+    depths: dict[int, int] = {}
+    for budget in s.budgets:
+        collections: dict[str, np.ndarray] = {}
+        used: dict[str, float] = {}
+        if pps:
+            cube = {x: np.empty((s.repeats, m, n)) for x in pps}
+            judged = 0
+            for rep in range(s.repeats):
+                drawn = sample(
+                    "pps", rankings, grades, budget=budget, strata=s.strata, seed=s.seed,
+                    repeat=rep, design=design,
+                )  # fmt: skip
+                judged += drawn.judged()
+                listed, code, grade = _arrays(track, drawn.topics, code_of)
+                got = evaluator.evaluate(tuple(pps), listed, code, grade, s.strata, design="pps")
+                for x in pps:
+                    cube[x][rep] = scores(got[x])
+                tick()
+            for x in pps:
+                collections[x] = cube[x]
+                used[x] = judged / s.repeats
+        for x in s.methods:
+            if x in pps:
+                continue
+            depth = depth_for_budget(rankings, topics, budget) if x == "depth" else 1
+            if x == "depth":
+                depths[budget] = depth
+            drawn = sample(
+                x, rankings, grades, budget=budget, depth=depth, seed=s.seed,
+                rel_level=s.rel_level,
+            )  # fmt: skip
+            listed, code, grade = _arrays(track, drawn.topics, np.zeros(2, np.int64))
+            listed &= grade >= 0  # plain qrels of the judged documents
+            got = evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
+            name = f"depth-{depth}" if x == "depth" else x
+            collections[name] = scores(got["statAP"])  # π = 1: AP on the judged documents
+            used[name] = float(drawn.judged())
+            tick()
+        for scale in s.topics_scale:
+            try:
+                res = ranking_accuracy(
+                    reference, collections, reference_name="reference", samples=s.samples,
+                    n_prime=scale * n, seed=s.seed, table=False,
+                )  # fmt: skip
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+            for c in res.collections:
+                a = c.accuracy
+                cells.append(
+                    (budget, scale, c.name, a.bias, a.sigma, a.rmse, a.se_bias, a.se_sigma,
+                     a.se_rmse, round(used[c.name] * scale))
+                )  # fmt: skip
+            notes += [note for note in res.notes if note not in notes]
+            if budget == s.budgets[0]:
+                reference_rows.append(
+                    (scale, res.sigma_reference, res.se_sigma_reference,
+                     int(track.judged.sum()) * scale)
+                )  # fmt: skip
+    if "depth" in s.methods:
+        chosen = ", ".join(f"{b}: depth-{k}" for b, k in depths.items())
+        notes.append(f"depth pools matched to the budgets (mean pool size per topic ≤ budget): "
+                     f"{chosen}")  # fmt: skip
+    if s.engineered:
+        notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "
+                     "the collections are built from the submitted runs")  # fmt: skip
+    items = [
+        (r.RANK_SAMPLES, s.samples),
+        ("seed", s.seed),
+        ("measure", "AP"),
+        (r.N_TOPICS, n),
+        (r.N_SYSTEMS, m),
+        (r.BUDGET_REPEATS, s.repeats),
+        (r.BUDGET_STRATA, s.strata),
+        ("cells", _records(cells, r.BUDGET_CELL_FIELDS)),
+        ("reference", _records(reference_rows, r.BUDGET_REFERENCE_FIELDS)),
+    ]
+    return Report(section(*items), notes=tuple(notes))
+
+
+def _records(rows: list[tuple], fields: tuple) -> Records:
+    names = tuple(f.name for f in fields)
+
+    def as_json(row: tuple) -> dict:
+        return {k: plain(v) for k, v in zip(names, row, strict=True)}
+
+    def as_text(row: tuple, digits: int) -> tuple[str, ...]:
+        return tuple(fmt(plain(v), digits) for v in row)
+
+    return Records(tuple(rows), as_json, as_text, header=names)
