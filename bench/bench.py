@@ -457,6 +457,29 @@ def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
     return ok
 
 
+BUDGET_WALL_S, BUDGET_PSS_MIB = 300.0, 2048.0  # bvtest budget on the TREC-8-size track
+
+
+def budget_bench(bvtest: str, track_dir: Path) -> bool:
+    """`bvtest budget --engineered` on the track (129 runs plus 129
+    engineered, 50 topics, R = 100 pps samples per budget, B = 1000,
+    budgets 100 and 400, topic scales 1 and 4): Cormack & Grossman 2019's
+    Experiment 1, whole, once (it is long), with its peak memory."""
+    cmd = [
+        bvtest, "budget", "--quiet", "--engineered", "--budget", "100,400", "--repeats", "100",
+        "--samples", "1000", "-f", "json", str(track_dir / "qrels.txt"), str(track_dir / "runs"),
+    ]  # fmt: skip
+    m = measure(cmd)
+    pss = m.pss if m.pss is not None else m.rss
+    ok = m.wall <= BUDGET_WALL_S and pss <= BUDGET_PSS_MIB
+    print(
+        f"bvtest budget --engineered   : {m.wall:7.1f} s wall, {m.cpu:.1f} s CPU, peak memory "
+        f"(PSS) {pss:.0f} MiB (largest process {m.rss:.0f} MiB), load average "
+        f"{os.getloadavg()[0]:.2f}; target < {BUDGET_WALL_S:.0f} s, < 2 GiB: {verdict(ok)}"
+    )
+    return ok
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=129)
@@ -614,6 +637,7 @@ def main() -> int:
 
     if args.extras:
         checks.append(rankings_bench(bvtest, out, args.repeat))
+        checks.append(budget_bench(bvtest, out))
 
     extras = [
         (REPO / "bench" / "bench_grouping.py", []),

@@ -218,6 +218,10 @@ def run(
         return replace(report, notes=tuple(inputs.notes) + tuple(map(inputs.text, report.notes)))
 
 
+#: Options whose command-line value is a comma-separated list: a Python list works too.
+_LIST_ATTRS = ("alphas", "budgets", "topics_scale", "methods")
+
+
 def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
     """Keyword options → the command line that sets them (``--alpha=0,5``), so
     that click's own types, ranges and callbacks check them."""
@@ -248,7 +252,7 @@ def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, 
         elif getattr(param, "multiple", False):
             values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
             argv += [f"{flag}={_text(v)}" for v in values]
-        elif attr == "alphas" and isinstance(value, Iterable) and not isinstance(value, str):
+        elif attr in _LIST_ATTRS and isinstance(value, Iterable) and not isinstance(value, str):
             argv.append(f"{flag}={','.join(map(_text, value))}")
         elif attr == "group" and isinstance(value, tuple):
             argv.append(f"{flag}={':'.join(map(_text, value))}")

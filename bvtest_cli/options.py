@@ -162,12 +162,14 @@ def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
     return name, files
 
 
-def parse_positive_list(value: str | tuple[int, ...]) -> tuple[int, ...]:
-    """``100,400`` → (100, 400): positive integers, each once, in the order given."""
-    if isinstance(value, tuple):
-        return value
+def parse_positive_list(value: str | tuple[int, ...] | None) -> tuple[int, ...]:
+    """``100,400`` → (100, 400): positive integers, each once, in the order
+    given; () when not given (a command without a default)."""
+    if value is None:
+        return ()
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
     try:
-        numbers = tuple(int(v) for v in str(value).split(","))
+        numbers = tuple(v if isinstance(v, int) else int(str(v).strip()) for v in parts)
     except ValueError:
         raise _bad(f"{value!r}: expected positive integers, comma-separated") from None
     if not numbers or min(numbers) < 1:
@@ -182,9 +184,8 @@ BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
 
 def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
     """``depth,hedge`` → ("depth", "hedge"), each one of :data:`BUDGET_METHODS`."""
-    if isinstance(value, tuple):
-        return value
-    names = tuple(v.strip() for v in str(value).split(","))
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    names = tuple(str(v).strip() for v in parts)
     unknown = [n for n in names if n not in BUDGET_METHODS]
     if unknown or not names:
         raise _bad(

@@ -100,7 +100,19 @@ CASES["compare-pair"] = (
     lambda: bvtest.compare(Q, R, pair=[("sys001", "sys002"), ("sys005", "sys003")],
                            measures="AP", bootstrap=50, alphas=[0, 5]),
 )  # fmt: skip
-WITHOUT_FORMAT = {"scores", "pool", "permute"}
+# sample (files in --out), budget (Experiment 1, small).
+SAMPLE_CLI, SAMPLE_API = "tests/api-sample-cli", "tests/api-sample"
+CASES["sample"] = (
+    ("sample", "--budget", "5", "--repeats", "2", "--out", SAMPLE_CLI, Q, R),
+    lambda: bvtest.sample(Q, R, budgets=5, repeats=2, output=SAMPLE_API),
+)
+CASES["budget"] = (
+    ("budget", "--budget", "5,9", "--repeats", "3", "--samples", "30", "--methods",
+     "statAP,hedge", Q, R),
+    lambda: bvtest.budget(Q, R, budgets=[5, 9], repeats=3, samples=30,
+                          methods=["statAP", "hedge"]),
+)  # fmt: skip
+WITHOUT_FORMAT = {"scores", "pool", "permute", "sample"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
 
@@ -114,7 +126,7 @@ def in_repo():
     NEW_RUN.write_text("\n".join(lines[::2]) + "\n")  # every other document: a worse run
     yield
     NEW_RUN.unlink()
-    for directory in (PERM_CLI, PERM_API):
+    for directory in (PERM_CLI, PERM_API, SAMPLE_CLI, SAMPLE_API):
         shutil.rmtree(REPO / directory, ignore_errors=True)
     os.chdir(old)
 
@@ -172,6 +184,20 @@ def test_permute_writes_the_cli_files():
     assert all(a.read_bytes() == c.read_bytes() for a, c in zip(api_files, cli_files, strict=True))
 
 
+def test_sample_writes_the_cli_files():
+    cli_stdout("sample", None)
+    notes = api_report("sample").notes
+    assert notes[-1].startswith(f"wrote 2 pps sample(s) to {SAMPLE_API}: 5.0 judgments")
+    cli_files = sorted((REPO / SAMPLE_CLI).iterdir())
+    api_files = sorted((REPO / SAMPLE_API).iterdir())
+    assert (
+        [p.name for p in api_files]
+        == [p.name for p in cli_files]
+        == ["pps.001.qrels", "pps.002.qrels"]
+    )
+    assert all(a.read_bytes() == c.read_bytes() for a, c in zip(api_files, cli_files, strict=True))
+
+
 def test_plot_returns_eval_report(tmp_path):
     pytest.importorskip("matplotlib")
     report = bvtest.plot(Q, R, measures="AP", output=tmp_path / "api.png")
@@ -194,6 +220,7 @@ FORMAT_CASES += [
     (c, "trec") for c in ("eval", "eval-scores", "instability", "tradeoff", "pertopic")
 ]
 FORMAT_CASES += [("rankings", f) for f in ("trec", "table", "markdown")]
+FORMAT_CASES += [("budget", f) for f in ("trec", "table", "csv")]
 
 
 @pytest.mark.parametrize(("case", "fmt"), FORMAT_CASES)

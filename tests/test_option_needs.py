@@ -62,7 +62,7 @@ def test_an_option_without_what_it_needs_is_an_error(command, name):
     }
     if met(Settings(**known), COMMANDS[command].options):  # always meaningful here
         pytest.skip(f"{flag} is always used by {command}")
-    measure = [] if command in ("pertopic",) else ["-m", "AP"]
+    measure = [] if command in ("pertopic", "budget") else ["-m", "AP"]
     args = [command, *measure, flag, VALUES[name], *_inputs(command)]
     assert_one_line_error(run_bvtest(*args), flag, "means something only with")
     if command in ("eval", "instability", "tradeoff"):  # and with it, it runs

@@ -115,9 +115,9 @@ def _rows(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int):
 
 
 def _stack_above(ranked: Ranked, code: np.ndarray, flags, hits: np.ndarray, strata: int):
-    """``(flags, hits, strata)`` counts of flagged rows of each stratum above each hit."""
+    """``(flags, strata, hits)`` counts of flagged rows of each stratum above each hit."""
     return np.stack(
-        [np.stack([_above(ranked, code, f, hits, g) for g in range(strata)], -1) for f in flags]
+        [np.stack([_above(ranked, code, f, hits, g) for g in range(strata)]) for f in flags]
     )
 
 
@@ -160,21 +160,28 @@ def xinfap_core(
 ) -> np.ndarray:
     """xinfAP of m rankings from their judged relevant documents ("hits", in
     rank order within each ranking): ranking ``seg``, rank ``k`` (from 1),
-    stratum ``h``; ``above[(listed, judged, relevant), hit, stratum]`` the
+    stratum ``h``; ``above[(listed, judged, relevant), stratum, hit]`` the
     documents of each kind and stratum ranked above the hit; ``totals`` the
     (m, strata) counts N_h, n_h, r_h of each ranking's topic."""
     n_listed, n_judged, n_relevant = totals
     m, strata = n_listed.shape
-    depth = above[0].sum(axis=1)
-    # The estimated precision above each relevant document, stratum by stratum
-    # in sample_eval.pl's order, each term as it computes it.
+    a_listed, a_judged, a_relevant = above
+    depth = a_listed.sum(axis=0)
+    # The estimated precision above each relevant document: stratum by
+    # stratum in sample_eval.pl's order, each term as it computes it
+    # (((N/k′)·(r + 1e-5))/(n + 3e-5)), in place on one stratum's row at a time.
     prec_above = np.zeros(seg.size)
+    term = np.empty(seg.size)
+    smoothed = np.empty(seg.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         for g in range(strata):
-            a_listed, a_judged, a_relevant = above[0][:, g], above[1][:, g], above[2][:, g]
-            prob = a_listed / depth
-            term = prob * (a_relevant + _REL_SMOOTH) / (a_judged + _SAMPLED_SMOOTH)
-            prec_above = prec_above + np.where((depth != 0) & (a_listed != 0), term, 0.0)
+            np.divide(a_listed[g], depth, out=term)
+            np.add(a_relevant[g], _REL_SMOOTH, out=smoothed)
+            term *= smoothed
+            np.add(a_judged[g], _SAMPLED_SMOOTH, out=smoothed)
+            term /= smoothed
+            term[a_listed[g] == 0] = 0.0  # also where depth is 0
+            prec_above += term
         prec = 1 / k + (depth / k) * prec_above
     total = np.zeros((m, strata))
     np.add.at(total, (seg, h), prec)  # in rank order, as Perl adds them
@@ -199,8 +206,8 @@ def statap_core(
     totals: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> np.ndarray:
     """statAP of m rankings from their judged relevant documents, as
-    :func:`xinfap_core` (``above``: the judged relevant ones only, (hits,
-    strata))."""
+    :func:`xinfap_core` (``above``: the judged relevant ones only, (strata,
+    hits))."""
     n_listed, n_judged, n_relevant = (t.astype(float) for t in totals)
     m, strata = n_listed.shape
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -210,8 +217,8 @@ def statap_core(
         same = np.where(n_judged > 1, (n_listed - 1) / (n_judged - 1), 0.0) - inverse
     inner = np.ones(seg.size)
     for g in range(strata):
-        inner += above[:, g] * inverse[seg, g]
-    inner += above[np.arange(seg.size), h] * same[seg, h]
+        inner += above[g] * inverse[seg, g]
+    inner += above[h, np.arange(seg.size)] * same[seg, h]
     pi = 1.0 / inverse[seg, h]
     terms = inner / (pi * k)
     total = np.bincount(seg, weights=terms, minlength=m)
@@ -249,23 +256,33 @@ class SampledRankings:
         self.n_topics = int(universe_topic.max()) + 1 if universe_topic.size else 0
         self.rel = rel
         rows = qrow.size
-        self.seg = np.repeat(np.arange(seg_topic.size), np.diff(starts))
+        index = np.int32 if rows < 2**31 else np.int64
         in_u = qrow >= 0
+        self._in_u = in_u
+        # a universe row to gather from (masked by in_u); qrow itself when it has no −1
+        self._q = qrow if in_u.all() else np.maximum(qrow, 0)
         # Rows that can ever be a judged relevant document: relevant in full.
-        self.candidates = np.flatnonzero(in_u & (full_grade[np.maximum(qrow, 0)] >= rel))
+        relevant = full_grade >= rel
+        self.candidates = np.flatnonzero(in_u & relevant[self._q]).astype(index)
         self._listed: dict[object, np.ndarray] = {}
         self._rows = rows
 
+    def seg_of(self, rows: np.ndarray) -> np.ndarray:
+        """The ranking (segment) of each row."""
+        return np.searchsorted(self.starts, rows, side="right") - 1
+
     def _sparse_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
-        """(hits, g) counts of ``flagged`` rows (ascending) of each stratum
-        above each hit, within its ranking."""
-        big = np.int64(self._rows + 1)
-        keys = np.sort(codes.astype(np.int64) * big + flagged)
-        strata = np.arange(g, dtype=np.int64)[None, :] * big
-        start = self.starts[self.seg[hits]][:, None]
-        hi = np.searchsorted(keys, strata + hits[:, None])
-        lo = np.searchsorted(keys, strata + start)
-        return hi - lo
+        """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
+        above each hit, within its ranking: running counts over the flagged
+        rows only, one stratum at a time (memory: two columns of them)."""
+        at_hit = np.searchsorted(flagged, hits)  # flagged rows before each hit
+        at_start = np.searchsorted(flagged, self.starts[self.seg_of(hits)])
+        out = np.empty((g, hits.size), dtype=np.int32)
+        before = np.zeros(flagged.size + 1, dtype=np.int32)
+        for k in range(g):
+            np.cumsum(codes == k, out=before[1:])
+            np.subtract(before[at_hit], before[at_start], out=out[k])
+        return out
 
     def evaluate(
         self,
@@ -289,13 +306,12 @@ class SampledRankings:
         relevant_u = listed & (grade >= self.rel)
         per_topic = (count(listed), count(judged_u), count(relevant_u))
         totals = tuple(t[self.seg_topic] for t in per_topic)
-        q = np.maximum(self.qrow, 0)
-        in_u = self.qrow >= 0
+        q, in_u = self._q, self._in_u
         cand = self.candidates
         hit_mask = relevant_u[q[cand]]
         hits = cand[hit_mask]
         h = code[q[hits]]
-        seg = self.seg[hits]
+        seg = self.seg_of(hits)
         k = self.rank[hits] + 1.0
         relevant_rows = hits  # judged relevant rows are exactly the hits
         above_rel = self._sparse_above(relevant_rows, h, hits, strata)
@@ -307,7 +323,10 @@ class SampledRankings:
             above_judged = self._sparse_above(judged_rows, code[q[judged_rows]], hits, strata)
             above_listed = self._listed_above(listed, code, strata, design, hit_mask, hits)
             head = self.rank[hits] < XINF_DEPTH
-            above = np.stack([above_listed, above_judged, above_rel])[:, head]
+            if head.all():
+                above = (above_listed, above_judged, above_rel)
+            else:
+                above = (above_listed[:, head], above_judged[:, head], above_rel[:, head])
             out["xinfAP"] = xinfap_core(seg[head], k[head], h[head], above, totals)
         return out
 
@@ -315,14 +334,14 @@ class SampledRankings:
         """Listed documents above each hit: for a ``design`` seen before, from
         its counts at every candidate row."""
         if design is None:
-            rows = np.flatnonzero((self.qrow >= 0) & listed[np.maximum(self.qrow, 0)])
+            rows = np.flatnonzero(self._in_u & listed[self._q])
             return self._sparse_above(rows, code[self.qrow[rows]], hits, strata)
         if design not in self._listed:
-            rows = np.flatnonzero((self.qrow >= 0) & listed[np.maximum(self.qrow, 0)])
+            rows = np.flatnonzero(self._in_u & listed[self._q])
             self._listed[design] = self._sparse_above(
                 rows, code[self.qrow[rows]], self.candidates, strata
             )
-        return self._listed[design][hit_mask]
+        return self._listed[design][:, hit_mask]
 
 
 ESTIMATORS = {"xinfAP": xinfap, "statAP": statap}

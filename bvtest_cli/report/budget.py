@@ -41,6 +41,7 @@ from ..report import registry as r
 from ..report.model import Records, Report, section
 from ..report.values import fmt, plain
 from ..settings import Settings
+from .limits import check_request
 
 # --------------------------------------------------------------------------------------
 # The track: runs as rankings of universe numbers
@@ -119,7 +120,7 @@ def read_track(
         offsets.append(offsets[-1] + universe.size)
         for j, run in enumerate(runs):
             ids = np.searchsorted(universe, run[t].astype(bytes)) if t in run else np.zeros(0, int)
-            rankings[j].append(ids.astype(np.int64))
+            rankings[j].append(ids.astype(np.int32))
     return Track(
         topics,
         docnos,
@@ -210,14 +211,16 @@ def sample_files(s: Settings) -> Report:
 
 
 def _sample_budget(s: Settings, notes: list[str]) -> int:
-    if len(s.budgets) != 1:
+    if len(s.budgets) > 1:
         raise InputError("sample takes one budget (judgments per topic)", "--budget")
     if s.method == "depth":
         if not s.depth:
             raise InputError("--method depth needs --depth K", "--depth")
-        if s.budgets != (Settings.budgets[0],) and s.budgets[0] != 0:
+        if s.budgets:
             notes.append(f"--budget: depth-{s.depth} pooling judges what K sets, not a budget")
         return 1
+    if not s.budgets:
+        raise InputError(f"--method {s.method} needs --budget N (judgments per topic)", "--budget")
     if s.depth:
         raise InputError(f"--depth is for --method depth, not {s.method}", "--depth")
     return s.budgets[0]
@@ -247,20 +250,24 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
 
 def _evaluator(track: Track, rel: int) -> SampledRankings:
     """Every (run, topic) ranking as one segment, run-major."""
-    qrow, rank, lengths, seg_topic = [], [], [], []
-    for run in track.rankings:
-        for i, ids in enumerate(run):
-            qrow.append(track.offsets[i] + ids)
-            rank.append(np.arange(ids.size))
-            lengths.append(ids.size)
-            seg_topic.append(i)
+    lengths = [ids.size for run in track.rankings for ids in run]
     starts = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])
+    # int32 rows and ranks: 129 + 129 runs × 50 topics × 1000 documents are
+    # 12.9 M rows, 52 MB a column
+    qrow = np.empty(int(starts[-1]), dtype=np.int32)
+    rank = np.empty(int(starts[-1]), dtype=np.int32)
+    seg_topic = np.empty(len(lengths), dtype=np.int32)
+    k = 0
+    for run in track.rankings:
+        for i, ids in enumerate(run):
+            lo, hi = starts[k], starts[k + 1]
+            qrow[lo:hi] = track.offsets[i] + ids
+            rank[lo:hi] = np.arange(ids.size)
+            seg_topic[k] = i
+            k += 1
     universe_topic = np.repeat(np.arange(len(track.topics)), np.diff(track.offsets))
-    return SampledRankings(
-        np.concatenate(qrow), np.concatenate(rank), starts, np.array(seg_topic),
-        universe_topic, track.grade, rel,
-    )  # fmt: skip
+    return SampledRankings(qrow, rank, starts, seg_topic, universe_topic, track.grade, rel)
 
 
 def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
@@ -281,6 +288,50 @@ def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
     return listed, code, grade
 
 
+@dataclass
+class _Experiment:
+    """What every cell of ``budget`` shares: the runs, the samplers' inputs,
+    the in-memory evaluator and the pps design."""
+
+    s: Settings
+    track: Track  # the ranked runs (with the engineered ones, if asked)
+    rankings: dict  # the samplers' inputs: the submitted runs only
+    grades: dict
+    topics: list[str]
+    evaluator: SampledRankings
+    design: object  # PpsDesign, or None without a pps method
+
+    def scores(self, values: np.ndarray) -> np.ndarray:
+        return values.reshape(len(self.track.names), len(self.topics))
+
+    def pps_work(self, budget: int, kinds: tuple[str, ...]):
+        """Worker: repeat → (judgments, {estimator: (runs, topics) scores})."""
+        code_of = _stratum_order(self.s.strata)
+
+        def work(rep: int) -> tuple[int, dict[str, np.ndarray]]:
+            drawn = sample(
+                "pps", self.rankings, self.grades, budget=budget, strata=self.s.strata,
+                seed=self.s.seed, repeat=rep, design=self.design,
+            )  # fmt: skip
+            listed, code, grade = _arrays(self.track, drawn.topics, code_of)
+            got = self.evaluator.evaluate(kinds, listed, code, grade, self.s.strata, "pps")
+            return drawn.judged(), {x: self.scores(got[x]) for x in kinds}
+
+        return work
+
+    def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int]:
+        """(name, AP on the judged documents, judgments) of depth-k, hedge or mtf."""
+        depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
+        drawn = sample(method, self.rankings, self.grades, budget=budget, depth=depth,
+                       seed=self.s.seed, rel_level=self.s.rel_level)  # fmt: skip
+        listed, code, grade = _arrays(self.track, drawn.topics, np.zeros(2, np.int64))
+        listed &= grade >= 0  # plain qrels of the judged documents
+        # one stratum, every listed document judged: statAP is AP
+        got = self.evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
+        name = f"depth-{depth}" if method == "depth" else method
+        return name, self.scores(got["statAP"]), drawn.judged()
+
+
 def budget_report(s: Settings) -> Report:
     """Experiment 1 of Cormack & Grossman 2019: ranking accuracy of each
     method's collections, per budget and topic-set size."""
@@ -290,63 +341,48 @@ def budget_report(s: Settings) -> Report:
     if len(sources) < 2:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
     topics = topic_set(qrels_file, s.rel_level, notes.append)
+    check_request(s, len(sources), len(topics), "budget")
     submitted = read_track(qrels_file, sources, topics, s)
     rankings, grades = submitted.for_sampling()
     track = engineered(submitted, s.seed) if s.engineered else submitted
-    evaluator = _evaluator(track, s.rel_level)
+    pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))
+    ex = _Experiment(
+        s, track, rankings, grades, topics, _evaluator(track, s.rel_level),
+        pps_design(rankings, s.strata) if pps else None,
+    )  # fmt: skip
     m, n = len(track.names), len(topics)
-
-    def scores(values: np.ndarray) -> np.ndarray:
-        return values.reshape(m, n)
-
-    whole = _arrays(track, {}, np.zeros(2, np.int64))
-    reference = scores(
-        evaluator.evaluate(("statAP",), track.judged, whole[1], track.grade, 1)["statAP"]
-    )  # every judged document, one stratum: statAP is AP
-    pps = [x for x in s.methods if x in ("xinfAP", "statAP")]
-    design = pps_design(rankings, s.strata) if pps else None
-    code_of = _stratum_order(s.strata)
-    total = len(s.budgets) * ((s.repeats if pps else 0) + len(s.methods) - len(pps))
-    tick = progress(total, s.quiet, "sampling and evaluating")
+    # the reference: every judged document, one stratum (statAP is AP)
+    whole = ex.evaluator.evaluate(
+        ("statAP",), track.judged, np.zeros(track.grade.size, np.int64), track.grade, 1
+    )
+    reference = ex.scores(whole["statAP"])
+    pooled_methods = [x for x in s.methods if x not in pps]
+    tick = progress(
+        len(s.budgets) * ((s.repeats if pps else 0) + len(pooled_methods)), s.quiet,
+        "sampling and evaluating",
+    )  # fmt: skip
     cells: list[tuple] = []
     reference_rows: list[tuple] = []
-    depths: dict[int, int] = {}
+    depths: dict[int, str] = {}
     for budget in s.budgets:
         collections: dict[str, np.ndarray] = {}
         used: dict[str, float] = {}
         if pps:
-            cube = {x: np.empty((s.repeats, m, n)) for x in pps}
-            judged = 0
+            # In this process: forked workers would each copy the samplers' and
+            # the evaluator's state, for little gain (measured: docs/budget.md).
+            work = ex.pps_work(budget, pps)
+            results = []
             for rep in range(s.repeats):
-                drawn = sample(
-                    "pps", rankings, grades, budget=budget, strata=s.strata, seed=s.seed,
-                    repeat=rep, design=design,
-                )  # fmt: skip
-                judged += drawn.judged()
-                listed, code, grade = _arrays(track, drawn.topics, code_of)
-                got = evaluator.evaluate(tuple(pps), listed, code, grade, s.strata, design="pps")
-                for x in pps:
-                    cube[x][rep] = scores(got[x])
+                results.append(work(rep))
                 tick()
             for x in pps:
-                collections[x] = cube[x]
-                used[x] = judged / s.repeats
-        for x in s.methods:
-            if x in pps:
-                continue
-            depth = depth_for_budget(rankings, topics, budget) if x == "depth" else 1
+                collections[x] = np.stack([r[1][x] for r in results])
+                used[x] = sum(r[0] for r in results) / s.repeats
+        for x in pooled_methods:
+            name, values, judged = ex.pooled(x, budget)
+            collections[name], used[name] = values, float(judged)
             if x == "depth":
-                depths[budget] = depth
-            drawn = sample(
-                x, rankings, grades, budget=budget, depth=depth, seed=s.seed,
-                rel_level=s.rel_level,
-            )  # fmt: skip
-            listed, code, grade = _arrays(track, drawn.topics, np.zeros(2, np.int64))
-            listed &= grade >= 0  # plain qrels of the judged documents
-            got = evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
-            name = f"depth-{depth}" if x == "depth" else x
-            collections[name] = scores(got["statAP"])  # π = 1: AP on the judged documents
-            used[name] = float(drawn.judged())
+                depths[budget] = name
             tick()
         for scale in s.topics_scale:
             try:
@@ -368,8 +404,8 @@ def budget_report(s: Settings) -> Report:
                     (scale, res.sigma_reference, res.se_sigma_reference,
                      int(track.judged.sum()) * scale)
                 )  # fmt: skip
-    if "depth" in s.methods:
-        chosen = ", ".join(f"{b}: depth-{k}" for b, k in depths.items())
+    if depths:
+        chosen = ", ".join(f"{b}: {k}" for b, k in depths.items())
         notes.append(f"depth pools matched to the budgets (mean pool size per topic ≤ budget): "
                      f"{chosen}")  # fmt: skip
     if s.engineered:

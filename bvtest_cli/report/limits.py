@@ -85,6 +85,22 @@ def check_request(s: Settings, m: int, n: int, command: str = "eval") -> None:
                       f"{s.samples} simulated collections per topic")  # fmt: skip
         refuse_work("-k", s.samples, float(s.samples) * n * m * 1000,
                     f"{s.samples} simulated collections of {m} runs × {n} topics")  # fmt: skip
+    if command == "budget":
+        m_all = m * (2 if s.engineered else 1)
+        # per budget: R samples' scores of every run and topic, two estimators;
+        # the bootstrap's counts over the R·n sampled topics
+        refuse_memory("--repeats", s.repeats,
+                      float(s.repeats) * m_all * n * _FLOAT * (2 + _COPIES)
+                      + float(s.samples) * s.repeats * n * _FLOAT,
+                      f"{s.repeats} samples of {m_all} runs × {n} topics")  # fmt: skip
+        topics = max(s.topics_scale) * n
+        refuse_memory("--samples", s.samples,
+                      float(s.samples) * (2 * topics + _COPIES * m_all) * _FLOAT,
+                      f"{s.samples} bootstrap samples of {topics} topics")  # fmt: skip
+        refuse_work("--samples", s.samples,
+                    float(s.samples) ** 2 * m_all * (m_all - 1) / 2 * 4 * len(s.budgets)
+                    * len(s.topics_scale) * (len(s.methods) + 1) * 2,
+                    f"Δ over {s.samples}² pairs of rankings of {m_all} runs, per cell")  # fmt: skip
     if command == "rankings":
         topics = s.topics or n
         need = float(s.samples) * (2 * topics + _COPIES * m) * _FLOAT
