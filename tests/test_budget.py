@@ -249,3 +249,24 @@ def test_robust_budget_findings(bvtest, shared_data):
         for scale in (1, 4):
             c, r = cell[100, scale, method], ref[scale]
             assert c["rmse"] > r["sigma"] - 2 * (c["se_rmse"] + r["se_sigma"]), method
+
+
+def test_budget_refuses_what_cannot_fit(bvtest, monkeypatch):
+    monkeypatch.setenv("BVTEST_MEMORY_MB", "1")
+    proc = bvtest("budget", "--repeats", 100, QRELS, RUNS)
+    assert_one_line_error(proc, "--repeats 100", "more than the limit")
+
+
+def test_budget_bad_input(bvtest, tmp_path):
+    bad = tmp_path / "r"
+    bad.write_text("401 Q0 d1 x 1.0 r\n")
+    assert_one_line_error(bvtest("budget", QRELS, bad, RUNS), "r:1:", "rank")
+    assert_one_line_error(bvtest("budget", "--methods", "depth,nope", QRELS, RUNS), "nope")
+    assert_one_line_error(bvtest("budget", "--budget", "0", QRELS, RUNS), "--budget")
+
+
+def test_depth_sample_notes_that_k_sets_the_size(bvtest, tmp_path):
+    proc = bvtest("sample", "--method", "depth", "--depth", 3, "--budget", 50,
+                  "--out", tmp_path / "d", QRELS, RUNS)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "depth-3 pooling judges what K sets" in proc.stderr

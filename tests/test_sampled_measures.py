@@ -17,7 +17,10 @@ Oracles, none of them bvtest's code:
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -296,3 +299,27 @@ def test_measure_names():
     assert spec.name == "xinfAP" and spec.rel == 2
     (spec,) = parse_measures(["statAP(rel=3)"])
     assert spec.name == "statAP(rel=3)" and spec.rel == 3
+
+
+@pytest.mark.skipif(
+    not os.environ.get("SAMPLE_EVAL_PL") or shutil.which("perl") is None,
+    reason="set SAMPLE_EVAL_PL to NIST's sample_eval.pl (not redistributable) to run it",
+)
+def test_xinfap_equals_sample_eval_pl(bvtest, random_collection):
+    """NIST's script itself, where it is at hand: per-topic infAP as it
+    prints it (4 decimals)."""
+    topics, runs, q, r = random_collection
+    proc = subprocess.run(
+        ["perl", os.environ["SAMPLE_EVAL_PL"], "-q", str(q), str(r)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    expected = {
+        f[1]: float(f[2])
+        for f in (line.split() for line in proc.stdout.splitlines())
+        if f and f[0] == "infAP" and f[1] != "all"
+    }
+    got = evaluate(q, r, "xinfAP")["xinfAP"]
+    assert len(expected) == len(topics)
+    for t, value in expected.items():
+        assert got.get(t, 0.0) == pytest.approx(value, abs=5e-5), t

@@ -123,30 +123,28 @@ def _stack_above(ranked: Ranked, code: np.ndarray, flags, hits: np.ndarray, stra
 
 def xinfap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
     """xinfAP of every topic of ``ranked.topics``, as sample_eval.pl."""
-    code, listed, judged, relevant = _rows(ranked, table, counts, rel)
-    hits = np.flatnonzero(relevant & (ranked.rank < XINF_DEPTH))  # rank order within topics
-    above = _stack_above(ranked, code, (listed, judged, relevant), hits, counts.strata)
-    qt = ranked.qtopic
-    return xinfap_core(
-        ranked.row_topic[hits],
-        ranked.rank[hits] + 1.0,
-        code[hits],
-        above,
-        (counts.listed[qt], counts.judged[qt], counts.relevant[qt]),
-    )
+    return _of_run(ranked, table, counts, rel, xinf=True)
 
 
 def statap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
     """statAP of every topic of ``ranked.topics`` (Horvitz–Thompson)."""
-    code, _, _, relevant = _rows(ranked, table, counts, rel)
-    hits = np.flatnonzero(relevant)
-    above = _stack_above(ranked, code, (relevant,), hits, counts.strata)[0]
+    return _of_run(ranked, table, counts, rel, xinf=False)
+
+
+def _of_run(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int, xinf: bool):
+    """The estimator's core on one run's ranked rows: its judged relevant
+    documents (the first 1000 ranks for xinfAP) and the counts above them."""
+    code, listed, judged, relevant = _rows(ranked, table, counts, rel)
+    hits = np.flatnonzero(relevant & (ranked.rank < XINF_DEPTH) if xinf else relevant)
+    flags = (listed, judged, relevant) if xinf else (relevant,)
+    above = _stack_above(ranked, code, flags, hits, counts.strata)
     qt = ranked.qtopic
-    return statap_core(
+    core = xinfap_core if xinf else statap_core
+    return core(
         ranked.row_topic[hits],
         ranked.rank[hits] + 1.0,
         code[hits],
-        above,
+        above if xinf else above[0],
         (counts.listed[qt], counts.judged[qt], counts.relevant[qt]),
     )
 
@@ -234,11 +232,11 @@ class SampledRankings:
     A ranking is a segment of rows in rank order; each row holds the
     universe row of its document (−1: not in the universe). A sample is
     given as arrays over the universe: listed, stratum code, grade (−1 listed
-    but not judged). Counts of documents above each judged relevant document
-    are found by sorting only the flagged rows, so a sample costs about its
-    judged rows, not every retrieved document; the listed counts, the same for
-    every sample of one design (pps, uniform), are computed once per
-    ``design`` key."""
+    but not judged). The counts of judged and relevant documents above each
+    judged relevant document are running counts over those rows only, so a
+    sample costs about its judged rows, not every retrieved document; the
+    listed counts, the same for every sample of one design (the strata of
+    pps), are computed once per ``design`` key."""
 
     def __init__(
         self,
@@ -265,13 +263,12 @@ class SampledRankings:
         relevant = full_grade >= rel
         self.candidates = np.flatnonzero(in_u & relevant[self._q]).astype(index)
         self._listed: dict[object, np.ndarray] = {}
-        self._rows = rows
 
     def seg_of(self, rows: np.ndarray) -> np.ndarray:
         """The ranking (segment) of each row."""
         return np.searchsorted(self.starts, rows, side="right") - 1
 
-    def _sparse_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
+    def _counts_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
         """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
         above each hit, within its ranking: running counts over the flagged
         rows only, one stratum at a time (memory: two columns of them)."""
@@ -314,13 +311,13 @@ class SampledRankings:
         seg = self.seg_of(hits)
         k = self.rank[hits] + 1.0
         relevant_rows = hits  # judged relevant rows are exactly the hits
-        above_rel = self._sparse_above(relevant_rows, h, hits, strata)
+        above_rel = self._counts_above(relevant_rows, h, hits, strata)
         out: dict[str, np.ndarray] = {}
         if "statAP" in kinds:
             out["statAP"] = statap_core(seg, k, h, above_rel, totals)
         if "xinfAP" in kinds:
             judged_rows = np.flatnonzero(in_u & judged_u[q])
-            above_judged = self._sparse_above(judged_rows, code[q[judged_rows]], hits, strata)
+            above_judged = self._counts_above(judged_rows, code[q[judged_rows]], hits, strata)
             above_listed = self._listed_above(listed, code, strata, design, hit_mask, hits)
             head = self.rank[hits] < XINF_DEPTH
             if head.all():
@@ -333,14 +330,14 @@ class SampledRankings:
     def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
         """Listed documents above each hit: for a ``design`` seen before, from
         its counts at every candidate row."""
+        if design in self._listed:
+            return self._listed[design][:, hit_mask]
+        rows = np.flatnonzero(self._in_u & listed[self._q])
         if design is None:
-            rows = np.flatnonzero(self._in_u & listed[self._q])
-            return self._sparse_above(rows, code[self.qrow[rows]], hits, strata)
-        if design not in self._listed:
-            rows = np.flatnonzero(self._in_u & listed[self._q])
-            self._listed[design] = self._sparse_above(
-                rows, code[self.qrow[rows]], self.candidates, strata
-            )
+            return self._counts_above(rows, code[self._q[rows]], hits, strata)
+        self._listed[design] = self._counts_above(
+            rows, code[self._q[rows]], self.candidates, strata
+        )
         return self._listed[design][:, hit_mask]
 
 
