@@ -308,7 +308,7 @@ def test_measure_names():
 def test_xinfap_equals_sample_eval_pl(bvtest, random_collection):
     """NIST's script itself, where it is at hand: per-topic infAP as it
     prints it (4 decimals)."""
-    topics, runs, q, r = random_collection
+    topics, _runs, q, r = random_collection
     proc = subprocess.run(
         ["perl", os.environ["SAMPLE_EVAL_PL"], "-q", str(q), str(r)],
         capture_output=True, text=True, timeout=120,
