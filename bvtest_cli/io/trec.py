@@ -215,9 +215,7 @@ class QrelsFile:
     @property
     def stratified(self) -> bool:
         """Read from sample_eval.pl's layout ``qid iter docno stratum rel``."""
-        return self._strata is not None or (
-            self._table is not None and self._table.stratum is not None
-        )
+        return self.table.stratum is not None
 
     def topics(self) -> list[str]:
         """Every qrels topic, in file order."""
@@ -584,10 +582,13 @@ class QrelsTable:
         """(judged, grade) of each (qrels topic index, docno) row; grade 0
         where unjudged. ``digest``, if given, is docno_digest(docno)."""
         row = self.rows_of(topic, docno, digest)
-        judged = row >= 0
+        return row >= 0, self.grades_at(row)
+
+    def grades_at(self, row: np.ndarray) -> np.ndarray:
+        """The grade of each qrels row (:meth:`rows_of`), 0 where it is −1."""
         if not self.grade.size:
-            return judged, np.zeros(row.size, np.int64)
-        return judged, np.where(judged, self.grade[row], 0)
+            return np.zeros(row.size, np.int64)
+        return np.where(row >= 0, self.grade[row], 0)
 
     def rows_of(
         self, topic: np.ndarray, docno: np.ndarray, digest: np.ndarray | None = None

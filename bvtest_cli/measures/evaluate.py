@@ -412,12 +412,14 @@ class RunEvaluator:
         )
         self._fast: list[tuple[str, tuple[str, int | None, int]]] = []
         self._fast_err: list[tuple[str, int]] = []
-        self._sampled: list[tuple[str, str, int]] = []  # (name, estimator, rel level)
+        # rel level → [(name, estimator)]: the estimators of one level share a pass
+        self._sampled: dict[int, list[tuple[str, str]]] = {}
         slow: list[MeasureSpec] = []
         for s in self.specs:
             form = fastmeasures.fast_form(s.measure) if impl == "fast" else None
             if is_sampled(s):
-                self._sampled.append((s.name, s.measure.NAME, s.rel or 1))
+                rel = s.rel if s.rel is not None else 1
+                self._sampled.setdefault(rel, []).append((s.name, s.measure.NAME))
             elif s.err_cutoff is not None and err_impl == "fast":
                 self._fast_err.append((s.name, s.err_cutoff))
             elif form is not None:
@@ -426,11 +428,6 @@ class RunEvaluator:
                 slow.append(s)
         self._ideal = None
         self._ranks = bool(self._fast or self._fast_err or self._sampled)
-        if self._sampled:
-            from .sampled import StratumCounts
-
-            levels = {rel for _, _, rel in self._sampled}
-            self._counts = {rel: StratumCounts(self.table, rel) for rel in levels}
         if self._fast or self._fast_err:
             table = self.table
             if any(form[0] == "nDCG" for _, form in self._fast):
@@ -476,15 +473,17 @@ class RunEvaluator:
     def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
         from ..measures import fastmeasures
         from ..measures.gdeval import err_ranked
-        from ..measures.sampled import ESTIMATORS
+        from ..measures.sampled import evaluate_run
 
         scores: dict[str, dict[str, float]] = {s.name: {} for s in self.specs}
         if self._ranks:
             columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
             ranked = fastmeasures.rank_run(columns, self.table)
-            for name, kind, rel in self._sampled:
-                values = ESTIMATORS[kind](ranked, self.table, self._counts[rel], rel)
-                scores[name] = dict(zip(ranked.topics, values.tolist(), strict=True))
+            for rel, named in self._sampled.items():
+                kinds = tuple(dict.fromkeys(kind for _, kind in named))
+                values = evaluate_run(ranked, self.table, kinds, rel)
+                for name, kind in named:
+                    scores[name] = dict(zip(ranked.topics, values[kind].tolist(), strict=True))
             forms = [form for _, form in self._fast]
             values = fastmeasures.compute(ranked, self.table, forms, self._ideal)
             for (name, _), column in zip(self._fast, values, strict=True):

@@ -101,10 +101,8 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
     rank = np.arange(n, dtype=np.int64) - starts[t]
     qtopic = to_q[kept]
     qrow = qrels.rows_of(qtopic[t].astype(np.int32), docno, digest)
-    judged = qrow >= 0
-    grade = np.where(judged, qrels.grade[qrow], 0) if qrels.grade.size else np.zeros(n, np.int64)
     topics = [run.topics[i] for i in kept.tolist()]
-    return Ranked(topics, qtopic, starts, rank, t, grade, judged, qrow)
+    return Ranked(topics, qtopic, starts, rank, t, qrels.grades_at(qrow), qrow >= 0, qrow)
 
 
 def ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:

@@ -26,8 +26,10 @@ sample, so a judged document of stratum h has inclusion probability
   within stratum h. 0 when R̂ = 0. With every document judged (π = 1) it is
   AP, to the bit.
 
-Both are computed for all topics of a run at once from its ranked rows
-(:class:`~bvtest_cli.measures.fastmeasures.Ranked`). Relevant: grade ≥ the
+Both are computed by one mechanism, :class:`SampledRankings`: for all topics
+of a run at once from its ranked rows
+(:class:`~bvtest_cli.measures.fastmeasures.Ranked`, :func:`evaluate_run`),
+or for many runs under many in-memory samples (``bvtest budget``). Relevant: grade ≥ the
 relevance level (sample_eval.pl: > 0). This module imports only numpy,
 ir_measures' measure base class and :mod:`bvtest_cli.io`.
 """
@@ -75,78 +77,19 @@ statAP = _StatAP()
 SAMPLED_MEASURES = {"xinfAP": xinfAP, "statAP": statAP}
 
 
-class StratumCounts:
-    """Per qrels topic and stratum (``(topics, strata)`` arrays): documents
-    listed (N_h), judged (n_h: grade ≥ 0) and judged relevant (r_h)."""
-
-    def __init__(self, table: QrelsTable, rel: int) -> None:
-        g = len(table.strata)
-        code = table.stratum if table.stratum is not None else np.zeros(len(table.grade), np.int64)
-        cell = table.topic.astype(np.int64) * g + code
-        size = len(table.topics) * g
-
-        def count(keep: np.ndarray) -> np.ndarray:
-            return np.bincount(cell[keep], minlength=size).reshape(len(table.topics), g)
-
-        self.strata = g
-        self.code = code
-        self.listed = count(np.ones(cell.size, bool))
-        self.judged = count(table.grade >= 0)
-        self.relevant = count(table.grade >= rel)
-
-
-def _above(ranked: Ranked, code: np.ndarray, flag: np.ndarray, rows: np.ndarray, g: int):
-    """For each of ``rows``, the rows of its topic ranked above it with
-    ``flag`` set and stratum ``g``."""
-    x = (flag & (code == g)).astype(np.int64)
-    before = np.cumsum(x) - x  # over all rows, then less those of earlier topics
-    first = ranked.starts[:-1]
-    base = before[np.minimum(first, before.size - 1)] if before.size else before
-    return before[rows] - base[ranked.row_topic[rows]]
-
-
-def _rows(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int):
-    """(stratum code, listed, judged, relevant) of every ranked row; code −1
-    for a document the collection does not list."""
-    listed = ranked.qrow >= 0
-    code = np.where(listed, counts.code[ranked.qrow], -1) if counts.code.size else ranked.qrow
-    grade = ranked.grade
-    return code, listed, listed & (grade >= 0), listed & (grade >= rel)
-
-
-def _stack_above(ranked: Ranked, code: np.ndarray, flags, hits: np.ndarray, strata: int):
-    """``(flags, strata, hits)`` counts of flagged rows of each stratum above each hit."""
-    return np.stack(
-        [np.stack([_above(ranked, code, f, hits, g) for g in range(strata)]) for f in flags]
-    )
-
-
-def xinfap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
-    """xinfAP of every topic of ``ranked.topics``, as sample_eval.pl."""
-    return _of_run(ranked, table, counts, rel, xinf=True)
-
-
-def statap(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int) -> np.ndarray:
-    """statAP of every topic of ``ranked.topics`` (Horvitz–Thompson)."""
-    return _of_run(ranked, table, counts, rel, xinf=False)
-
-
-def _of_run(ranked: Ranked, table: QrelsTable, counts: StratumCounts, rel: int, xinf: bool):
-    """The estimator's core on one run's ranked rows: its judged relevant
-    documents (the first 1000 ranks for xinfAP) and the counts above them."""
-    code, listed, judged, relevant = _rows(ranked, table, counts, rel)
-    hits = np.flatnonzero(relevant & (ranked.rank < XINF_DEPTH) if xinf else relevant)
-    flags = (listed, judged, relevant) if xinf else (relevant,)
-    above = _stack_above(ranked, code, flags, hits, counts.strata)
-    qt = ranked.qtopic
-    core = xinfap_core if xinf else statap_core
-    return core(
-        ranked.row_topic[hits],
-        ranked.rank[hits] + 1.0,
-        code[hits],
-        above if xinf else above[0],
-        (counts.listed[qt], counts.judged[qt], counts.relevant[qt]),
-    )
+def evaluate_run(
+    ranked: Ranked, table: QrelsTable, kinds: tuple[str, ...], rel: int
+) -> dict[str, np.ndarray]:
+    """The estimators ``kinds`` of every topic of one run (``ranked.topics``),
+    the qrels table being the sample: :class:`SampledRankings` with one
+    ranking per topic and the table's rows as the universe."""
+    rankings = SampledRankings(
+        ranked.qrow, ranked.rank, ranked.starts, ranked.qtopic, table.topic, table.grade, rel,
+        n_topics=len(table.topics),
+    )  # fmt: skip
+    code = table.stratum if table.stratum is not None else np.zeros(table.grade.size, np.int32)
+    listed = np.ones(table.grade.size, dtype=bool)
+    return rankings.evaluate(kinds, listed, code, table.grade, len(table.strata))
 
 
 def xinfap_core(
@@ -247,11 +190,14 @@ class SampledRankings:
         universe_topic: np.ndarray,
         full_grade: np.ndarray,
         rel: int,
+        n_topics: int | None = None,
     ) -> None:
         self.qrow, self.rank, self.starts = qrow, rank, starts
         self.seg_topic = seg_topic
         self.universe_topic = universe_topic
-        self.n_topics = int(universe_topic.max()) + 1 if universe_topic.size else 0
+        if n_topics is None:
+            n_topics = int(universe_topic.max()) + 1 if universe_topic.size else 0
+        self.n_topics = n_topics
         self.rel = rel
         rows = qrow.size
         index = np.int32 if rows < 2**31 else np.int64
@@ -339,6 +285,3 @@ class SampledRankings:
             rows, code[self._q[rows]], self.candidates, strata
         )
         return self._listed[design][:, hit_mask]
-
-
-ESTIMATORS = {"xinfAP": xinfap, "statAP": statap}

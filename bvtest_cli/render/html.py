@@ -167,38 +167,34 @@ def _table(key: str, t: Table, digits: int) -> list[str]:
     if not t.rows:
         return [f'<p class="none">{escape(key)}: none</p>']
     first = _row_header(key)
-    columns = []
-    for f in t.fields:
-        if f.alpha:
-            continue
-        values = np.asarray(t.values[f.name])
-        intervals = np.asarray(t.intervals[f.name]) if f.name in t.intervals else None
-        cells = [
-            _cell(values[i], None if intervals is None else intervals[i], digits)
-            for i in range(len(t.rows))
-        ]
-        columns.append(Column(f.header, cells, f.meaning))
+    scalar = [f for f in t.fields if not f.alpha]
+    columns = [Column(f.header, _field_cells(t, f, digits), f.meaning) for f in scalar]
     for header, values, owner in _child_columns(t):
         meaning = owner.meaning if owner is not None else ""
         columns.append(Column(header, [_cell(v, None, digits) for v in values], meaning))
     out = _tables(key, first, t.rows, columns) if columns else []
     for f in t.fields:
-        if not f.alpha:
-            continue
-        values = np.asarray(t.values[f.name])
-        intervals = np.asarray(t.intervals[f.name]) if f.name in t.intervals else None
-        alpha_columns = [
-            Column(
-                f"α={a}",
-                [
-                    _cell(values[i][j], None if intervals is None else intervals[i][j], digits)
-                    for i in range(len(t.rows))
-                ],
-            )
-            for j, a in enumerate(t.alphas)
-        ]
-        out += _tables(f"{key}: {f.name} — {f.meaning}", first, t.rows, alpha_columns)
+        if f.alpha:
+            alpha_columns = [
+                Column(f"α={a}", _field_cells(t, f, digits, j)) for j, a in enumerate(t.alphas)
+            ]
+            out += _tables(f"{key}: {f.name} — {f.meaning}", first, t.rows, alpha_columns)
     return out
+
+
+def _field_cells(t: Table, f: Field, digits: int, alpha: int | None = None) -> list[str]:
+    """The cells of one field, a row each (its ``alpha``-th value for an
+    alpha-indexed field), with the interval under the value when there is one."""
+    values = np.asarray(t.values[f.name])
+    intervals = np.asarray(t.intervals[f.name]) if f.name in t.intervals else None
+
+    def at(array: np.ndarray, i: int) -> Any:
+        return array[i] if alpha is None else array[i][alpha]
+
+    return [
+        _cell(at(values, i), None if intervals is None else at(intervals, i), digits)
+        for i in range(len(t.rows))
+    ]
 
 
 def _records(key: str, records: Records, digits: int) -> list[str]:

@@ -57,9 +57,8 @@ class Track:
     grade: np.ndarray  # (universe,) the full qrels' grade, 0 when not judged
     judged: np.ndarray  # (universe,) in the full qrels
     names: list[str]  # run names
-    rankings: list[
-        list[np.ndarray]
-    ]  # [run][topic] universe numbers (within the topic) in rank order
+    # [run][topic]: the run's documents as universe numbers (within the topic), in rank order
+    rankings: list[list[np.ndarray]]
 
     def for_sampling(self) -> tuple[dict[str, list[tuple[int, ...]]], dict[str, dict[int, int]]]:
         """The samplers' inputs: topic → one ranking per run; topic → number → grade."""
@@ -304,20 +303,27 @@ class _Experiment:
     def scores(self, values: np.ndarray) -> np.ndarray:
         return values.reshape(len(self.track.names), len(self.topics))
 
-    def pps_work(self, budget: int, kinds: tuple[str, ...]):
-        """Worker: repeat → (judgments, {estimator: (runs, topics) scores})."""
+    def pps(self, budget: int, kinds: tuple[str, ...], tick) -> tuple[dict[str, np.ndarray], float]:
+        """The R pps samples under each estimator, (R, runs, topics), and the
+        mean number of judgments. In this process: forked workers would each
+        copy the samplers' and the evaluator's state, for little gain
+        (measured: docs/performance.md)."""
         code_of = _stratum_order(self.s.strata)
-
-        def work(rep: int) -> tuple[int, dict[str, np.ndarray]]:
+        shape = (self.s.repeats, len(self.track.names), len(self.topics))
+        cube = {x: np.empty(shape) for x in kinds}
+        judged = 0
+        for rep in range(self.s.repeats):
             drawn = sample(
                 "pps", self.rankings, self.grades, budget=budget, strata=self.s.strata,
                 seed=self.s.seed, repeat=rep, design=self.design,
             )  # fmt: skip
             listed, code, grade = _arrays(self.track, drawn.topics, code_of)
             got = self.evaluator.evaluate(kinds, listed, code, grade, self.s.strata, "pps")
-            return drawn.judged(), {x: self.scores(got[x]) for x in kinds}
-
-        return work
+            for x in kinds:
+                cube[x][rep] = self.scores(got[x])
+            judged += drawn.judged()
+            tick()
+        return cube, judged / self.s.repeats
 
     def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int]:
         """(name, AP on the judged documents, judgments) of depth-k, hedge or mtf."""
@@ -368,16 +374,9 @@ def budget_report(s: Settings) -> Report:
         collections: dict[str, np.ndarray] = {}
         used: dict[str, float] = {}
         if pps:
-            # In this process: forked workers would each copy the samplers' and
-            # the evaluator's state, for little gain (measured: docs/budget.md).
-            work = ex.pps_work(budget, pps)
-            results = []
-            for rep in range(s.repeats):
-                results.append(work(rep))
-                tick()
+            cube, judged = ex.pps(budget, pps, tick)
             for x in pps:
-                collections[x] = np.stack([r[1][x] for r in results])
-                used[x] = sum(r[0] for r in results) / s.repeats
+                collections[x], used[x] = cube[x], judged
         for x in pooled_methods:
             name, values, judged = ex.pooled(x, budget)
             collections[name], used[name] = values, float(judged)

@@ -329,7 +329,8 @@ PAIR_SE_RMSE = Field(
 )
 
 # `bvtest budget` (Cormack19 §4, Tables 1–2): one cell per budget, topic-set
-# size and method; |b|, σ, RMSE and their standard errors are the fields above.
+# size and method; |b|, σ, RMSE and their standard errors are the fields above,
+# and the reference rows (the full qrels, one per size) are σ of a collection too.
 BUDGET_BUDGET = Field("budget", "judgments per topic (--budget)", "Cormack19 §4")
 BUDGET_SCALE = Field(
     "topics_scale", "topic-set size as a multiple of n (--topics-scale)", "Cormack19 §4"
@@ -339,18 +340,11 @@ BUDGET_METHOD = Field(
 )
 BUDGET_ASSESSMENTS = Field(
     "assessments",
-    "judgments the method used over the topic set (mean over the pps samples)",
+    "judgments of the collection over the topic set (pps: the mean over its samples)",
     "Cormack19 Table 1",
 )
 BUDGET_REPEATS = Field("repeats", "R, pps samples per budget (--repeats)", "Cormack19 §3")
 BUDGET_STRATA = Field("strata", "strata of the pps design (--strata)", "Cormack19 §3")
-REFERENCE_SIGMA = Field("sigma", "σ of the full qrels' ranking", "Cormack19 Table 1")
-REFERENCE_SE_SIGMA = Field(
-    "se_sigma", "standard error of sigma (batch means of σ², mapped)", "bvtest: batch means"
-)
-REFERENCE_ASSESSMENTS = Field(
-    "assessments", "judgments of the full qrels over the topic set", "Cormack19 Table 1"
-)
 
 RANKING_FIELDS: tuple[Field, ...] = (
     RANK_BIAS, RANK_SIGMA, RANK_RMSE, RANK_B2, RANK_DELTA,
@@ -365,7 +359,7 @@ BUDGET_CELL_FIELDS: tuple[Field, ...] = (
     RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, BUDGET_ASSESSMENTS,
 )  # fmt: skip
 BUDGET_REFERENCE_FIELDS: tuple[Field, ...] = (
-    BUDGET_SCALE, REFERENCE_SIGMA, REFERENCE_SE_SIGMA, REFERENCE_ASSESSMENTS,
+    BUDGET_SCALE, RANK_SIGMA, RANK_SE_SIGMA, BUDGET_ASSESSMENTS,
 )  # fmt: skip
 # ======================================================================================
 
