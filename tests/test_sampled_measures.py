@@ -214,12 +214,16 @@ def test_statap_is_ap_on_full_judgments(bvtest):
     assert [line.replace("\tAP\t", "\tstatAP\t") for line in ap] == stat
 
 
-def test_relevance_level_applies(random_collection):
+@pytest.mark.parametrize("level", [2, 0])
+def test_relevance_level_applies(random_collection, level):
+    """rel=0: every judged document is relevant (the level is kept, not
+    taken for the default)."""
     topics, runs, q, r = random_collection
-    got = evaluate(q, r, "statAP(rel=2)")["statAP(rel=2)"]
+    name = f"statAP(rel={level})"
+    got = evaluate(q, r, name)[name]
     for t in topics:
-        level2 = {d: (c, -1 if g < 0 else int(g >= 2)) for d, (c, g) in topics[t].items()}
-        assert got.get(t, 0.0) == pytest.approx(literal_statap(level2, runs[t]), rel=1e-12)
+        at_level = {d: (c, -1 if g < 0 else int(g >= level)) for d, (c, g) in topics[t].items()}
+        assert got.get(t, 0.0) == pytest.approx(literal_statap(at_level, runs[t]), rel=1e-12)
 
 
 @pytest.mark.parametrize("measure", ["infAP", "xinfAP", "statAP"])
