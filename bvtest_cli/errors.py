@@ -6,6 +6,7 @@ Diagnostics are best-effort: a closed or full stderr (``2>&-``,
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -49,4 +50,29 @@ def say(line: str) -> None:
         stream.write(line + "\n")
         stream.flush()
     except (OSError, ValueError):  # closed, full or broken: the line is lost, nothing else
+        discard_stderr()
+
+
+def discard_stderr() -> None:
+    """Send stderr nowhere from now on, since writing it failed.
+
+    A line that could not be flushed stays in the stream's buffer; unless the
+    descriptor is pointed at the null device, the interpreter's own flush at
+    exit fails again and turns the exit status into 120 (Python's status for
+    a failed flush at shutdown). With unbuffered stderr (PYTHONUNBUFFERED) the
+    write fails at once and nothing is left over, which is why a developer's
+    shell may never see the difference: the suite runs the CLI without any
+    PYTHON* variable so that it would.
+    """
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+        stream.flush()
+    except (OSError, ValueError):  # closed (no descriptor) or still failing: nothing more to do
         pass

@@ -10,6 +10,14 @@ from pathlib import Path
 
 import pytest
 
+# Every command the suite starts runs as a user's or CI's would: without the
+# PYTHON* variables of a developer's shell. PYTHONUNBUFFERED, for one, hides a
+# failed flush of stderr at exit (exit status 120 with `2>/dev/full`) that a
+# plain environment shows; removing them here, before any test starts a
+# process, covers every subprocess, the pool workers of the CLI included.
+for _name in [name for name in os.environ if name.startswith("PYTHON")]:
+    del os.environ[_name]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SAMPLE_QRELS = REPO / "qrels" / "qrels.txt"
@@ -27,18 +35,25 @@ def bvtest_executable() -> str:
     return found
 
 
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment of a started command: this one's without pytest's
+    variables (the PYTHON* ones are gone already), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(extra)
+    return env
+
+
 def run_bvtest(
     *args: object, stdin: bytes | None = None, cwd: Path | None = None, binary: bool = False
 ):
     """Run the installed command; returns CompletedProcess with text stdout/stderr
     (stdout as bytes with ``binary``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     proc = subprocess.run(
         [bvtest_executable(), *map(str, args)],
         input=stdin,
         capture_output=True,
         cwd=cwd,
-        env=env,
+        env=clean_env(),
         timeout=300,
     )
     if not binary:

@@ -8,7 +8,7 @@ import shlex
 import subprocess
 
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, bvtest_executable
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, bvtest_executable, clean_env
 
 CASES = {
     "eval": (["eval", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS], 0),
@@ -23,7 +23,7 @@ def _run(args: list, redirect: str, tmp_path) -> tuple[int, bytes]:
     new = tmp_path / "new.run"
     new.write_bytes((SAMPLE_RUNS / "sys001").read_bytes())
     argv = [bvtest_executable(), *(str(new) if a == "NEW" else str(a) for a in args)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = clean_env()
     command = " ".join(map(shlex.quote, argv)) + f" {redirect}"
     proc = subprocess.run(["bash", "-c", command], capture_output=False, stdout=subprocess.PIPE,
                           env=env, timeout=300)  # fmt: skip
@@ -48,3 +48,9 @@ def test_plot_writes_its_file_with_stderr_closed(tmp_path):
     args = ["plot", "-m", "AP", "-o", target, SAMPLE_QRELS, SAMPLE_RUNS]
     code, out = _run(args, "2>&-", tmp_path)
     assert code == 0 and out == b"" and target.stat().st_size > 0
+
+
+def test_the_suite_starts_commands_without_python_variables():
+    """What users and CI run: no PYTHONUNBUFFERED (or any PYTHON*) inherited."""
+    assert not [k for k in clean_env() if k.startswith("PYTHON")]
+    assert not [k for k in os.environ if k.startswith("PYTHON")]

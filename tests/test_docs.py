@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, bvtest_executable
+from conftest import REPO, bvtest_executable, clean_env
 
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
@@ -80,7 +80,7 @@ def _scratch(tmp_path: Path) -> Path:
 
 def _run_all(examples: list[str], cwd: Path) -> None:
     assert examples
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = clean_env()
     env["PATH"] = str(Path(bvtest_executable()).parent) + os.pathsep + env.get("PATH", "")
     for example in examples:
         proc = subprocess.run(

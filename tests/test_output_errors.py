@@ -24,7 +24,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, bvtest_executable
+from conftest import (
+    SAMPLE_QRELS,
+    SAMPLE_RUNS,
+    assert_one_line_error,
+    bvtest_executable,
+    clean_env,
+)
 
 from bvtest_cli.render.text import fmt, plain, render
 from bvtest_cli.report import registry
@@ -34,7 +40,7 @@ FULL = Path("/dev/full")
 
 
 def run_with_stdout(args, stdout, **kwargs):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = clean_env()
     return subprocess.run(
         [bvtest_executable(), *map(str, args)],
         stdout=stdout,
@@ -91,7 +97,7 @@ def test_closed_stdout_is_one_line_and_exit_2(sample_scores):
 
 def test_broken_pipe_stays_silent(sample_scores):
     """``bvtest eval ... | head -1``: the reader leaves; not an error."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = clean_env()
     proc = subprocess.Popen(
         [bvtest_executable(), "eval", "--quiet", "--scores", str(sample_scores)],
         stdout=subprocess.PIPE,

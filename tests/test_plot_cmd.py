@@ -4,13 +4,18 @@ valid image, nothing goes to stdout, and the failures are one line, exit 2."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, bvtest_executable
+from conftest import (
+    SAMPLE_QRELS,
+    SAMPLE_RUNS,
+    assert_one_line_error,
+    bvtest_executable,
+    clean_env,
+)
 
 needs_mpl = pytest.mark.skipif(
     importlib.util.find_spec("matplotlib") is None,
@@ -119,7 +124,7 @@ def test_without_matplotlib(tmp_path):
     stub = tmp_path / "stub" / "matplotlib"
     stub.mkdir(parents=True)
     (stub / "__init__.py").write_text("raise ImportError('matplotlib blocked by the test')\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env = clean_env()
     env["PYTHONPATH"] = str(stub.parent)
     out = tmp_path / "bv.png"
     proc = subprocess.run(

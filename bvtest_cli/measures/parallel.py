@@ -19,6 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
+from ..errors import discard_stderr
+
 Work = Callable[[Any], Any]
 _work: Work | None = None
 
@@ -118,6 +120,6 @@ def progress(total: int, quiet: bool, what: str = "evaluating runs") -> Callable
             sys.stderr.write(f"\rbvtest: {what} {done}/{total}{end}")
             sys.stderr.flush()
         except (OSError, ValueError):  # best-effort, as every diagnostic
-            pass
+            discard_stderr()
 
     return tick
