@@ -77,8 +77,8 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: i
 
     from bvtest_cli.analyses.paired import compare_runs
     from bvtest_cli.analyses.uncertainty import bootstrap_intervals
+    from bvtest_cli.commands.compare.build import COMPARED
     from bvtest_cli.report import registry
-    from bvtest_cli.report.compare import COMPARED
     from bvtest_cli.report.pipeline import registry_statistic
 
     matrices = pool(20240101)

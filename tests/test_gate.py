@@ -1,12 +1,11 @@
-"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.report.check, SPEC §12)."""
+"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.commands.check.build, SPEC §12)."""
 
 from __future__ import annotations
 
 import pytest
 from report_helpers import report_from_dict
 
-from bvtest_cli.report import registry
-from bvtest_cli.report.check import (
+from bvtest_cli.commands.check.build import (
     Gate,
     GateError,
     Verdict,
@@ -14,6 +13,7 @@ from bvtest_cli.report.check import (
     parse_gate,
     verdict_fields,
 )
+from bvtest_cli.report import registry
 from bvtest_cli.report.model import Report
 
 ALPHAS = ("0", "1", "5", "10")

@@ -138,14 +138,46 @@ def test_layers_import_only_lower_layers():
 
 
 def test_sizes():
-    """No module over 1000 lines, no folder with more than 16 modules, a short cli.py."""
+    """No module over 1000 lines, a short cli.py, and no folder with more than
+    16 modules; in commands/ the cap counts commands (a command's home is one
+    module or one small package), not the files of their homes."""
     for path in PACKAGE.rglob("*.py"):
         assert len(path.read_text().splitlines()) <= 1000, path
-    for folder in [PACKAGE, *[p for p in PACKAGE.iterdir() if p.is_dir()]]:
+    commands = PACKAGE / "commands"
+    for folder in [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir())]:
         if folder.name == "__pycache__":
+            continue
+        if folder == commands:
+            homes = [
+                p for p in folder.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()
+            ]
+            assert len(homes) <= 40, folder
             continue
         assert len(list(folder.glob("*.py"))) <= 16, folder
     assert len((PACKAGE / "cli.py").read_text().splitlines()) <= 250
+
+
+def test_a_command_has_one_home():
+    """Every command is declared in commands/NAME (a module, or a package whose
+    __init__ declares it and whose build.py turns Settings into its Report), and
+    nothing below the command layer knows about click."""
+    from bvtest_cli.commands import COMMANDS
+
+    commands = PACKAGE / "commands"
+    for name, command in COMMANDS.items():
+        module = command.run.__module__
+        assert module.startswith("bvtest_cli.commands."), (name, module)
+        home = module.split(".")[2]
+        assert (commands / f"{home}.py").exists() or (commands / home / "__init__.py").exists()
+        build = commands / home / "build.py"
+        if build.exists():
+            tree = ast.parse(build.read_text())
+            names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            assert "build" in names, f"{build} has no build(s: Settings) -> Report"
+    for layer in ("io", "measures", "analyses", "report", "render"):
+        for path in (PACKAGE / layer).rglob("*.py"):
+            source = path.read_text()
+            assert "import click" not in source and "from click" not in source, path
 
 
 def test_every_subpackage_says_what_it_holds_and_may_import():

@@ -17,10 +17,10 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 from permutation_oracle import correlation_p
 from scipy import stats
 
+from bvtest_cli.commands.tradeoff.build import tradeoff_report
 from bvtest_cli.measures.matrix import ScoreMatrix
 from bvtest_cli.options import Settings
 from bvtest_cli.render.text import render
-from bvtest_cli.report.tradeoffs import tradeoff_report
 
 CELL_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p", "n_topics"}
 

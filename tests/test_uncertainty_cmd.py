@@ -507,7 +507,7 @@ def test_tradeoff_repeats_count_only_defined_repeats(bvtest, tmp_path):
 
 
 def test_gate_on_interval_ends(bvtest, tmp_path):
-    from bvtest_cli.report.check import parse_gate
+    from bvtest_cli.commands.check.build import parse_gate
 
     g = parse_gate("nDCG@10:georisk.lo@5 >= bm25.run")
     assert (g.field, g.end, g.alpha, g.lhs) == ("georisk", "lo", "5", "nDCG@10:georisk.lo@5")

@@ -19,12 +19,12 @@ import pytest
 from scipy.stats import kendalltau
 
 from bvtest_cli.analyses import variations as V
+from bvtest_cli.commands.variations import inputs as vio
 from bvtest_cli.errors import InputError
 from bvtest_cli.io import sources as trecio_sources
 from bvtest_cli.io import trec as trecio
 from bvtest_cli.measures import evaluate
 from bvtest_cli.measures.matrix import ScoreMatrix
-from bvtest_cli.report import variations_input as vio
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

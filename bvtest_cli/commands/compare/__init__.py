@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import (
+from ...options import (
     CI,
     COMPARE_CI,
     COMPARE_CI_METHOD,
@@ -14,10 +14,10 @@ from ..options import (
     OUTPUT,
     Command,
 )
-from ..settings import Settings
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -49,9 +49,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest compare --pairs all --scores scores.tsv -f json
     """
-    from ..report.compare import compare
+    from .build import build
 
-    return compare(s)
+    return build(s)
 
 
 COMMAND = Command(

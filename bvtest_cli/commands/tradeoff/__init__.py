@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import EVALUATION, INPUTS, OUTPUT, TRADEOFF_NORMALIZE, Command
-from ..settings import Settings
+from ...options import EVALUATION, INPUTS, OUTPUT, TRADEOFF_NORMALIZE, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -36,10 +36,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest tradeoff --scores scores.tsv -f json
     """
-    from ..measures.evaluate import analysed
-    from ..report.tradeoffs import tradeoff_report
+    from .build import build
 
-    return analysed(s, tradeoff_report)
+    return build(s)
 
 
 COMMAND = Command(

@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ..analyses import grouping
-from ..analyses.tradeoff import Tradeoff, correlate
-from ..measures.matrix import ScoreMatrix
-from ..report import registry
-from ..report.model import Report, Section, section
-from ..settings import Settings
-from .limits import check_request
-from .values import as_reported
+from ...analyses import grouping
+from ...analyses.tradeoff import Tradeoff, correlate
+from ...measures.matrix import ScoreMatrix
+from ...report import registry
+from ...report.limits import check_request
+from ...report.model import Report, Section, section
+from ...report.values import as_reported
+from ...settings import Settings
 
 RAW = "raw"
 NAN = float("nan")
@@ -53,7 +53,7 @@ def _cell(
     if grouped:
         items.append((registry.N_GROUPS, n_groups))
     if repeats is not None:  # random:K: the distribution over the repeats
-        from ..report.pipeline import repeats_section
+        from ...report.pipeline import repeats_section
 
         items.append(("repeats", repeats_section(repeats)))
     return section(*items)
@@ -116,3 +116,10 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
         ("measures", Section(tuple(blocks))),
     )
     return Report(body, table_fields=registry.TRADEOFF_FIELDS, notes=tuple(notes))
+
+
+def build(s: Settings) -> Report:
+    """``bvtest tradeoff``: evaluate, then the tradeoff table per measure."""
+    from ...measures.evaluate import analysed
+
+    return analysed(s, tradeoff_report)

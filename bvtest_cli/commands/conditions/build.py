@@ -21,18 +21,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InputError, printable
-from ..measures.matrix import ScoreMatrix
-from ..report import registry
-from ..report.model import Report, Section, Table, section
-from ..settings import Settings
+from ...errors import InputError, printable
+from ...measures.matrix import ScoreMatrix
+from ...report import registry
+from ...report.model import Report, Section, Table, section
+from ...settings import Settings
 
 Assignment = dict[str, tuple[str, str]]  # run → (system, condition)
 
 
 def read_map(path: str) -> Assignment:
     """``run system condition`` lines (blank lines and ``#`` comments skipped)."""
-    from ..io.sources import read_bytes
+    from ...io.sources import read_bytes
 
     text = read_bytes(path).decode("utf-8", "replace")
     out: Assignment = {}
@@ -65,7 +65,7 @@ def read_map(path: str) -> Assignment:
 
 def _check_names(system: str, condition: str, where: str, lineno: int | None = None) -> None:
     """A system or condition name must name it in every output (as a run's)."""
-    from ..io.sources import name_problem
+    from ...io.sources import name_problem
 
     for kind, name in (("system", system), ("condition", condition)):
         problem = name_problem(name)
@@ -130,7 +130,7 @@ def best_conditions(mse: np.ndarray) -> np.ndarray:
 
 def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, list[str]]:
     """One measure: each condition's pool analysed alone, then per system."""
-    from ..report.pipeline import analyse
+    from ...report.pipeline import analyse
 
     conditions = sorted({c for _, c in a.values()})
     systems = sorted({sy for sy, _ in a.values()})
@@ -212,3 +212,11 @@ def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     table_fields = (registry.BEST_CONDITION, registry.BIAS2, registry.VAR, registry.MSE,
                     registry.N_SYSTEMS, *registry.TRADEOFF_FIELDS)  # fmt: skip
     return Report(body, table_fields=table_fields, notes=tuple(notes))
+
+
+def build(s: Settings) -> Report:
+    """``bvtest conditions``: evaluate, analyse per condition, and the figure with --plot."""
+    from ...measures.evaluate import analysed
+    from ...render.plot import plot_conditions, plotted
+
+    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())

@@ -21,15 +21,15 @@ from typing import Any
 import click
 import numpy as np
 
-from ..analyses import risk
-from ..analyses.paired import Comparison, compare_runs
-from ..errors import InputError
-from ..measures.matrix import ScoreMatrix
-from ..report import registry
-from ..report.model import Records, Report, Section, section
-from ..settings import Settings
-from .limits import check_request
-from .values import as_reported, fmt, plain
+from ...analyses import risk
+from ...analyses.paired import Comparison, compare_runs
+from ...errors import InputError
+from ...measures.matrix import ScoreMatrix
+from ...report import registry
+from ...report.limits import check_request
+from ...report.model import Records, Report, Section, section
+from ...report.values import as_reported, fmt, plain
+from ...settings import Settings
 
 #: The registry fields a comparison differences (GeoRisk at every alpha).
 COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
@@ -91,8 +91,8 @@ def _check_names(s: Settings) -> None:
     """With QRELS RUNS..., the pairs are checked before anything is evaluated."""
     if s.scores is not None or len(s.inputs) < 2:
         return
-    from ..io.sources import expand_sources
-    from ..io.trec import read_qrels, read_run_columns
+    from ...io.sources import expand_sources
+    from ...io.trec import read_qrels, read_run_columns
 
     sources = expand_sources(s.inputs[1:])
     try:
@@ -109,13 +109,13 @@ def _check_names(s: Settings) -> None:
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), and the notes."""
-    from ..report.pipeline import bootstrap_statistic
+    from ...report.pipeline import bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
     check_request(s, len(m.systems), len(m.topics), "compare")
     x = m.values
     if s.normalize != "none":
-        from ..analyses.grouping import normalized_topics
+        from ...analyses.grouping import normalized_topics
 
         m, _ = normalized_topics(m, s.normalize)
         x = m.values
@@ -194,9 +194,9 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     return Report(body, notes=tuple(notes))
 
 
-def compare(s: Settings) -> Report:
+def build(s: Settings) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    from ..measures.evaluate import analysed
+    from ...measures.evaluate import analysed
 
     _check_names(s)
     return analysed(s, compare_report)

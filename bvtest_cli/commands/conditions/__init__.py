@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import CONDITIONS_MAP, CONDITIONS_PLOT, EVALUATION, INPUTS, OUTPUT, Command
-from ..settings import Settings
+from ...options import CONDITIONS_MAP, CONDITIONS_PLOT, EVALUATION, INPUTS, OUTPUT, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -40,11 +40,9 @@ def run(s: Settings) -> Report:
       bvtest conditions --map docs/examples/conditions.txt --plot conditions.png \\
           qrels/qrels.txt sample_runs/
     """
-    from ..measures.evaluate import analysed
-    from ..render.plot import plot_conditions, plotted
-    from ..report.conditions import conditions_report
+    from .build import build
 
-    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())
+    return build(s)
 
 
 COMMAND = Command(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import EVALUATION, INPUTS, OUTPUT, VARIATIONS_ALPHAS, VARIATIONS_MAP, Command
-from ..settings import Settings
+from ...options import EVALUATION, INPUTS, OUTPUT, VARIATIONS_ALPHAS, VARIATIONS_MAP, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -50,10 +50,9 @@ def run(s: Settings) -> Report:
           --weights docs/examples/uqv/weights.txt -f json \\
           docs/examples/uqv/qrels.txt docs/examples/uqv/runs/
     """
-    from ..render.plot import plot_variations, plotted
-    from ..report.variations import variations_report
+    from .build import build
 
-    return plotted(plot_variations, s.plot, lambda: variations_report(s), s.input_paths())
+    return build(s)
 
 
 COMMAND = Command(

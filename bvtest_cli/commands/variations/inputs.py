@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 import click
 import numpy as np
 
-from ..analyses.variations import Design
-from ..errors import InputError
-from ..io.sources import STDIN, Source, read_bytes
-from ..io.trec import QrelsFile, sort_topics
-from ..measures.matrix import ScoreMatrix
-from ..settings import Settings
+from ...analyses.variations import Design
+from ...errors import InputError
+from ...io.sources import STDIN, Source, read_bytes
+from ...io.trec import QrelsFile, sort_topics
+from ...measures.matrix import ScoreMatrix
+from ...settings import Settings
 
 __all__ = [
     "Loaded",
@@ -405,11 +405,11 @@ def load(s: Settings) -> Loaded:
     measure, with the notes of SPEC §3 said of variations: variations in the
     runs but not in the map, topics without relevant documents, variations a
     run did not answer (they score 0)."""
-    from ..defaults import DEFAULT_MEASURES
-    from ..io.sources import expand_sources
-    from ..io.trec import read_qrels, tagged_sources
-    from ..measures.evaluate import evaluate_runs, how, parse_measures
-    from ..measures.evaluate import load as load_scores
+    from ...defaults import DEFAULT_MEASURES
+    from ...io.sources import expand_sources
+    from ...io.trec import read_qrels, tagged_sources
+    from ...measures.evaluate import evaluate_runs, how, parse_measures
+    from ...measures.evaluate import load as load_scores
 
     if s.map is not None and s.split is not None:
         raise click.UsageError("give either --map FILE or --split SEP, not both")

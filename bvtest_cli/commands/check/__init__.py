@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import (
+from ...options import (
     ANALYSIS,
     CHECK_FORMAT,
     CHECK_NEW_RUNS,
@@ -15,10 +15,10 @@ from ..options import (
     OUTPUT,
     Command,
 )
-from ..settings import Settings
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -52,9 +52,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest check --scores scores.tsv --new sys007 -g 'AP:mse<=sys012'
     """
-    from ..report.check import check
+    from .build import build
 
-    return check(s)
+    return build(s)
 
 
 COMMAND = Command(

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analyses.variations import Crossover, Design, VariationsResult, analyse
-from ..errors import InputError
-from ..report import registry as R
-from ..report.model import Records, Report, Section, Table, section
-from ..report.variations_input import build_design, load
-from ..settings import Settings
+from ...analyses.variations import Crossover, Design, VariationsResult, analyse
+from ...errors import InputError
+from ...report import registry as R
+from ...report.model import Records, Report, Section, Table, section
+from ...settings import Settings
+from .inputs import build_design, load
 
 
 def variations_report(s: Settings) -> Report:
@@ -138,9 +138,16 @@ def crossover_records(crossovers: tuple[Crossover, ...], intra: bool) -> Records
         return {"topic": c.topic, **pair} if intra else pair
 
     def as_text(c: Crossover, digits: int) -> tuple[str, str, str]:
-        from .values import fmt
+        from ...report.values import fmt
 
         name = f"{c.topic}.crossover" if intra else "crossover"
         return name, f"{c.a}:{c.b}", fmt(c.alpha, digits)
 
     return Records(crossovers, as_json=as_json, as_text=as_text)
+
+
+def build(s: Settings) -> Report:
+    """``bvtest variations``: read the inputs, analyse, and the figure with --plot."""
+    from ...render.plot import plot_variations, plotted
+
+    return plotted(plot_variations, s.plot, lambda: variations_report(s), s.input_paths())

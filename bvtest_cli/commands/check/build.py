@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from ..defaults import MAX_ALPHA
-from ..errors import InputError
-from ..report import registry
-from ..report.model import Records, Report, Table, section
-from ..settings import Settings
-from .values import fmt, plain
+from ...defaults import MAX_ALPHA
+from ...errors import InputError
+from ...report import registry
+from ...report.model import Records, Report, Table, section
+from ...report.values import fmt, plain
+from ...settings import Settings
 
 OPERATORS: tuple[str, ...] = ("<=", "<", ">=", ">")
 
@@ -324,7 +324,7 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
     """Gates with their measure in canonical form, and the measures to evaluate:
     those the gates name (in order), or -m's, which must then include them.
     Checked before anything is read."""
-    from ..measures.evaluate import parse_measures
+    from ...measures.evaluate import parse_measures
 
     try:
         gates = [parse_gate(text) for text in s.gates]
@@ -356,12 +356,12 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
     return canonical, wanted
 
 
-def check(s: Settings) -> Report:
+def build(s: Settings) -> Report:
     """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
-    from ..measures.evaluate import load
-    from ..report.pipeline import eval_report
+    from ...measures.evaluate import load
+    from ...report.pipeline import eval_report
 
     gates, measures = plan(s)
     if s.scores is not None:
@@ -413,8 +413,8 @@ def check(s: Settings) -> Report:
 
 def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     """QRELS POOL NEW_RUN...: pool name → label, new run names (in order)."""
-    from ..io.sources import expand_sources
-    from ..io.trec import tagged_sources
+    from ...io.sources import expand_sources
+    from ...io.trec import tagged_sources
 
     if s.new_names:
         raise InputError("--new names systems of a scores file; give --scores FILE", "--new")
@@ -442,8 +442,8 @@ def _scores_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     is the pool. The file is read here once more, only for its system names."""
     import click
 
-    from ..io.sources import STDIN
-    from ..measures.scores_file import read_scores
+    from ...io.sources import STDIN
+    from ...measures.scores_file import read_scores
 
     if s.qrels is not None or s.pool is not None or s.new_runs:
         raise click.UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
