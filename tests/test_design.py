@@ -191,6 +191,16 @@ def test_variances_against_literal_definitions():
     assert v.within == pytest.approx(np.mean([np.var(row, ddof=1) for row in x]))
 
 
+def test_variances_stack_over_leading_axes():
+    rng = np.random.default_rng(12)
+    x = rng.random((3, 4, 9))
+    v = variances(x)
+    for k in range(3):
+        one = variances(x[k])
+        got = (v.residual[k], v.pairwise95[k], v.within[k])
+        assert got == pytest.approx((one.residual, one.pairwise95, one.within), rel=1e-12)
+
+
 def test_ttest_exact_against_a_published_example():
     # Dalgaard, Introductory Statistics with R (2nd ed. 2008), §8.3 p. 145:
     # power.t.test(delta = 10, sd = 10·√2, power = .85, type = "paired")

@@ -265,7 +265,7 @@ def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> Topic
     return TopicsNeeded(
         target=target,
         level=level,
-        erho2=from_ratio(s / e) if e > 0 else 1.0,
+        erho2=from_ratio(s / e if e > 0 else math.inf if s > 0 else 0.0),
         erho2_low=from_ratio(_signal_to_noise(g, alpha)),
         erho2_high=from_ratio(_signal_to_noise(g, 1.0 - alpha)),
         phi=from_phi1(s / (s + q + e)) if s + q + e > 0 else math.inf,
@@ -280,35 +280,42 @@ def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> Topic
 
 @dataclass(frozen=True)
 class Variances:
-    """Variance estimates of a score matrix for topic-set-size design [Sakai16].
+    """Variance estimates of a score matrix for topic-set-size design [Sakai16],
+    each a float for one matrix, an array of shape (...) for a stack.
 
     ``residual`` = 2·V_E, twice the residual mean square of the two-way ANOVA
     (the paired-difference variance averaged over all pairs of systems);
-    ``pairwise95`` the 95th percentile of the m(m − 1)/2 paired-difference
-    variances (ddof = 1), a cautious σ²_d for the t-test; ``within`` = V_E1,
-    the within-system variance of the one-way ANOVA, σ² for the ANOVA design.
+    ``pairwise95`` the 95th percentile (linear interpolation) of the
+    m(m − 1)/2 paired-difference variances (ddof = 1), a cautious σ²_d for the
+    t-test; ``within`` = V_E1, the within-system variance of the one-way
+    ANOVA, σ² for the ANOVA design.
     """
 
-    residual: float
-    pairwise95: float
-    within: float
+    residual: float | np.ndarray
+    pairwise95: float | np.ndarray
+    within: float | np.ndarray
 
 
 def variances(x: np.ndarray) -> Variances:
-    """The variance estimates of scores x (m systems, n topics) [Sakai16]."""
+    """The variance estimates of scores x (..., m systems, n topics) [Sakai16]."""
     x = np.asarray(x, dtype=float)
-    if x.ndim != 2:
-        raise ValueError("variances needs scores of shape (m, n)")
-    m, n = x.shape
+    if x.ndim < 2:
+        raise ValueError("variances needs scores of shape (..., m, n)")
+    m, n = x.shape[-2:]
     if m < 2 or n < 2:
         raise ValueError(f"variances needs at least 2 systems and 2 topics, got {m} × {n}")
     i, j = np.triu_indices(m, k=1)
-    pair = np.var(x[i] - x[j], axis=1, ddof=1)
-    within = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum() / (m * (n - 1))
+    pair = np.var(x[..., i, :] - x[..., j, :], axis=-1, ddof=1)
+    centred = x - x.mean(axis=-1, keepdims=True)
+    within = (centred**2).sum(axis=(-2, -1)) / (m * (n - 1))
+
+    def plain(v: np.ndarray) -> float | np.ndarray:
+        return float(v) if np.ndim(v) == 0 else v
+
     return Variances(
-        residual=float(2.0 * two_way(x).ms_residual),
-        pairwise95=float(np.percentile(pair, 95)),
-        within=float(within),
+        residual=plain(2.0 * two_way(x).ms_residual),
+        pairwise95=plain(np.percentile(pair, 95, axis=-1)),
+        within=plain(within),
     )
 
 
@@ -359,7 +366,7 @@ def ttest_power(n: int, effect: float, alpha: float = 0.05, exact: bool = True) 
 
     Exact: P(|t′| ≥ w) with t′ noncentral t with n − 1 degrees of freedom and
     noncentrality √n·effect, w the upper α/2 point of t(n − 1). Approximate
-    [Sakai16, after Nagata]: each tail of t′ by the normal approximation
+    [Sakai16; Nagata03]: each tail of t′ by the normal approximation
     P(t′ ≤ c) ≈ Φ((c(1 − 1/(4φ)) − λ) / √(1 + c²/(2φ))), φ = n − 1.
     """
     from scipy.special import nctdtr, ndtr, stdtrit
@@ -379,7 +386,7 @@ def n_ttest(min_diff: float, var_d: float, alpha: float = 0.05, beta: float = 0.
     ``min_diff`` with power 1 − β, σ²_d = ``var_d`` [Sakai16].
 
     formula: ⌈((z_{α/2} + z_β) / Δ)² + z²_{α/2} / 2⌉ with Δ = min_diff / σ_d
-    (Nagata's approximation); approx: from there n grows until
+    (Nagata's approximation [Nagata03]); approx: from there n grows until
     :func:`ttest_power` (approximate) ≥ 1 − β, as samplesizeTTEST2 does;
     exact: the smallest n with the noncentral-t power ≥ 1 − β.
     """
@@ -401,7 +408,7 @@ def anova_power(n: int, m: int, delta: float, alpha: float = 0.05, exact: bool =
 
     Exact: P(F′ > w) with F′ noncentral F(φ_A, φ_E, λ), φ_A = m − 1,
     φ_E = m(n − 1), w the upper α point of F(φ_A, φ_E). Approximate
-    [Sakai16, after Nagata]: the noncentral χ² as c·χ²(φ_A*) with
+    [Sakai16; Nagata03]: the noncentral χ² as c·χ²(φ_A*) with
     c = (φ_A + 2λ)/(φ_A + λ), φ_A* = (φ_A + λ)²/(φ_A + 2λ) [Patnaik49], then
     Fisher's square-root normal approximation of F: power ≈ 1 − Φ(u),
 
@@ -456,7 +463,7 @@ class CISize:
     ``plugin``: the smallest n with 2·t_{α/2, n−1}·√(σ²_d / n) ≤ δ (σ_d taken
     as known); ``expected``: the smallest n whose expected width, with
     E[s] = c₄(n)·σ_d, c₄(n) = √(2/(n − 1))·Γ(n/2)/Γ((n − 1)/2), is ≤ δ, the
-    form of Nagata's condition.
+    form of Nagata's condition [Nagata03].
     """
 
     plugin: int
