@@ -1,0 +1,597 @@
+"""Designing a test collection: how reliable a systems × topics score matrix
+is, and how many topics (and judgments per topic) a new collection needs.
+
+* Generalizability theory [Brennan01; Urbano13]: :func:`gstudy` estimates the
+  variance components of the p × i design (systems × topics) from the mean
+  squares of :func:`~bvtest_cli.analyses.anova.two_way`; :func:`dstudy` gives
+  the generalizability coefficient Eρ² and the index of dependability Φ for
+  other numbers of topics, with Feldt's interval for Eρ² [Feldt65] and Arteaga,
+  Jeyaratnam & Franklin's for Φ [Arteaga82], as the R package gt4ireval
+  computes them; :func:`topics_needed` the fewest topics that reach a target.
+* Topic-set-size design [Sakai16]: :func:`variances` (the variance estimates it
+  starts from), :func:`n_ttest` (paired t-test), :func:`n_anova` (one-way
+  ANOVA over m systems) and :func:`n_ci` (a cap on a confidence interval's
+  width). Each returns Sakai's normal approximation (what his Excel tools
+  compute) beside the exact search with the noncentral t and F distributions.
+* Judgments against topics: :func:`predict_rmse` and :func:`allocate` trade the
+  judgments per topic (bias and spread of an estimator measured at n topics)
+  against the number of topics a fixed total of judgments buys.
+* :func:`bootstrap_topics`: seeded topic-bootstrap replicates of any statistic
+  of a score matrix, for percentile intervals where no closed form exists.
+
+The formulas, their sources and the published numbers the tests reproduce are
+in docs/design-notes.md. Pure numpy with scipy.special (importing scipy.stats
+costs most of a second of start-up), no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .anova import two_way
+
+#: The seed-sequence key of the topic bootstrap's resamples, a stream of its own.
+TOPIC_BOOTSTRAP_STREAM = 7
+
+# Ratios such as target·σ²_e / (σ²_s (1 − target)) that are integers in exact
+# arithmetic come out a few ulps above them; the ceiling must not add a topic.
+_CEIL_SLACK = 1e-12
+
+# The exact and approximate searches for a number of topics give up here.
+_MAX_TOPICS = 10**9
+
+
+# ---------------------------------------------------------------------------
+# Generalizability theory
+
+
+@dataclass(frozen=True)
+class GStudy:
+    """Variance components of the systems × topics design [Brennan01].
+
+    ``var_*`` are σ²_s, σ²_q, σ²_e after negative estimates were set to 0;
+    ``clipped`` names those that were ("systems", "topics", "residual").
+    ``kept`` are the row indices of the systems analysed (all of them unless
+    ``drop`` removed the worst).
+    """
+
+    systems: int
+    topics: int
+    var_systems: float
+    var_topics: float
+    var_residual: float
+    ms_systems: float
+    ms_topics: float
+    ms_residual: float
+    clipped: tuple[str, ...]
+    kept: tuple[int, ...]
+
+
+def gstudy(x: np.ndarray, drop: float = 0.0) -> GStudy:
+    """The G-study of a score matrix x (m systems, n topics) [Brennan01; Urbano13].
+
+    With ``drop`` > 0 the systems whose mean is below the ``drop`` quantile of
+    the system means (linear interpolation, R's type 7) are left out first, so
+    systems tied at the cut stay, as gt4ireval's ``gstudy(drop=)`` does. Then
+    σ²_s = (MS_s − MS_e)/n, σ²_q = (MS_q − MS_e)/m, σ²_e = MS_e; a negative
+    estimate is set to 0 and named in ``clipped``.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("gstudy needs scores of shape (m, n)")
+    if not 0.0 <= drop < 1.0:
+        raise ValueError(f"drop must be in [0, 1), got {drop}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("gstudy needs finite scores")
+    kept = np.arange(x.shape[0])
+    if drop > 0:
+        means = x.mean(axis=1)
+        kept = np.flatnonzero(means >= np.quantile(means, drop))
+        x = x[kept]
+    a = two_way(x)
+    m, n = a.systems, a.topics
+    ms_s, ms_q, ms_e = float(a.ms_systems), float(a.ms_topics), float(a.ms_residual)
+    raw = {
+        "systems": (ms_s - ms_e) / n,
+        "topics": (ms_q - ms_e) / m,
+        "residual": ms_e,
+    }
+    clipped = tuple(name for name, v in raw.items() if v < 0)
+    return GStudy(
+        systems=m,
+        topics=n,
+        var_systems=max(raw["systems"], 0.0),
+        var_topics=max(raw["topics"], 0.0),
+        var_residual=max(raw["residual"], 0.0),
+        ms_systems=ms_s,
+        ms_topics=ms_q,
+        ms_residual=ms_e,
+        clipped=clipped,
+        kept=tuple(int(i) for i in kept),
+    )
+
+
+@dataclass(frozen=True)
+class DStudy:
+    """Eρ² and Φ for each number of topics in ``topics`` (arrays of that
+    length), with the ends of their two-sided intervals at ``level``."""
+
+    topics: np.ndarray
+    level: float
+    erho2: np.ndarray
+    erho2_low: np.ndarray
+    erho2_high: np.ndarray
+    phi: np.ndarray
+    phi_low: np.ndarray
+    phi_high: np.ndarray
+
+
+def _f_quantile(p: float, dfn: float, dfd: float) -> float:
+    """The lower-tail p quantile of F(dfn, dfd); dfd = ∞ gives χ²_dfn / dfn."""
+    from scipy.special import chdtri, fdtri  # lazily: 0.27 s of start-up
+
+    if math.isinf(dfd):
+        return float(chdtri(dfn, 1.0 - p)) / dfn  # chdtri inverts the upper tail
+    return float(fdtri(dfn, dfd, p))
+
+
+def _signal_to_noise(g: GStudy, p: float) -> float:
+    """One end of Feldt's interval for σ²_s / σ²_e [Feldt65]: (MS_s / (MS_e ·
+    F_p) − 1) / n with F_p the p quantile of F(m − 1, (m − 1)(n − 1)); the
+    lower end at p = 1 − α, the upper at p = α. Never below 0."""
+    df_s, df_q = g.systems - 1, g.topics - 1
+    f = _f_quantile(p, df_s, df_s * df_q)
+    if g.ms_residual == 0:
+        return math.inf
+    return max((g.ms_systems / (g.ms_residual * f) - 1.0) / g.topics, 0.0)
+
+
+def _dependability_one(g: GStudy, p: float) -> float:
+    """One end of Arteaga, Jeyaratnam & Franklin's interval for
+    σ²_s / (σ²_s + σ²_q + σ²_e), Φ of a single topic [Arteaga82], as
+    gt4ireval computes it: with F_∞, F_e, F_q the p quantiles of F(m − 1, ∞),
+    F(m − 1, df_e) and F(m − 1, n − 1),
+
+        L = (MS_s² − F_∞ MS_s MS_e + (F_∞ − F_e) F_e MS_e²)
+            / ((m − 1) F_∞ MS_s MS_e + F_q MS_s MS_q),
+
+    and Φ₁ = m L / (m L + n). Never below 0."""
+    m, n = g.systems, g.topics
+    df_s, df_q = m - 1, n - 1
+    f_inf = _f_quantile(p, df_s, math.inf)
+    f_e = _f_quantile(p, df_s, df_s * df_q)
+    f_q = _f_quantile(p, df_s, df_q)
+    s, q, e = g.ms_systems, g.ms_topics, g.ms_residual
+    denominator = (m - 1) * f_inf * s * e + f_q * s * q
+    if denominator == 0:
+        return 1.0 if s > 0 else 0.0
+    ratio = (s * s - f_inf * s * e + (f_inf - f_e) * f_e * e * e) / denominator
+    ratio = max(ratio, 0.0)
+    return m * ratio / (m * ratio + n)
+
+
+def _alpha(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    return (1.0 - level) / 2.0
+
+
+def dstudy(g: GStudy, topics: Sequence[int], level: float = 0.95) -> DStudy:
+    """The D-study of ``g`` for n′ topics, each n′ in ``topics`` [Brennan01; Urbano13].
+
+    Eρ² = σ²_s / (σ²_s + σ²_e / n′) and Φ = σ²_s / (σ²_s + (σ²_q + σ²_e) / n′).
+    The intervals are two-sided at ``level`` (0.95: α = .025 on each side),
+    computed from the mean squares as gt4ireval does: Feldt's for Eρ² mapped to
+    n′ topics as n′r / (1 + n′r) with r an end of the interval for σ²_s/σ²_e
+    [Feldt65], and Arteaga et al.'s for Φ of one topic stepped up as
+    n′Φ₁ / (1 + (n′ − 1)Φ₁) [Arteaga82]. Where an end of either ratio would be
+    negative it is taken as 0 (gt4ireval leaves it, which puts the
+    coefficient outside [0, 1]).
+    """
+    alpha = _alpha(level)
+    k = np.asarray(topics, dtype=float)
+    if k.ndim != 1 or k.size == 0 or np.any(k < 1):
+        raise ValueError("topics must be a non-empty list of numbers of topics ≥ 1")
+    s, q, e = g.var_systems, g.var_topics, g.var_residual
+    with np.errstate(divide="ignore", invalid="ignore"):
+        erho2 = np.where(s > 0, s / (s + e / k), 0.0)
+        phi = np.where(s > 0, s / (s + (q + e) / k), 0.0)
+
+    def stepped(r: float) -> np.ndarray:
+        return np.ones_like(k) if math.isinf(r) else k * r / (1.0 + k * r)
+
+    def spearman_brown(p1: float) -> np.ndarray:
+        return k * p1 / (1.0 + (k - 1.0) * p1)
+
+    return DStudy(
+        topics=k,
+        level=level,
+        erho2=erho2,
+        erho2_low=stepped(_signal_to_noise(g, 1.0 - alpha)),
+        erho2_high=stepped(_signal_to_noise(g, alpha)),
+        phi=phi,
+        phi_low=spearman_brown(_dependability_one(g, 1.0 - alpha)),
+        phi_high=spearman_brown(_dependability_one(g, alpha)),
+    )
+
+
+@dataclass(frozen=True)
+class TopicsNeeded:
+    """The fewest topics with Eρ² ≥ target and with Φ ≥ target, each with the
+    ends of an interval at ``level`` (``*_low`` ≤ point ≤ ``*_high``; math.inf
+    where the coefficient cannot reach the target)."""
+
+    target: float
+    level: float
+    erho2: float
+    erho2_low: float
+    erho2_high: float
+    phi: float
+    phi_low: float
+    phi_high: float
+
+
+def _ceil(v: float) -> float:
+    if not math.isfinite(v):
+        return math.inf
+    return float(max(1, math.ceil(v * (1.0 - _CEIL_SLACK))))
+
+
+def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> TopicsNeeded:
+    """The smallest n′ with Eρ² ≥ target and with Φ ≥ target [Brennan01; Urbano13].
+
+    n′ = ⌈target · σ²_e / (σ²_s (1 − target))⌉ for Eρ² and
+    ⌈target · (σ²_q + σ²_e) / (σ²_s (1 − target))⌉ for Φ. The interval takes
+    the same formula at the ends of the intervals of the ratios σ²_s/σ²_e
+    (Feldt) and Φ₁ (Arteaga et al.), as gt4ireval does: the upper end of a
+    ratio gives the lower end of n′.
+    """
+    if not 0.0 < target < 1.0:
+        raise ValueError(f"target must be in (0, 1), got {target}")
+    alpha = _alpha(level)
+    odds = target / (1.0 - target)
+
+    def from_ratio(r: float) -> float:  # r = σ²_s / σ²_e, or an end of it
+        return _ceil(odds / r) if r > 0 else math.inf
+
+    def from_phi1(p1: float) -> float:  # Φ of one topic, or an end of it
+        return _ceil(odds * (1.0 - p1) / p1) if p1 > 0 else math.inf
+
+    s, q, e = g.var_systems, g.var_topics, g.var_residual
+    return TopicsNeeded(
+        target=target,
+        level=level,
+        erho2=from_ratio(s / e if e > 0 else math.inf if s > 0 else 0.0),
+        erho2_low=from_ratio(_signal_to_noise(g, alpha)),
+        erho2_high=from_ratio(_signal_to_noise(g, 1.0 - alpha)),
+        phi=from_phi1(s / (s + q + e)) if s + q + e > 0 else math.inf,
+        phi_low=from_phi1(_dependability_one(g, alpha)),
+        phi_high=from_phi1(_dependability_one(g, 1.0 - alpha)),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Topic-set-size design
+
+
+@dataclass(frozen=True)
+class Variances:
+    """Variance estimates of a score matrix for topic-set-size design [Sakai16],
+    each a float for one matrix, an array of shape (...) for a stack.
+
+    ``residual`` = 2·V_E, twice the residual mean square of the two-way ANOVA
+    (the paired-difference variance averaged over all pairs of systems);
+    ``pairwise95`` the 95th percentile (linear interpolation) of the
+    m(m − 1)/2 paired-difference variances (ddof = 1), a cautious σ²_d for the
+    t-test; ``within`` = V_E1, the within-system variance of the one-way
+    ANOVA, σ² for the ANOVA design.
+    """
+
+    residual: float | np.ndarray
+    pairwise95: float | np.ndarray
+    within: float | np.ndarray
+
+
+def variances(x: np.ndarray) -> Variances:
+    """The variance estimates of scores x (..., m systems, n topics) [Sakai16]."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim < 2:
+        raise ValueError("variances needs scores of shape (..., m, n)")
+    m, n = x.shape[-2:]
+    if m < 2 or n < 2:
+        raise ValueError(f"variances needs at least 2 systems and 2 topics, got {m} × {n}")
+    i, j = np.triu_indices(m, k=1)
+    pair = np.var(x[..., i, :] - x[..., j, :], axis=-1, ddof=1)
+    centred = x - x.mean(axis=-1, keepdims=True)
+    within = (centred**2).sum(axis=(-2, -1)) / (m * (n - 1))
+
+    def plain(v: np.ndarray) -> float | np.ndarray:
+        return float(v) if np.ndim(v) == 0 else v
+
+    return Variances(
+        residual=plain(2.0 * two_way(x).ms_residual),
+        pairwise95=plain(np.percentile(pair, 95, axis=-1)),
+        within=plain(within),
+    )
+
+
+@dataclass(frozen=True)
+class TopicSetSize:
+    """Numbers of topics for one requirement [Sakai16].
+
+    ``formula``: the closed-form starting value of Sakai's Excel tool (None
+    where the tool has none for these α, β); ``approx``: what the tool
+    returns, the normal approximation of the power corrected by stepping n up
+    from the formula; ``exact``: the smallest n whose power under the
+    noncentral t (or F) distribution is at least 1 − β.
+    """
+
+    formula: int | None
+    approx: int
+    exact: int
+
+
+def _smallest(ok: Callable[[int], bool], start: int = 2) -> int:
+    """The smallest n ≥ start with ok(n), for ok false then true as n grows."""
+    if ok(start):
+        return start
+    lo, hi = start, start + 1
+    while not ok(hi):
+        lo, hi = hi, 2 * hi
+        if hi > _MAX_TOPICS:
+            raise ValueError("no number of topics up to 10⁹ meets the requirement")
+    while hi - lo > 1:  # ok(lo) false, ok(hi) true
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _z(p: float) -> float:
+    """The upper p point of the standard normal."""
+    from scipy.special import ndtri
+
+    return float(-ndtri(p))
+
+
+def ttest_power(n: int, effect: float, alpha: float = 0.05, exact: bool = True) -> float:
+    """Power of the two-sided paired t-test with n topics when the true mean
+    difference is ``effect`` standard deviations of a paired difference.
+
+    Exact: P(|t′| ≥ w) with t′ noncentral t with n − 1 degrees of freedom and
+    noncentrality √n·effect, w the upper α/2 point of t(n − 1). Approximate
+    [Sakai16; Nagata03]: each tail of t′ by the normal approximation
+    P(t′ ≤ c) ≈ Φ((c(1 − 1/(4φ)) − λ) / √(1 + c²/(2φ))), φ = n − 1.
+    """
+    from scipy.special import nctdtr, ndtr, stdtrit
+
+    df = n - 1
+    nc = math.sqrt(n) * effect
+    w = float(stdtrit(df, 1.0 - alpha / 2.0))
+    if exact:
+        return float(1.0 - nctdtr(df, nc, w) + nctdtr(df, nc, -w))
+    scale = math.sqrt(1.0 + w * w / (2.0 * df))
+    shrunk = w * (1.0 - 1.0 / (4.0 * df))
+    return float(1.0 - ndtr((shrunk - nc) / scale) + ndtr((-shrunk - nc) / scale))
+
+
+def n_ttest(min_diff: float, var_d: float, alpha: float = 0.05, beta: float = 0.20) -> TopicSetSize:
+    """Topics for a two-sided paired t-test to detect a mean difference of
+    ``min_diff`` with power 1 − β, σ²_d = ``var_d`` [Sakai16].
+
+    formula: ⌈((z_{α/2} + z_β) / Δ)² + z²_{α/2} / 2⌉ with Δ = min_diff / σ_d
+    (Nagata's approximation [Nagata03]); approx: from there n grows until
+    :func:`ttest_power` (approximate) ≥ 1 − β, as samplesizeTTEST2 does;
+    exact: the smallest n with the noncentral-t power ≥ 1 − β.
+    """
+    _check_design(alpha, beta)
+    if not (min_diff > 0 and var_d > 0):
+        raise ValueError("min_diff and var_d must be positive")
+    effect = min_diff / math.sqrt(var_d)
+    za = _z(alpha / 2.0)
+    formula = max(2, math.ceil(((za + _z(beta)) / effect) ** 2 + za * za / 2.0))
+    approx = _smallest(lambda k: ttest_power(k, effect, alpha, exact=False) >= 1 - beta, formula)
+    exact = _smallest(lambda k: ttest_power(k, effect, alpha) >= 1 - beta)
+    return TopicSetSize(formula=formula, approx=approx, exact=exact)
+
+
+def anova_power(n: int, m: int, delta: float, alpha: float = 0.05, exact: bool = True) -> float:
+    """Power of the one-way ANOVA F-test over m systems with n topics each
+    when the noncentrality is λ = n·Δ (Δ = minD² / (2σ²) for the least
+    favourable means at minimum range minD).
+
+    Exact: P(F′ > w) with F′ noncentral F(φ_A, φ_E, λ), φ_A = m − 1,
+    φ_E = m(n − 1), w the upper α point of F(φ_A, φ_E). Approximate
+    [Sakai16; Nagata03]: the noncentral χ² as c·χ²(φ_A*) with
+    c = (φ_A + 2λ)/(φ_A + λ), φ_A* = (φ_A + λ)²/(φ_A + 2λ) [Patnaik49], then
+    Fisher's square-root normal approximation of F: power ≈ 1 − Φ(u),
+
+        u = (√(w/φ_E)·√(2φ_E − 1) − √(c/φ_A)·√(2φ_A* − 1)) / √(c/φ_A + w/φ_E).
+    """
+    from scipy.special import fdtri, ncfdtr, ndtr
+
+    dfa, dfe = m - 1, m * (n - 1)
+    lam = n * delta
+    w = float(fdtri(dfa, dfe, 1.0 - alpha))
+    if exact:
+        return float(1.0 - ncfdtr(dfa, dfe, lam, w))
+    c = (dfa + 2.0 * lam) / (dfa + lam)
+    dfa_star = (dfa + lam) ** 2 / (dfa + 2.0 * lam)
+    u = (
+        math.sqrt(w / dfe) * math.sqrt(2.0 * dfe - 1.0)
+        - math.sqrt(c / dfa) * math.sqrt(2.0 * dfa_star - 1.0)
+    ) / math.sqrt(c / dfa + w / dfe)
+    return float(1.0 - ndtr(u))
+
+
+def n_anova(
+    min_range: float, var_within: float, m: int, alpha: float = 0.05, beta: float = 0.20
+) -> TopicSetSize:
+    """Topics for a one-way ANOVA over m systems to detect a range of system
+    means of at least ``min_range`` (minD) with power 1 − β, σ² = ``var_within``
+    [Sakai16].
+
+    λ = n·minD² / (2σ²). formula (α = .05, β = .20 only, None otherwise):
+    ⌈λ̂ / Δ⌉ with Nagata's λ̂ = 4.86 + 3.584·√(m − 1); approx: the smallest n
+    whose approximate :func:`anova_power` ≥ 1 − β, as samplesizeANOVA2
+    returns; exact: the smallest n with the noncentral-F power ≥ 1 − β.
+    """
+    _check_design(alpha, beta)
+    if not (min_range > 0 and var_within > 0):
+        raise ValueError("min_range and var_within must be positive")
+    if m < 2:
+        raise ValueError(f"n_anova needs at least 2 systems, got {m}")
+    delta = min_range**2 / (2.0 * var_within)
+    formula = None
+    if math.isclose(alpha, 0.05) and math.isclose(beta, 0.20):
+        formula = max(2, math.ceil((4.86 + 3.584 * math.sqrt(m - 1)) / delta))
+    approx = _smallest(lambda k: anova_power(k, m, delta, alpha, exact=False) >= 1 - beta)
+    exact = _smallest(lambda k: anova_power(k, m, delta, alpha) >= 1 - beta)
+    return TopicSetSize(formula=formula, approx=approx, exact=exact)
+
+
+@dataclass(frozen=True)
+class CISize:
+    """Topics to cap a confidence interval's width [Sakai16].
+
+    ``plugin``: the smallest n with 2·t_{α/2, n−1}·√(σ²_d / n) ≤ δ (σ_d taken
+    as known); ``expected``: the smallest n whose expected width, with
+    E[s] = c₄(n)·σ_d, c₄(n) = √(2/(n − 1))·Γ(n/2)/Γ((n − 1)/2), is ≤ δ, the
+    form of Nagata's condition [Nagata03].
+    """
+
+    plugin: int
+    expected: int
+
+
+def ci_width(n: int, var_d: float, alpha: float = 0.05, expected: bool = False) -> float:
+    """The width 2·t_{α/2, n−1}·√(σ²_d / n) of a paired difference's interval,
+    times c₄(n) if ``expected`` (see :class:`CISize`)."""
+    from scipy.special import gammaln, stdtrit
+
+    width = 2.0 * float(stdtrit(n - 1, 1.0 - alpha / 2.0)) * math.sqrt(var_d / n)
+    if expected:
+        width *= math.sqrt(2.0 / (n - 1)) * math.exp(gammaln(n / 2.0) - gammaln((n - 1) / 2.0))
+    return width
+
+
+def n_ci(width: float, var_d: float, alpha: float = 0.05) -> CISize:
+    """Topics for a 100(1 − α)% interval of a paired difference no wider than
+    ``width`` (δ), σ²_d = ``var_d``, as samplesizeCI2 [Sakai16]."""
+    _check_design(alpha, 0.5)
+    if not (width > 0 and var_d > 0):
+        raise ValueError("width and var_d must be positive")
+    return CISize(
+        plugin=_smallest(lambda k: ci_width(k, var_d, alpha) <= width),
+        expected=_smallest(lambda k: ci_width(k, var_d, alpha, expected=True) <= width),
+    )
+
+
+def _check_design(alpha: float, beta: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not 0.0 < beta < 1.0:
+        raise ValueError(f"beta must be in (0, 1), got {beta}")
+
+
+# ---------------------------------------------------------------------------
+# Judgments against topics
+
+
+def predict_rmse(bias: float, sigma: float, n: int, n_new: float) -> float:
+    """The RMSE of an estimator with bias b and standard deviation σ measured
+    at n topics, predicted at n′ topics: √(b² + σ²·n / n′) (the bias stays,
+    the variance of a mean over topics falls as 1/n′)."""
+    if n <= 0 or n_new <= 0:
+        raise ValueError("numbers of topics must be positive")
+    return math.sqrt(bias * bias + sigma * sigma * n / n_new)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to spend ``total`` judgments: ``method`` with ``budget``
+    judgments per topic on ``topics`` = total // budget topics."""
+
+    total: int
+    method: str
+    budget: int
+    topics: int
+    rmse: float
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Every candidate, and the best for each total (None where no cell's
+    budget fits in the total)."""
+
+    candidates: tuple[Candidate, ...]
+    best: dict[int, Candidate | None]
+
+
+def allocate(
+    cells: Sequence[tuple[str, int, float, float]], totals: Sequence[int], n: int
+) -> Allocation:
+    """The allocation of each total T of judgments with the least predicted RMSE.
+
+    ``cells`` are rows (method, N judgments per topic, |b|, σ) measured at n
+    topics. For each T and each cell with N ≤ T the candidate has n′ = T // N
+    topics and RMSE :func:`predict_rmse` (|b|, σ, n, n′). The best has the
+    least RMSE; among equal RMSEs the one that spends fewer judgments
+    (n′·N), then the earlier cell.
+    """
+    candidates = []
+    best: dict[int, Candidate | None] = {}
+    for total in totals:
+        here = []
+        for order, (method, budget, bias, sigma) in enumerate(cells):
+            if budget <= 0:
+                raise ValueError(f"budget per topic must be positive, got {budget}")
+            topics = total // budget
+            if topics < 1:
+                continue
+            c = Candidate(total, method, budget, topics, predict_rmse(bias, sigma, n, topics))
+            here.append((c.rmse, topics * budget, order, c))
+        candidates.extend(c for *_, c in here)
+        best[total] = min(here, key=lambda row: row[:3])[3] if here else None
+    return Allocation(candidates=tuple(candidates), best=best)
+
+
+# ---------------------------------------------------------------------------
+# Topic bootstrap
+
+
+def bootstrap_topics(
+    x: np.ndarray,
+    statistic: Callable[[np.ndarray], object],
+    B: int,
+    seed: int,
+    vectorised: bool = False,
+) -> np.ndarray:
+    """B replicates of ``statistic`` on topic-bootstrap samples of x (m, n).
+
+    Each sample draws n topics (columns) with replacement; the draws come
+    from ``SeedSequence(seed, spawn_key=(TOPIC_BOOTSTRAP_STREAM,))``, so the
+    same seed gives the same replicates. With ``vectorised`` the statistic is
+    called once on the (B, m, n) stack and must return B values (or (B, …));
+    otherwise once per sample. Returns an array with B rows.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError("bootstrap_topics needs scores of shape (m, n)")
+    if B < 1:
+        raise ValueError(f"B must be at least 1, got {B}")
+    n = x.shape[1]
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(TOPIC_BOOTSTRAP_STREAM,)))
+    columns = rng.integers(0, n, size=(B, n))
+    if vectorised:
+        out = np.asarray(statistic(np.moveaxis(x[:, columns], 1, 0)), dtype=float)
+        if out.shape[:1] != (B,):
+            raise ValueError("a vectorised statistic must return one value per sample")
+        return out
+    return np.asarray([statistic(x[:, c]) for c in columns], dtype=float)
