@@ -21,6 +21,7 @@ from scipy.stats import kendalltau
 from bvtest_cli.analyses import variations as V
 from bvtest_cli.commands.variations import inputs as vio
 from bvtest_cli.errors import InputError
+from bvtest_cli.io import maps
 from bvtest_cli.io import sources as trecio_sources
 from bvtest_cli.io import trec as trecio
 from bvtest_cli.measures import evaluate
@@ -94,7 +95,7 @@ def test_clef_crossover_by_hand(mode):
         mu, var = r.mu, r.var
     else:  # one topic, four variations
         variations = ("7-1", "7-2", "7-3", "7-4")
-        vmap = vio.VariationMap("map", dict.fromkeys(variations, "7"))
+        vmap = maps.VariationMap("map", dict.fromkeys(variations, "7"))
         design = vio.build_design(variations, vmap, "intra")
         matrix = ScoreMatrix("P@10", systems, variations, np.array([kisti, cuni]))
         r = V.analyse(matrix, design, "intra", alphas)
@@ -277,7 +278,7 @@ def test_general_variance_equals_the_covariance_form_of_eq4():
 def test_intra_moments_per_topic_with_different_numbers_of_variations():
     rng = np.random.default_rng(4)
     variations = ("1-a", "1-b", "1-c", "2-a", "2-b", "3-a", "3-b", "3-c", "3-d")
-    vmap = vio.VariationMap("m", {v: v.split("-")[0] for v in variations})
+    vmap = maps.VariationMap("m", {v: v.split("-")[0] for v in variations})
     design = vio.build_design(variations, vmap, "intra")
     x = rng.random((3, len(variations)))
     grid, mask = V.to_grid(x, design)
@@ -383,13 +384,13 @@ def test_read_map_with_and_without_users(tmp_path):
     p.write_bytes(
         b"\xef\xbb\xbf# uqv map\r\n201-1 201 alice\r\n\r\n201-2\t201 bob\r\n202-1 202 alice\r\n"
     )
-    vmap = vio.read_map(str(p))
+    vmap = maps.read_variations(str(p))
     assert vmap.topic == {"201-1": "201", "201-2": "201", "202-1": "202"}
     assert vmap.user == {"201-1": "alice", "201-2": "bob", "202-1": "alice"}
     assert vmap.line == {"201-1": 2, "201-2": 4, "202-1": 5}
     assert vio.default_mode(vmap) == "general"
     p.write_text("201-1 201\n201-2 201\n201-1 201\n")  # an identical repeat is fine
-    vmap = vio.read_map(str(p))
+    vmap = maps.read_variations(str(p))
     assert vmap.user is None and vmap.topic == {"201-1": "201", "201-2": "201"}
     assert vio.default_mode(vmap) == "intra"
     assert vio.default_mode(None) == "inter"
@@ -411,7 +412,7 @@ def test_read_map_bad_lines(tmp_path, text, line, fragment):
     p = tmp_path / "map.txt"
     p.write_bytes(text.encode("latin-1"))
     with pytest.raises(InputError) as exc:
-        vio.read_map(str(p))
+        maps.read_variations(str(p))
     _one_line(exc, f"{p}:{line}: ", fragment)
 
 
@@ -419,10 +420,10 @@ def test_read_map_empty_and_absent(tmp_path):
     p = tmp_path / "map.txt"
     p.write_text("# nothing\n\n")
     with pytest.raises(InputError) as exc:
-        vio.read_map(str(p))
+        maps.read_variations(str(p))
     _one_line(exc, str(p), "empty map")
     with pytest.raises(InputError) as exc:
-        vio.read_map(str(tmp_path / "absent"))
+        maps.read_variations(str(tmp_path / "absent"))
     _one_line(exc, "absent", "cannot read")
 
 
@@ -442,14 +443,14 @@ def test_query_ids_of_runs(tmp_path):
     a.write_text("201-1 Q0 d1 1 2.0 a\n201-1 Q0 d2 2 1.0 a\n201-2 Q0 d1 1 1.0 a\n")
     b = tmp_path / "b"
     b.write_bytes(b"\xef\xbb\xbf202-1 Q0 d1 1 1.0 b\r\n\r\n201-2 Q0 d3 1 1.0 b\r\n")
-    ids = vio.query_ids(trecio_sources.expand_sources([str(a), str(b)]))
+    ids = maps.query_ids(trecio_sources.expand_sources([str(a), str(b)]))
     assert ids == ["201-1", "201-2", "202-1"]
 
 
 def test_read_weights_normalised(tmp_path):
     p = tmp_path / "w.txt"
     p.write_bytes(b"\xef\xbb\xbf201 1\r\n# comment\r\n202 3\r\n203 0\r\n999 5\r\n")
-    weights = vio.read_weights(str(p))
+    weights = maps.read_weights(str(p))
     notes: list[str] = []
     assert list(weights.vector(["201", "202"], notes.append)) == [0.25, 0.75]
     assert notes == ["2 weighted topic(s) are not analysed; their weights ignored"]
@@ -477,7 +478,7 @@ def test_read_weights_bad_lines(tmp_path, text, line, fragment):
     p = tmp_path / "w.txt"
     p.write_text(text)
     with pytest.raises(InputError) as exc:
-        vio.read_weights(str(p))
+        maps.read_weights(str(p))
     _one_line(exc, f"{p}:{line}: ", fragment)
 
 
@@ -485,7 +486,7 @@ def test_expand_qrels_applies_topic_judgments_to_every_variation(tmp_path):
     q = tmp_path / "qrels"
     q.write_text("201 0 d1 1\n201 0 d2 0\n202 0 d1 0\n203 0 d9 2\n")
     qrels = trecio.read_qrels(str(q))
-    vmap = vio.VariationMap(
+    vmap = maps.VariationMap(
         "map", {"201-1": "201", "201-2": "201", "202-1": "202", "204-1": "204", "204-2": "204"}
     )
     notes: list[str] = []
@@ -505,7 +506,7 @@ def test_expand_qrels_applies_topic_judgments_to_every_variation(tmp_path):
 def test_build_design_checks_what_each_mode_needs(tmp_path):
     p = tmp_path / "map.txt"
     p.write_text("1-a 1 u1\n1-b 1 u2\n2-a 2 u1\n2-b 2 u2\n3-a 3 u2\n")
-    vmap = vio.read_map(str(p))
+    vmap = maps.read_variations(str(p))
     full = ("1-a", "1-b", "2-a", "2-b")
     d = vio.build_design(full, vmap, "general")
     assert d.users == ("u1", "u2") and d.topics == ("1", "2")
@@ -522,11 +523,11 @@ def test_build_design_checks_what_each_mode_needs(tmp_path):
 
     p.write_text("1-a 1 u1\n1-b 1 u2\n2-a 2 u1\n2-b 2 u1\n")
     with pytest.raises(InputError) as exc:
-        vio.build_design(("1-a", "1-b", "2-a", "2-b"), vio.read_map(str(p)), "general")
+        vio.build_design(("1-a", "1-b", "2-a", "2-b"), maps.read_variations(str(p)), "general")
     _one_line(exc, f"{p}:4: ", "user 'u1' has two queries for topic '2'")
     p.write_text("1-a 1\n1-b 1\n")
     with pytest.raises(InputError) as exc:
-        vio.build_design(("1-a", "1-b"), vio.read_map(str(p)), "general")
+        vio.build_design(("1-a", "1-b"), maps.read_variations(str(p)), "general")
     _one_line(exc, "needs a user column")
     with pytest.raises(InputError) as exc:
         vio.build_design(("1", "2"), None, "intra")
@@ -535,7 +536,7 @@ def test_build_design_checks_what_each_mode_needs(tmp_path):
 
 def test_intra_leaves_out_single_variation_topics_and_ignores_weights():
     variations = ("1-a", "1-b", "1-c", "2-a", "3-a", "3-b")
-    vmap = vio.VariationMap("m", {v: v.split("-")[0] for v in variations})
+    vmap = maps.VariationMap("m", {v: v.split("-")[0] for v in variations})
     design = vio.build_design(variations, vmap, "intra")
     x = np.array(
         [
@@ -666,7 +667,7 @@ def _brute_crossovers(names, mu, var, lo, hi):
 
 def test_uqv_general_mode_end_to_end(uqv):
     notes: list[str] = []
-    vmap = vio.read_map(str(uqv.map_path))
+    vmap = maps.read_variations(str(uqv.map_path))
     mode = vio.default_mode(vmap)
     assert mode == "general"
     matrix = _evaluate(uqv, vmap, notes)
@@ -714,7 +715,7 @@ def test_uqv_intra_mode_end_to_end(uqv, tmp_path):
     plain.write_text(
         "".join(" ".join(line.split()[:2]) + "\n" for line in uqv.map_path.read_text().splitlines())
     )
-    vmap = vio.read_map(str(plain))
+    vmap = maps.read_variations(str(plain))
     mode = vio.default_mode(vmap)
     assert mode == "intra"
     matrix = _evaluate(uqv, vmap, [])
@@ -751,7 +752,7 @@ def test_uqv_inter_mode_end_to_end(uqv, tmp_path):
     """One query per topic: the map keeps only each topic's first variation."""
     first = tmp_path / "first.txt"
     first.write_text("".join(f"{t}-1 {t}\n" for t in uqv.topic_ids))
-    vmap = vio.read_map(str(first))
+    vmap = maps.read_variations(str(first))
     notes: list[str] = []
     matrix = _evaluate(uqv, vmap, notes)
     assert any("in the runs are not in the qrels; ignored" in n for n in notes)  # 401-2 ...

@@ -22,55 +22,11 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import InputError, printable
+from ...io.maps import Assignment, check_names, read_conditions
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
 from ...report.model import Report, Section, Table, section
 from ...settings import Settings
-
-Assignment = dict[str, tuple[str, str]]  # run → (system, condition)
-
-
-def read_map(path: str) -> Assignment:
-    """``run system condition`` lines (blank lines and ``#`` comments skipped)."""
-    from ...io.sources import read_bytes
-
-    text = read_bytes(path).decode("utf-8", "replace")
-    out: Assignment = {}
-    seen: dict[tuple[str, str], str] = {}
-    for lineno, line in enumerate(text.split("\n"), 1):
-        fields = line.split("#", 1)[0].split()
-        if not fields:
-            continue
-        if len(fields) != 3:
-            raise InputError(
-                f"expected 3 fields 'run system condition', found {len(fields)}", path, lineno
-            )
-        run, system, condition = fields
-        _check_names(system, condition, path, lineno)
-        if run in out:
-            raise InputError(f"run {printable(run)!r} is mapped twice", path, lineno)
-        if (system, condition) in seen:
-            raise InputError(
-                f"system {printable(system)!r} under condition {printable(condition)!r} is "
-                f"already run {printable(seen[system, condition])!r}",
-                path,
-                lineno,
-            )
-        out[run] = (system, condition)
-        seen[system, condition] = run
-    if not out:
-        raise InputError("the map holds no 'run system condition' line", path)
-    return out
-
-
-def _check_names(system: str, condition: str, where: str, lineno: int | None = None) -> None:
-    """A system or condition name must name it in every output (as a run's)."""
-    from ...io.sources import name_problem
-
-    for kind, name in (("system", system), ("condition", condition)):
-        problem = name_problem(name)
-        if problem is not None:
-            raise InputError(f"{kind} name {printable(name)!r} {problem}", where, lineno)
 
 
 def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
@@ -84,7 +40,7 @@ def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
             raise InputError(f"run {printable(run)!r} does not match the pattern", "--pattern")
         key = (found.group("system") or "", found.group("condition") or "")
         try:
-            _check_names(*key, "--pattern")
+            check_names(*key, "--pattern")
         except InputError as exc:
             raise InputError(f"run {printable(run)!r}: {exc.message}", "--pattern") from None
         if key in seen:
@@ -106,7 +62,7 @@ def assignment(s: Settings, runs: Sequence[str], notes: list[str]) -> Assignment
         raise click.UsageError("give one of --map FILE and --pattern REGEX")
     if s.condition_pattern is not None:
         return match_pattern(s.condition_pattern, runs)
-    mapped = read_map(s.map)
+    mapped = read_conditions(s.map)
     unmapped = [r for r in runs if r not in mapped]
     if unmapped:
         raise InputError(

@@ -1,133 +1,42 @@
-"""Inputs of the query-variations analysis (SPEC §11): the variation map, the
-topic weights, qrels keyed by topic expanded to variation ids, and the design
-(which topic and user slot each evaluated variation belongs to).
-
-Map file: ``variation_id topic_id [user]`` per line, white-space separated;
-every line has the same number of fields. Weights file: ``topic weight``.
-Both accept blank lines, ``#`` comment lines, a UTF-8 byte order mark and
-CRLF line ends. Bad lines raise :class:`~bvtest_cli.errors.InputError` with
-the file and line.
+"""Inputs of the query-variations analysis (SPEC §11): qrels keyed by topic
+expanded to variation ids, and the design (which topic and user slot each
+evaluated variation belongs to). The map and weights files are read by
+:mod:`bvtest_cli.io.maps`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import click
 import numpy as np
 
 from ...analyses.variations import Design
 from ...errors import InputError
-from ...io.sources import STDIN, Source, read_bytes
+from ...io.maps import Note, VariationMap, Weights, query_ids, read_variations, read_weights
+from ...io.sources import STDIN
 from ...io.trec import QrelsFile, sort_topics
 from ...measures.matrix import ScoreMatrix
 from ...settings import Settings
 
 __all__ = [
     "Loaded",
-    "VariationMap",
-    "Weights",
     "build_design",
     "default_mode",
     "expand_qrels",
     "load",
     "query_ids",
-    "read_map",
-    "read_weights",
     "split_map",
 ]
-
-Note = Callable[[str], None]
-_BOM = b"\xef\xbb\xbf"
 
 
 def _ignore(_: str) -> None:
     pass
 
 
-def _label(path: str) -> str:
-    return "<stdin>" if path == STDIN else path
-
-
-def _records(path: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of every line that is not blank or a ``#`` comment."""
-    label = _label(path)
-    data = read_bytes(path)
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
-        if b"\x00" in raw:
-            raise InputError("binary data (NUL byte); not a text file", label, lineno)
-        try:
-            fields = raw.decode("utf-8").split()  # also drops the \r of CRLF
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", label, lineno) from None
-        if fields and not fields[0].startswith("#"):
-            yield lineno, fields
-
-
 # ---------------------------------------------------------------------------
 # The variation map
-
-
-@dataclass(frozen=True)
-class VariationMap:
-    """variation id → topic id (and user slot), in file order."""
-
-    label: str
-    topic: dict[str, str]
-    user: dict[str, str] | None = None  # None: the map has no user column
-    line: dict[str, int] = field(default_factory=dict)  # where each variation is defined
-
-    def where(self, variation: str) -> tuple[str, int | None]:
-        """(file, line) for messages about a variation."""
-        return self.label, self.line.get(variation)
-
-
-def read_map(path: str) -> VariationMap:
-    """Parse ``variation_id topic_id [user]`` lines (SPEC §11).
-
-    The first line fixes whether there is a user column. A variation listed
-    twice with the same topic and user is accepted; with different ones it
-    is an error.
-    """
-    label = _label(path)
-    topic: dict[str, str] = {}
-    user: dict[str, str] = {}
-    line: dict[str, int] = {}
-    width = first_line = None
-    for lineno, fields in _records(path):
-        if len(fields) not in (2, 3):
-            raise InputError(
-                f"expected 'variation topic [user]', found {len(fields)} fields", label, lineno
-            )
-        if width is None:
-            width, first_line = len(fields), lineno
-        elif len(fields) != width:
-            raise InputError(
-                f"{len(fields)} fields, but line {first_line} has {width}; "
-                "give a user on every line or on none",
-                label,
-                lineno,
-            )
-        variation, top = fields[0], fields[1]
-        if variation in topic:
-            same = topic[variation] == top and (width == 2 or user[variation] == fields[2])
-            if not same:
-                raise InputError(
-                    f"variation {variation!r} is mapped differently on line {line[variation]}",
-                    label,
-                    lineno,
-                )
-            continue
-        topic[variation] = top
-        if width == 3:
-            user[variation] = fields[2]
-        line[variation] = lineno
-    if width is None:
-        raise InputError("empty map file", label)
-    return VariationMap(label, topic, user if width == 3 else None, line)
 
 
 def split_map(ids: Iterable[str], sep: str, note: Note = _ignore) -> VariationMap:
@@ -149,22 +58,6 @@ def split_map(ids: Iterable[str], sep: str, note: Note = _ignore) -> VariationMa
     if not topic:
         raise InputError(f"no query id holds the separator {sep!r}", "--split")
     return VariationMap(f"--split {sep}", topic)
-
-
-def query_ids(sources: Sequence[Source]) -> list[str]:
-    """The distinct query ids (first column) of the runs, in first-seen order;
-    what ``--split`` needs before the qrels can be expanded."""
-    seen: dict[str, None] = {}
-    for source in sources:
-        data = read_bytes(source.path)
-        for lineno, raw in enumerate(data.split(b"\n"), 1):
-            first = raw.split(None, 1)[:1]
-            if first:
-                try:
-                    seen.setdefault(first[0].decode("utf-8").removeprefix("\ufeff"))
-                except UnicodeDecodeError:
-                    raise InputError("not UTF-8 text", source.label, lineno) from None
-    return list(seen)
 
 
 def default_mode(vmap: VariationMap | None) -> str:
@@ -298,63 +191,6 @@ def build_design(columns: Sequence[str], vmap: VariationMap | None, mode: str) -
 # Topic weights
 
 
-@dataclass(frozen=True)
-class Weights:
-    """Raw topic weights as read (SPEC §11 ``--weights``)."""
-
-    label: str
-    weight: dict[str, float]
-
-    def vector(self, topics: Sequence[str], note: Note = _ignore) -> np.ndarray:
-        """The weights of ``topics``, normalised to sum 1 over them (N,).
-        A topic without a weight is an error; weights of other topics are
-        ignored (one note)."""
-        lacking = [t for t in topics if t not in self.weight]
-        if lacking:
-            raise InputError(f"topic {lacking[0]!r} has no weight", self.label)
-        unused = len(self.weight.keys() - set(topics))
-        if unused:
-            note(f"{unused} weighted topic(s) are not analysed; their weights ignored")
-        w = np.array([self.weight[t] for t in topics], dtype=float)
-        total = w.sum()
-        if total > 0 and not np.finfo(float).tiny <= total < np.inf:
-            # The sum overflows (weights near 1e308) or the weights are
-            # subnormal: relative to the largest, they sum to a usable number.
-            w = w / w.max()
-            total = w.sum()
-        if not total > 0:
-            raise InputError("the weights of the analysed topics sum to 0", self.label)
-        return w / total
-
-
-def read_weights(path: str) -> Weights:
-    """Parse ``topic weight`` lines: a finite number >= 0, one per topic."""
-    label = _label(path)
-    weight: dict[str, float] = {}
-    line: dict[str, int] = {}
-    for lineno, fields in _records(path):
-        if len(fields) != 2:
-            raise InputError(
-                f"expected 2 fields 'topic weight', found {len(fields)}", label, lineno
-            )
-        topic, text = fields
-        try:
-            value = float(text)
-        except ValueError:
-            raise InputError(f"weight {text!r} is not a number", label, lineno) from None
-        if not np.isfinite(value) or value < 0:
-            raise InputError(f"weight {text!r} must be a finite number >= 0", label, lineno)
-        if topic in weight:
-            raise InputError(
-                f"topic {topic!r} already has a weight on line {line[topic]}", label, lineno
-            )
-        weight[topic] = value
-        line[topic] = lineno
-    if not weight:
-        raise InputError("empty weights file", label)
-    return Weights(label, weight)
-
-
 # ---------------------------------------------------------------------------
 # Everything `bvtest variations` reads, before the analysis
 
@@ -415,7 +251,7 @@ def load(s: Settings) -> Loaded:
         raise click.UsageError("give either --map FILE or --split SEP, not both")
     _check_stdin(s)
     notes: list[str] = []
-    vmap = read_map(s.map) if s.map is not None else None
+    vmap = read_variations(s.map) if s.map is not None else None
     weights = read_weights(s.weights) if s.weights is not None else None
 
     if s.scores is not None:
