@@ -101,9 +101,8 @@ def main() -> None:
     )
     c = swaps["c"].max()
     last = swaps[swaps["c"] == c][:3]
-    print(
-        f"swap rate at c={c}, first bins: {[(r['bin_lo'], round(r['swap_rate'], 3)) for r in last]}"
-    )
+    first = [(round(float(r["bin_lo"]), 2), round(float(r["swap_rate"]), 3)) for r in last]
+    print(f"swap rate at c={c}, first bins (bin_lo, rate): {first}")
     print(f"extrapolated to n={args.n}, first bins: {np.round(fit['predicted'][:3], 4).tolist()}")
     if args.tukey:
         print(
