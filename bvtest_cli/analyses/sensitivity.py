@@ -101,8 +101,8 @@ class DeltaNeeded:
 
 def bootstrap_counts(n: int, B: int, seed: int) -> np.ndarray:
     """(B, n) integers: how often each topic is drawn in each of B bootstrap samples
-    of n topics with replacement (one stream for all pairs, as [Sakai06] uses
-    the same resampled topic sets for every pair)."""
+    of n topics with replacement (one stream shared by all pairs, so that every
+    pair is tested on the same resampled topic sets)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(BOOTSTRAP_STREAM,)))
     draws = rng.integers(0, n, size=(B, n))
     offsets = np.arange(B)[:, np.newaxis] * n
