@@ -227,3 +227,24 @@ def test_glass_delta_by_hand():
     np.testing.assert_allclose(glass_delta(TINY, 2), [-3 / math.sqrt(2), -2 / math.sqrt(2), 0.0])
     stacked = glass_delta(np.stack([TINY, 2 * TINY]), 0)
     np.testing.assert_allclose(stacked[1], stacked[0])  # Δ is free of the scale
+
+
+@pytest.mark.parametrize(("m", "df"), [(4, 15), (12, 308), (129, 6272)])
+def test_studentized_range_tail_for_many_pairs_matches_scipy(m, df):
+    """The spline used for many pairs agrees with scipy's integration: relative
+    error ≤ 1e-4 wherever p is above the reported floor, and the floor is an
+    upper bound beyond it."""
+    from scipy.stats import studentized_range
+
+    from bvtest_cli.analyses.anova import TUKEY_P_FLOOR, studentized_range_sf
+
+    q_floor = studentized_range.isf(TUKEY_P_FLOOR, m, df)
+    q = np.random.default_rng(m).uniform(0.0, 1.2 * q_floor, 400)
+    got = studentized_range_sf(q, m, df)
+    inside = q < q_floor
+    check = np.flatnonzero(inside)[:25]
+    exact = studentized_range.sf(q[check], m, df)
+    np.testing.assert_allclose(got[check], exact, rtol=1e-4)
+    assert (got[~inside] == TUKEY_P_FLOOR).all()
+    beyond = q[~inside][:3]
+    assert (studentized_range.sf(beyond, m, df) <= TUKEY_P_FLOOR * (1 + 1e-6)).all()
