@@ -122,14 +122,17 @@ def test_page_holds_every_value_of_the_json(name):
     assert not missing, missing[:10]
     # and the JSON's keys name the page's columns and rows
     for key in ("mean", "bias2", "var") if name.startswith("eval") else ():
-        assert re.search(rf">{key}</th>", text)
+        assert re.search(rf">{key}( <span class=\"dir\"[^>]*>[↑↓]</span>)?</th>", text)
 
 
 def test_page_is_self_contained():
     _, text = page_of(*COMMANDS["eval-ci"])
     assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n")
     # nothing fetched: no src/href, no url(), no @import, scripts are data only
-    assert not re.search(r"\b(src|href)\s*=", text)
+    assert not re.search(r"\bsrc\s*=", text)
+    # links only within the page (the table of contents), each to an element there
+    targets = re.findall(r'\bhref\s*=\s*"([^"]*)"', text)
+    assert all(t.startswith("#") and f'id="{t[1:]}"' in text for t in targets), targets
     assert "url(" not in text and "@import" not in text
     scripts = re.findall(r"<script\b[^>]*>", text)
     assert scripts == ['<script type="application/json" id="bvtest-data">']
@@ -194,7 +197,8 @@ def test_scatter_and_georisk_marks(name):
         if len(truth) > 1:
             assert 'class="pareto-front"' in scatter
         # error bars (with --ci) drawn in full inside the axes' frame
-        frame = re.search(r'<rect class="frame" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"',
+        frame = re.search(r'<rect class="frame" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" '
+                          r'height="([\d.]+)"',
                           scatter)  # fmt: skip
         x0, y0, w, h = map(float, frame.groups())
         bars = re.search(r'<g class="errorbars"[^>]*>(.*?)</g>', scatter, re.S)
@@ -244,8 +248,8 @@ def test_api_renders_the_same_page_body():
     cli = run_bvtest("eval", SAMPLE_QRELS, SAMPLE_RUNS, "-f", "html").stdout
     # the same sections and charts; only the header (command line) differs
     assert (
-        text[text.index('<section class="measure">') :]
-        == cli[cli.index('<section class="measure">') :]
+        text[text.index('<section class="measure"') :]
+        == cli[cli.index('<section class="measure"') :]
     )
 
 
