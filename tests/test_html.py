@@ -315,3 +315,59 @@ def test_p_values_below_the_digits_read_in_exponent_notation():
     assert cells[3:5] == ["1.0e-03", "1.0e-03"], cells  # p, p_holm
     trec = run_bvtest(*args).stdout
     assert "1.0e-03" in trec
+
+
+def test_check_page_opens_with_its_verdict():
+    _, text = page_of(*COMMANDS["check"])
+    passed = json_of(*COMMANDS["check"])["passed"]
+    banner = re.search(r'<p class="banner (pass|fail)">([^<]*)</p>', text)
+    assert banner.group(1) == ("pass" if passed else "fail")
+    assert banner.group(2).startswith("PASS" if passed else "FAIL")
+    assert text.index("banner") < text.index('<dl class="inputs">')
+
+
+def test_summary_comes_before_the_tables_and_glossary_gives_directions():
+    _, text = page_of(*COMMANDS["eval"])
+    document = json_of(*COMMANDS["eval"])
+    section = text[text.index('<section class="measure" id="measure-0">') :]
+    summary = section[: section.index("</div>")]
+    ap = document["measures"]["AP"]
+    least = min(ap["systems"], key=lambda r: ap["systems"][r]["mse"])
+    assert f"least MSE: {least} " in summary
+    assert f"Pearson r = {fmt(ap['tradeoff']['pearson'], 4)}" in summary
+    assert section.index('class="summary"') < section.index("<table")
+    # the registry's directions: mean higher, var lower is better
+    glossary = text[text.index('<section class="glossary">') :]
+    assert re.search(r"<dt>mean <span[^>]*>↑</span></dt>", glossary)
+    assert re.search(r"<dt>var <span[^>]*>↓</span></dt>", glossary)
+
+
+def test_compare_grid_marks_the_significant_pairs():
+    args = ("compare", "--pairs", "all", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
+    _, text = page_of(*args)
+    pairs = [p for p in json_of(*args)["measures"]["AP"]["pairs"] if p["field"] == "mean"]
+    cells = re.findall(r'<g class="cell (\w+)">.*?<title>([^<]*)</title>', text)
+    assert len(cells) == 2 * len(pairs)  # both orders of every pair
+    for p in pairs:
+        kind = "same" if p["p_holm"] >= 0.05 else ("better" if p["diff"] > 0 else "worse")
+        title = [k for k, t in cells if t.startswith(f"{p['a']} − {p['b']}:")]
+        assert title == [kind], (p, title)
+
+
+def test_budget_page_charts_each_scale_and_repeats_the_keys():
+    args = ("budget", "--budget", "10,40", "--repeats", "3", "--samples", "60",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    _, text = page_of(*args)
+    document = json_of(*args)
+    scales = {c["topics_scale"] for c in document["cells"]}
+    charts = re.findall(r'<figure class="chart bars">(.*?)</figure>', text, re.S)
+    assert len(charts) == len(scales)
+    for chart in charts:
+        assert 'class="reference"' in chart and "★" in chart
+    tables = re.findall(r"<caption>cells[^<]*</caption>\n<thead><tr><th[^>]*>([^<]*)</th>", text)
+    assert tables and all(first == "budget topics_scale method" for first in tables)
+    # the least-RMSE cell of each scale is the one starred
+    for scale, chart in zip(sorted(scales), charts, strict=True):
+        cells = [c for c in document["cells"] if c["topics_scale"] == scale]
+        best = min(cells, key=lambda c: c["rmse"])
+        assert f">{best['method']} ★</text>" in chart
