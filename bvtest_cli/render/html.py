@@ -114,6 +114,7 @@ section.glossary dd { margin: 0; }
 div.summary { background: #f2f5f9; border-left: 4px solid #4e79a7; padding: .3rem .8rem;
   margin: .4rem 0 1rem; }
 div.summary ul { margin: 0; padding-left: 1.2rem; }
+div.summary h2 { margin: .2rem 0; border: 0; font-size: 1rem; }
 p.banner { font-size: 1.2rem; font-weight: 700; padding: .4rem .8rem; margin: 0 0 1rem; }
 p.banner.pass { background: #d8f0d3; border: 2px solid #59a14f; }
 p.banner.fail { background: #f8d4d4; border: 2px solid #c0392b; }
