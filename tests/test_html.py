@@ -122,14 +122,17 @@ def test_page_holds_every_value_of_the_json(name):
     assert not missing, missing[:10]
     # and the JSON's keys name the page's columns and rows
     for key in ("mean", "bias2", "var") if name.startswith("eval") else ():
-        assert re.search(rf">{key}</th>", text)
+        assert re.search(rf">{key}( <span class=\"dir\"[^>]*>[↑↓]</span>)?</th>", text)
 
 
 def test_page_is_self_contained():
     _, text = page_of(*COMMANDS["eval-ci"])
     assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n")
     # nothing fetched: no src/href, no url(), no @import, scripts are data only
-    assert not re.search(r"\b(src|href)\s*=", text)
+    assert not re.search(r"\bsrc\s*=", text)
+    # links only within the page (the table of contents), each to an element there
+    targets = re.findall(r'\bhref\s*=\s*"([^"]*)"', text)
+    assert all(t.startswith("#") and f'id="{t[1:]}"' in text for t in targets), targets
     assert "url(" not in text and "@import" not in text
     scripts = re.findall(r"<script\b[^>]*>", text)
     assert scripts == ['<script type="application/json" id="bvtest-data">']
@@ -194,7 +197,8 @@ def test_scatter_and_georisk_marks(name):
         if len(truth) > 1:
             assert 'class="pareto-front"' in scatter
         # error bars (with --ci) drawn in full inside the axes' frame
-        frame = re.search(r'<rect class="frame" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"',
+        frame = re.search(r'<rect class="frame" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" '
+                          r'height="([\d.]+)"',
                           scatter)  # fmt: skip
         x0, y0, w, h = map(float, frame.groups())
         bars = re.search(r'<g class="errorbars"[^>]*>(.*?)</g>', scatter, re.S)
@@ -244,8 +248,8 @@ def test_api_renders_the_same_page_body():
     cli = run_bvtest("eval", SAMPLE_QRELS, SAMPLE_RUNS, "-f", "html").stdout
     # the same sections and charts; only the header (command line) differs
     assert (
-        text[text.index('<section class="measure">') :]
-        == cli[cli.index('<section class="measure">') :]
+        text[text.index('<section class="measure"') :]
+        == cli[cli.index('<section class="measure"') :]
     )
 
 
@@ -311,3 +315,59 @@ def test_p_values_below_the_digits_read_in_exponent_notation():
     assert cells[3:5] == ["1.0e-03", "1.0e-03"], cells  # p, p_holm
     trec = run_bvtest(*args).stdout
     assert "1.0e-03" in trec
+
+
+def test_check_page_opens_with_its_verdict():
+    _, text = page_of(*COMMANDS["check"])
+    passed = json_of(*COMMANDS["check"])["passed"]
+    banner = re.search(r'<p class="banner (pass|fail)">([^<]*)</p>', text)
+    assert banner.group(1) == ("pass" if passed else "fail")
+    assert banner.group(2).startswith("PASS" if passed else "FAIL")
+    assert text.index("banner") < text.index('<dl class="inputs">')
+
+
+def test_summary_comes_before_the_tables_and_glossary_gives_directions():
+    _, text = page_of(*COMMANDS["eval"])
+    document = json_of(*COMMANDS["eval"])
+    section = text[text.index('<section class="measure" id="measure-0">') :]
+    summary = section[: section.index("</div>")]
+    ap = document["measures"]["AP"]
+    least = min(ap["systems"], key=lambda r: ap["systems"][r]["mse"])
+    assert f"least MSE: {least} " in summary
+    assert f"Pearson r = {fmt(ap['tradeoff']['pearson'], 4)}" in summary
+    assert section.index('class="summary"') < section.index("<table")
+    # the registry's directions: mean higher, var lower is better
+    glossary = text[text.index('<section class="glossary">') :]
+    assert re.search(r"<dt>mean <span[^>]*>↑</span></dt>", glossary)
+    assert re.search(r"<dt>var <span[^>]*>↓</span></dt>", glossary)
+
+
+def test_compare_grid_marks_the_significant_pairs():
+    args = ("compare", "--pairs", "all", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
+    _, text = page_of(*args)
+    pairs = [p for p in json_of(*args)["measures"]["AP"]["pairs"] if p["field"] == "mean"]
+    cells = re.findall(r'<g class="cell (\w+)">.*?<title>([^<]*)</title>', text)
+    assert len(cells) == 2 * len(pairs)  # both orders of every pair
+    for p in pairs:
+        kind = "same" if p["p_holm"] >= 0.05 else ("better" if p["diff"] > 0 else "worse")
+        title = [k for k, t in cells if t.startswith(f"{p['a']} − {p['b']}:")]
+        assert title == [kind], (p, title)
+
+
+def test_budget_page_charts_each_scale_and_repeats_the_keys():
+    args = ("budget", "--budget", "10,40", "--repeats", "3", "--samples", "60",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    _, text = page_of(*args)
+    document = json_of(*args)
+    scales = {c["topics_scale"] for c in document["cells"]}
+    charts = re.findall(r'<figure class="chart bars">(.*?)</figure>', text, re.S)
+    assert len(charts) == len(scales)
+    for chart in charts:
+        assert 'class="reference"' in chart and "★" in chart
+    tables = re.findall(r"<caption>cells[^<]*</caption>\n<thead><tr><th[^>]*>([^<]*)</th>", text)
+    assert tables and all(first == "budget topics_scale method" for first in tables)
+    # the least-RMSE cell of each scale is the one starred
+    for scale, chart in zip(sorted(scales), charts, strict=True):
+        cells = [c for c in document["cells"] if c["topics_scale"] == scale]
+        best = min(cells, key=lambda c: c["rmse"])
+        assert f">{best['method']} ★</text>" in chart

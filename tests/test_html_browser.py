@@ -192,3 +192,171 @@ def test_other_pages_fit_and_stay_offline(browser, tmp_path):
             assert errors == [] and requests == [path.as_uri()], args
             assert seen["scroll"] <= width and seen["right"] <= width, (args, media, seen["right"])
             page.close()
+
+
+# ----------------------------------------------------------------------------- read on paper
+
+# Per chart, read in print media: the runs it draws (from the marks' data-run),
+# the runs its labels name, the visible text of the figure (labels and the
+# note listing the runs in grey), every pair of overlapping text boxes, every
+# text box not whole inside its svg, and the scatter labels farther than 40 px
+# from their point with no leader line joining them.
+LABELS = """() => {
+  const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+                            a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const gap = (a, b) => Math.hypot(Math.max(a.left - b.right, 0, b.left - a.right),
+                                   Math.max(a.top - b.bottom, 0, b.top - a.bottom));
+  return [...document.querySelectorAll('figure.chart')].map(f => {
+    const svg = f.querySelector('svg').getBoundingClientRect();
+    const texts = [...f.querySelectorAll('svg text')].filter(t => t.textContent.trim())
+                  .map(t => [t.textContent, t.getBoundingClientRect()]);
+    const overlaps = [];
+    texts.forEach(([a, ra], i) => texts.slice(i + 1).forEach(([b, rb]) => {
+      if (overlap(ra, rb)) overlaps.push([a, b]);
+    }));
+    const clipped = texts.filter(([_, r]) => r.left < svg.left - 0.5 || r.right > svg.right + 0.5
+                                 || r.top < svg.top - 0.5 || r.bottom > svg.bottom + 0.5)
+                         .map(([t]) => t);
+    const marks = [...f.querySelectorAll('circle.point, g.series')];
+    const labels = [...f.querySelectorAll('text.label')];
+    const far = labels.filter(t => {
+      const run = t.getAttribute('data-run');
+      const mark = f.querySelector(`circle.point[data-run="${CSS.escape(run)}"]`);
+      const leader = f.querySelector(`line.leader[data-run="${CSS.escape(run)}"]`);
+      return mark && !leader &&
+             gap(mark.getBoundingClientRect(), t.getBoundingClientRect()) > 40;
+    }).map(t => t.getAttribute('data-run'));
+    const leadered = labels.filter(t => f.querySelector(
+        `line.leader[data-run="${CSS.escape(t.getAttribute('data-run'))}"]`))
+        .map(t => t.getAttribute('data-run'));
+    return {
+      kind: f.classList[1], caption: f.querySelector('figcaption').textContent,
+      runs: marks.map(e => e.getAttribute('data-run')),
+      labelled: labels.map(t => t.getAttribute('data-run')),
+      label_texts: labels.map(t => t.textContent),
+      leadered, far, overlaps, clipped,
+      categories: [...f.querySelectorAll('text.category')].map(t => t.textContent),
+      note: (f.querySelector('.chart-note') || {textContent: ''}).textContent,
+      visible: f.innerText,
+    };
+  });
+}"""
+
+
+@pytest.fixture(scope="module")
+def track60(tmp_path_factory):
+    """A generated track of 60 runs, with two depth pools of it as collections."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import gen_track
+
+    out = tmp_path_factory.mktemp("track60")
+    track = gen_track.generate(out, runs=60, topics=25, depth=100, judged=250, seed=11)
+    for depth in (5, 20):
+        pool = run_bvtest("pool", "--depth", depth, track.qrels_path, track.runs_dir)
+        (out / f"d{depth}.qrels").write_text(pool.stdout)
+    return track.qrels_path, track.runs_dir, out
+
+
+def sample_track(tmp_path: Path):
+    for depth in (5, 20):
+        pool = run_bvtest("pool", "--depth", depth, SAMPLE_QRELS, SAMPLE_RUNS)
+        (tmp_path / f"d{depth}.qrels").write_text(pool.stdout)
+    return SAMPLE_QRELS, SAMPLE_RUNS, tmp_path
+
+
+PRINTED = {
+    "eval": lambda q, r, d: ("eval", q, r),
+    "variations": lambda q, r, d: ("variations", "--mode", "inter", "--alpha=-4:4:1", q, r),
+    "pertopic": lambda q, r, d: ("pertopic", "-k", "5", q, r),
+    "rankings": lambda q, r, d: ("rankings", "--reference", f"G={q}", "--samples", "60",
+                                 "--collection", f"d5={d / 'd5.qrels'}",
+                                 "--collection", f"d20={d / 'd20.qrels'}", r),
+}  # fmt: skip
+
+
+def check_printed_charts(browser, path: Path) -> list[dict]:
+    """Every chart of the printed page names each of its runs by visible text,
+    no two texts of a chart overlap and none leaves its svg."""
+    page, errors, _ = opened(browser, path, A4_PRINTABLE, media="print")
+    charts = page.evaluate(LABELS)
+    data = page.evaluate(READ)["data"]
+    page.close()
+    assert errors == [] and charts
+    systems = set()
+    for block in data.get("measures", {}).values():
+        systems |= set(block.get("systems", {}))
+    for chart in charts:
+        assert chart["overlaps"] == [], (chart["caption"], chart["overlaps"][:5])
+        assert chart["clipped"] == [], (chart["caption"], chart["clipped"][:5])
+        assert chart["far"] == [], (chart["caption"], chart["far"])
+        if chart["kind"] == "bars":  # rankings: a bar group per collection, named under it
+            names = [c.removesuffix(" ★") for c in chart["categories"]]
+            assert sorted(names) == sorted(data["collections"])
+            continue
+        runs = chart["runs"]
+        assert sorted(runs) == sorted(systems)
+        labelled = set(chart["labelled"])
+        if len(runs) <= 20:
+            assert labelled == set(runs) and chart["note"] == ""
+        else:  # the rest in grey, counted and listed under the chart
+            greyed = set(runs) - labelled
+            assert chart["note"].startswith(f"{len(greyed)} runs in grey")
+            assert all(run in chart["note"] for run in greyed)
+            assert 0 < len(labelled) <= 20
+        assert all(run in chart["visible"] for run in runs if run not in labelled)
+        # a label shows its run's name (less a prefix every run shares)
+        for run, text in zip(chart["labelled"], chart["label_texts"], strict=True):
+            assert run.endswith(text) and text
+        if chart["kind"] == "lines":  # level with its end, or joined to it
+            assert set(chart["leadered"]) == labelled
+    return charts
+
+
+@pytest.mark.parametrize("command", sorted(PRINTED))
+def test_printed_charts_name_every_run_on_the_sample_track(browser, tmp_path, command):
+    path = page_file(tmp_path, *PRINTED[command](*sample_track(tmp_path)))
+    charts = check_printed_charts(browser, path)
+    if command == "pertopic":  # the front, computed from bias2 and var, drawn and labelled
+        (scatter,) = charts
+        assert "Pareto" in scatter["caption"]
+    text = path.read_text()
+    assert '<aside class="notes">' in text and '<section class="glossary">' in text
+
+
+@pytest.mark.parametrize("command", sorted(PRINTED))
+def test_printed_charts_name_every_run_on_60_runs(browser, tmp_path, track60, command):
+    path = page_file(tmp_path, *PRINTED[command](*track60))
+    charts = check_printed_charts(browser, path)
+    kinds = {c["kind"] for c in charts}
+    assert kinds == {"rankings": {"bars"}, "eval": {"scatter", "lines"},
+                     "pertopic": {"scatter"}, "variations": {"lines"}}[command]  # fmt: skip
+
+
+def test_pertopic_front_is_marked(browser, tmp_path):
+    """pertopic reports Bias² and Var without a Pareto column: the page's
+    front is the brute-force front of the JSON's values."""
+    path = page_file(tmp_path, "pertopic", "-k", "5", SAMPLE_QRELS, SAMPLE_RUNS)
+    page, errors, _ = opened(browser, path, WINDOW)
+    seen = page.evaluate(READ)
+    page.close()
+    assert errors == []
+    (scatter,) = seen["scatters"]
+    systems = seen["data"]["measures"]["AP"]["systems"]
+    truth = brute_force_front({r: (v["bias2"], v["var"]) for r, v in systems.items()})
+    assert {run for _, run, _, pareto in scatter["names"] if pareto} == truth
+    assert scatter["front"] == (len(truth) > 1)
+
+
+def test_page_height_of_60_runs(browser, tmp_path, track60):
+    """The 60-run eval page's height and A4 page count (docs/formats.md states them)."""
+    qrels, runs, _ = track60
+    path = page_file(tmp_path, "eval", qrels, runs)
+    page, errors, _ = opened(browser, path, A4_PRINTABLE, media="print")
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    pdf = page.pdf(format="A4")
+    page.close()
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    print(f"60-run eval page: {height} px, {pages} A4 pages")
+    assert errors == [] and pages >= 1

@@ -4,7 +4,8 @@
     .venv/bin/python tools/screenshot_html.py report.html docs/images/eval-html.png
 
 Headless Chromium (Debian's package, or $BVTEST_CHROMIUM) driven by
-Playwright, a 1280-px window; the first charts and the start of the tables,
+Playwright, a 1280-px window; the first measure: its summary, its charts and
+the start of its tables (the header, notes and glossary are above),
 saved as a 128-colour PNG when Pillow (matplotlib's) is installed.
 """
 
@@ -27,7 +28,12 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=chromium, args=args)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(page_path.as_uri(), wait_until="load")
-        page.screenshot(path=out)
+        top = page.evaluate(
+            "() => { const s = document.querySelector('section.measure');"
+            " return s ? s.getBoundingClientRect().top + window.scrollY : 0; }"
+        )
+        page.screenshot(path=out, full_page=True, clip={"x": 0, "y": top, "width": 1280,
+                                                         "height": 1000})  # fmt: skip
         browser.close()
     try:  # a palette PNG: a third of the bytes, the same picture to the eye
         from PIL import Image

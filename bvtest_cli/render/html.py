@@ -34,16 +34,22 @@ from typing import Any
 
 import numpy as np
 
+from ..analyses.uncertainty import pareto_front
 from ..report import registry
 from ..report.model import Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
-from ..report.values import fmt, plain
+from ..report.values import PValue, fmt, plain
 from . import svg
 from .text import _child_columns, _is_grid, _row_header, by_alpha, to_json
 
 #: Value columns per table at most: eight cells of a value and its interval
 #: fit A4's printable width (18 cm) at the print font size.
 MAX_COLUMNS = 8
+#: Columns that name a record together with the first (budget's cells), so
+#: every part of a cut table repeats them.
+KEYS = frozenset(
+    f.name for f in (registry.BUDGET_BUDGET, registry.BUDGET_SCALE, registry.BUDGET_METHOD)
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,8 @@ dl.inputs dt { font-weight: 600; }
 dl.inputs dd { margin: 0; overflow-wrap: anywhere; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .9em; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem; }
-figure.chart { margin: 0; flex: 1 1 480px; max-width: 640px; }
+figure.chart { margin: 0; flex: 1 1 480px; max-width: 820px; }
+figure.grid { flex-basis: 100%; }
 figure.chart svg { width: 100%; height: auto; display: block; }
 figcaption { font-size: .85rem; color: #444; margin-top: .2rem; }
 svg text { font-size: 12px; fill: #333; }
@@ -82,8 +89,38 @@ svg .errorbars line { stroke: #777; stroke-width: 1; }
 svg .pareto-front { fill: none; stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg circle.point { stroke: #fff; stroke-width: 1; }
 svg circle.pareto { stroke: #c0392b; stroke-width: 2.5; }
-svg .series polyline { fill: none; stroke: var(--c); stroke-width: 1.8; }
+svg .series polyline { fill: none; stroke: var(--c); stroke-width: 1.8;
+  stroke-dasharray: var(--d, none); }
 svg .series circle { fill: var(--c); }
+svg .series.grey polyline { stroke-width: 1; }
+svg .leaders line { stroke: #999; stroke-width: .8; }
+figure.lines svg .leaders line { stroke-width: 1.2; }
+svg text.label { font-size: 11px; fill: #1d1d1f; }
+svg .reference { stroke: #1d1d1f; stroke-width: 1.5; stroke-dasharray: 6 3; }
+svg .cell rect { fill: #f4f4f4; stroke: #fff; }
+svg .cell.better rect { fill: #b7dfb0; }
+svg .cell.worse rect { fill: #f4b6b6; }
+svg .cell text { font-size: 11px; }
+p.chart-note { font-size: .8rem; color: #444; margin: .2rem 0 0; }
+* { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+aside.notes { border: 1px solid #d9a400; background: #fff8e0; padding: .4rem .8rem;
+  margin: 0 0 1rem; }
+aside.notes h2, section.glossary h2, nav.toc h2 { font-size: 1rem; margin: 0 0 .3rem; border: 0; }
+aside.notes ul { margin: 0; padding-left: 1.2rem; font-size: .85rem; }
+section.glossary dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem;
+  font-size: .8rem; margin: 0 0 1rem; }
+section.glossary dt { font-weight: 600; }
+section.glossary dd { margin: 0; }
+div.summary { background: #f2f5f9; border-left: 4px solid #4e79a7; padding: .3rem .8rem;
+  margin: .4rem 0 1rem; }
+div.summary ul { margin: 0; padding-left: 1.2rem; }
+div.summary h2 { margin: .2rem 0; border: 0; font-size: 1rem; }
+p.banner { font-size: 1.2rem; font-weight: 700; padding: .4rem .8rem; margin: 0 0 1rem; }
+p.banner.pass { background: #d8f0d3; border: 2px solid #59a14f; }
+p.banner.fail { background: #f8d4d4; border: 2px solid #c0392b; }
+th .dir { color: #555; font-weight: 400; }
+nav.toc { margin: 0 0 1rem; }
+nav.toc ol { margin: 0; padding-left: 1.4rem; }
 svg .series:hover polyline { stroke-width: 4; }
 svg .bar:hover, svg circle.point:hover { opacity: .7; }
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .85rem;
@@ -131,6 +168,14 @@ class Column:
     header: str
     cells: list[str]  # <td> elements, one per row
     meaning: str = ""
+    better: str | None = None  # "higher" | "lower": shown as ↑ / ↓ after the header
+
+
+def _direction(better: str | None) -> str:
+    if better is None:
+        return ""
+    arrow = "↑" if better == "higher" else "↓"
+    return f' <span class="dir" title="{better} is better">{arrow}</span>'
 
 
 def _tables(caption: str, first: str, rows: Sequence[str], columns: list[Column]) -> list[str]:
@@ -141,7 +186,7 @@ def _tables(caption: str, first: str, rows: Sequence[str], columns: list[Column]
         part = columns[start : start + MAX_COLUMNS]
         head = "".join(
             f'<th scope="col"{f" title={_attr(c.meaning)}" if c.meaning else ""}>'
-            f"{escape(c.header)}</th>"
+            f"{escape(c.header)}{_direction(c.better)}</th>"
             for c in part
         )
         body = "\n".join(
@@ -168,7 +213,7 @@ def _table(key: str, t: Table, digits: int) -> list[str]:
         return [f'<p class="none">{escape(key)}: none</p>']
     first = _row_header(key)
     scalar = [f for f in t.fields if not f.alpha]
-    columns = [Column(f.header, _field_cells(t, f, digits), f.meaning) for f in scalar]
+    columns = [Column(f.header, _field_cells(t, f, digits), f.meaning, f.better) for f in scalar]
     for header, values, owner in _child_columns(t):
         meaning = owner.meaning if owner is not None else ""
         columns.append(Column(header, [_cell(v, None, digits) for v in values], meaning))
@@ -178,7 +223,9 @@ def _table(key: str, t: Table, digits: int) -> list[str]:
             alpha_columns = [
                 Column(f"α={a}", _field_cells(t, f, digits, j)) for j, a in enumerate(t.alphas)
             ]
-            out += _tables(f"{key}: {f.name} — {f.meaning}", first, t.rows, alpha_columns)
+            arrow = {"higher": " (↑ higher is better)", "lower": " (↓ lower is better)"}
+            caption = f"{key}: {f.name} — {f.meaning}{arrow.get(f.better or '', '')}"
+            out += _tables(caption, first, t.rows, alpha_columns)
     return out
 
 
@@ -216,7 +263,9 @@ def _records(key: str, records: Records, digits: int) -> list[str]:
     # The leading text columns (compare's a, b, field) name each row together,
     # so that a table cut into parts repeats them all.
     k = 1
-    while k < len(headers) - 1 and all(isinstance(row.get(headers[k]), str) for row in rows):
+    while k < len(headers) - 1 and (
+        headers[k] in KEYS or all(isinstance(row.get(headers[k]), str) for row in rows)
+    ):
         k += 1
     names = [" ".join(_text(row.get(h), digits) for h in headers[:k]) for row in rows]
     columns = [Column(h, [cell(row, h) for row in rows]) for h in headers[k:]]
@@ -321,15 +370,43 @@ def _interval(t: Table, f: Field, i: int) -> tuple[float, float] | None:
     return float(lo), float(hi)
 
 
+#: What each axis shows, and which way is better.
+AXIS = {
+    "bias2": "Bias² — squared distance of the mean from the target (lower is better)",
+    "var": "Var — variance over topics (lower is steadier)",
+    "georisk": "GeoRisk — risk-adjusted effectiveness (higher is better)",
+    "o": "o(α) = μ − α σ² (higher is better)",
+}
+
+
+def _front(t: Table) -> np.ndarray:
+    """The Pareto set of (Bias², Var): the report's own where it has one, else
+    computed here from the two columns (pertopic reports them without it)."""
+    if registry.PARETO in t.fields:
+        return np.asarray(t.values[registry.PARETO.name], dtype=bool)
+    return pareto_front(t.column(registry.BIAS2), t.column(registry.VAR))
+
+
+def _extremes(t: Table) -> set[str]:
+    """The runs worth naming among many: the Pareto set, the highest and
+    lowest mean (μ in variations), the least and largest MSE."""
+    out: set[str] = set()
+    if registry.BIAS2 in t.fields and registry.VAR in t.fields:
+        out |= {r for r, on in zip(t.rows, _front(t), strict=True) if on}
+    for f in (registry.MEAN, registry.VARIATIONS_MU, registry.MSE):
+        if f in t.fields:
+            column = t.column(f)
+            if np.isfinite(column).any():
+                out |= {t.rows[int(np.nanargmax(column))], t.rows[int(np.nanargmin(column))]}
+    return out
+
+
 def _tradeoff_chart(measure: str, t: Table) -> list[str]:
     if registry.BIAS2 not in t.fields or registry.VAR not in t.fields:
         return []
     bias2, var = t.column(registry.BIAS2), t.column(registry.VAR)
-    front = (
-        np.asarray(t.values[registry.PARETO.name], dtype=bool)
-        if registry.PARETO in t.fields
-        else np.zeros(len(t.rows), dtype=bool)
-    )
+    front = _front(t)
+    named = _extremes(t)
     points = [
         svg.Point(
             name,
@@ -338,16 +415,18 @@ def _tradeoff_chart(measure: str, t: Table) -> list[str]:
             _interval(t, registry.BIAS2, i),
             _interval(t, registry.VAR, i),
             bool(front[i]),
+            name in named,
         )
         for i, name in enumerate(t.rows)
     ]
     caption = f"{measure}: Bias² against Var, a point per run; the Pareto front joined"
     if registry.BIAS2.name in t.intervals:
         caption += ", with the intervals on both axes"
-    return [svg.scatter(points, "Bias²", "Var", caption)]
+    prefix = svg.shared_prefix(t.rows)
+    return [svg.scatter(points, AXIS["bias2"], AXIS["var"], caption, prefix)]
 
 
-def _alpha_chart(measure: str, t: Table, f: Field, label: str, caption: str) -> list[str]:
+def _alpha_chart(measure: str, t: Table, f: Field, caption: str) -> list[str]:
     if f not in t.fields or not t.alphas:
         return []
     try:
@@ -355,8 +434,14 @@ def _alpha_chart(measure: str, t: Table, f: Field, label: str, caption: str) -> 
     except ValueError:
         return []
     column = t.column(f)
-    series = [svg.Series(name, tuple(float(v) for v in column[i])) for i, name in enumerate(t.rows)]
-    return [svg.lines(xs, series, "α", label, f"{measure}: {caption}")]
+    named = _extremes(t)
+    series = [
+        svg.Series(name, tuple(float(v) for v in column[i]), name in named)
+        for i, name in enumerate(t.rows)
+    ]
+    prefix = svg.shared_prefix(t.rows)
+    return [svg.lines(xs, series, "α — risk aversion", AXIS[f.name], f"{measure}: {caption}",
+                      prefix)]  # fmt: skip
 
 
 def _rankings_chart(measure: str, t: Table) -> list[str]:
@@ -364,8 +449,11 @@ def _rankings_chart(measure: str, t: Table) -> list[str]:
     if not all(f in t.fields for f in fields):
         return []
     groups = [("|b|" if f is registry.RANK_BIAS else f.name, t.column(f).tolist()) for f in fields]
-    caption = f"{measure}: |b|, σ and RMSE of each collection's ranking"
-    return [svg.bars(list(t.rows), groups, "distance (1 − τ)", caption)]
+    rmse = t.column(registry.RANK_RMSE)
+    best = int(np.nanargmin(rmse)) if np.isfinite(rmse).any() else None
+    caption = f"{measure}: |b|, σ and RMSE of each collection's ranking (★ least RMSE)"
+    ylabel = "distance 1 − τ from the true ranking (lower is better)"
+    return [svg.bars(list(t.rows), groups, ylabel, caption, best=best)]
 
 
 def _charts(measure: str, block: Section) -> list[str]:
@@ -374,16 +462,93 @@ def _charts(measure: str, block: Section) -> list[str]:
     if t is not None and t.rows:
         charts += _rankings_chart(measure, t)
         charts += _tradeoff_chart(measure, t)
-        charts += _alpha_chart(
-            measure, t, registry.GEORISK, "GeoRisk", "GeoRisk against α, a line per run"
-        )
+        charts += _alpha_chart(measure, t, registry.GEORISK, "GeoRisk against α, a line per run")
         charts += _alpha_chart(
             measure,
             t,
             registry.VARIATIONS_O,
-            "o(α)",
             "the mean–variance objective against α, a line per run",
         )
+    pairs = _pairs(block)
+    if pairs:
+        charts.append(_compare_grid(measure, pairs))
+    return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
+
+
+def _pairs(block: Section) -> list[Mapping[str, Any]]:
+    """compare's paired differences of the mean, as JSON records."""
+    for _, v in block.items:
+        if isinstance(v, Records) and v.items:
+            rows = [v.as_json(item) for item in v.items]
+            if {"a", "b", "field", "diff", "p_holm"} <= set(rows[0]):
+                return [r for r in rows if r["field"] == "mean"]
+    return []
+
+
+def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
+    """Runs × runs, rows and columns by mean (highest first, from the paired
+    differences): ▲ the row's mean significantly higher (p_holm < .05), ▼
+    lower, · not significant; the numbers in each cell's title."""
+    diff: dict[tuple[str, str], Mapping[str, Any]] = {}
+    total: dict[str, list[float]] = {}
+    for r in pairs:
+        diff[r["a"], r["b"]] = r
+        d = _finite(r["diff"])
+        total.setdefault(r["a"], []).append(d)
+        total.setdefault(r["b"], []).append(-d)
+    # with every pair, a run's mean difference to the others orders the means
+    names = sorted(total, key=lambda n: (-float(np.nanmean(total[n] or [0.0])), n))
+    cells: list[list[svg.Cell | None]] = []
+    for a in names:
+        row: list[svg.Cell | None] = []
+        for b in names:
+            r, sign = (diff[a, b], 1.0) if (a, b) in diff else (diff.get((b, a)), -1.0)
+            if r is None or a == b:
+                row.append(None)
+                continue
+            d, p = sign * _finite(r["diff"]), _finite(r["p_holm"])
+            lo, hi = sorted(sign * _finite(r[k]) for k in ("lo", "hi")) if "lo" in r else (0, 0)
+            significant = p < 0.05
+            symbol = ("▲" if d > 0 else "▼") if significant else "·"
+            kind = ("better" if d > 0 else "worse") if significant else "same"
+            title = (f"{a} − {b}: mean difference {fmt(d, 4)} [{fmt(lo, 4)}, {fmt(hi, 4)}], "
+                     f"p_holm {fmt(PValue(p), 4)}")  # fmt: skip
+            row.append(svg.Cell(symbol, kind, title))
+        cells.append(row)
+    caption = (
+        f"{measure}: runs × runs by mean, highest first: ▲ the row's mean is higher "
+        "than the column's (p_holm < .05), ▼ lower, · no significant difference"
+    )
+    return svg.grid(svg.Grid(names, cells), caption, svg.shared_prefix(names))
+
+
+def _budget_charts(report: Report) -> list[str]:
+    """budget: |b|, σ and RMSE per method and budget, a chart per topic-set
+    size, the reference σ as a line and the least-RMSE cell marked."""
+    keys = report.body.keys()
+    if "cells" not in keys or "reference" not in keys:
+        return []
+    cells, reference = report.body.get("cells"), report.body.get("reference")
+    assert isinstance(cells, Records) and isinstance(reference, Records)
+    rows = [cells.as_json(c) for c in cells.items]
+    refs = {r["topics_scale"]: r for r in map(reference.as_json, reference.items)}
+    charts = []
+    for scale in dict.fromkeys(r["topics_scale"] for r in rows):
+        part = [r for r in rows if r["topics_scale"] == scale]
+        groups = [(label, [_finite(r[k]) for r in part])
+                  for label, k in (("|b|", "bias"), ("σ", "sigma"), ("RMSE", "rmse"))]  # fmt: skip
+        rmse = np.array(groups[2][1])
+        best = int(np.nanargmin(rmse)) if np.isfinite(rmse).any() else None
+        ref = refs.get(scale)
+        line = None
+        if ref is not None:
+            line = svg.Reference(f"reference σ {fmt(ref['sigma'], 3)}", _finite(ref["sigma"]))
+        caption = (f"|b|, σ and RMSE per method and budget, topic-set size {scale}·n "
+                   "(★ least RMSE; dashed: σ of the full qrels)")  # fmt: skip
+        charts.append(svg.bars([str(r["method"]) for r in part], groups,
+                               "distance 1 − τ from the true ranking (lower is better)", caption,
+                               best=best, reference=line,
+                               supergroups=[f"budget {r['budget']}" for r in part]))  # fmt: skip
     return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
 
 
@@ -411,6 +576,114 @@ def _has_measures(report: Report) -> bool:
     return report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
 
 
+def _fields(node: Any, out: dict[tuple[str, str], Field]) -> None:
+    """Every registry field the page shows, in order of first appearance."""
+    if isinstance(node, Table):
+        for f in node.fields:
+            out.setdefault((f.name, f.meaning), f)
+        for child in node.children or ():
+            _fields(child, out)
+    elif isinstance(node, Section):
+        for k, v in node.items:
+            if isinstance(k, Field):
+                out.setdefault((k.name, k.meaning), k)
+            _fields(v, out)
+
+
+def _glossary(report: Report) -> list[str]:
+    """One line per field on the page: its meaning and which way is better."""
+    found: dict[tuple[str, str], Field] = {}
+    _fields(report.body, found)
+    if not found:
+        return []
+    way = {"higher": " ↑ higher is better.", "lower": " ↓ lower is better."}
+    items = "\n".join(
+        f"<dt>{escape(f.name)}{_direction(f.better)}</dt>"
+        f"<dd>{escape(f.meaning[:1].upper() + f.meaning[1:])}.{way.get(f.better or '', '')}</dd>"
+        for f in found.values()
+    )
+    return [f'<section class="glossary">\n<h2>What the numbers mean</h2>\n<dl>\n{items}\n'
+            "</dl>\n</section>"]  # fmt: skip
+
+
+def _notes(report: Report) -> list[str]:
+    """The report's notes, as stderr prints them."""
+    if not report.notes:
+        return []
+    items = "\n".join(f"<li>bvtest: note: {escape(n)}</li>" for n in report.notes)
+    return [f'<aside class="notes">\n<h2>Notes</h2>\n<ul>\n{items}\n</ul>\n</aside>']
+
+
+def _banner(report: Report) -> list[str]:
+    """check: whether every gate held."""
+    keys = report.body.keys()
+    if "passed" not in keys or "verdicts" not in keys:
+        return []
+    passed = bool(plain(report.body.get("passed")))
+    verdicts = report.body.get("verdicts")
+    failed = 0
+    if isinstance(verdicts, Records):
+        failed = sum(1 for v in verdicts.items if verdicts.as_json(v).get("passed") is False)
+    if passed:
+        return ['<p class="banner pass">PASS — every gate holds</p>']
+    return [f'<p class="banner fail">FAIL — {failed or "a"} gate(s) failed</p>']
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(escape(n) for n in names) or "none"
+
+
+def _summary(block: Section, digits: int) -> list[str]:
+    """A measure's headline: the tradeoff, the least-MSE run, the Pareto set
+    (rankings: the least-RMSE collection, overall and per reference row)."""
+    lines = []
+    keys = block.keys()
+    if "tradeoff" in keys and isinstance(block.get("tradeoff"), Section):
+        tr = leaves_of(block.get("tradeoff"))
+        if registry.PEARSON.name in tr:
+            r, p = tr[registry.PEARSON.name], tr.get(registry.PEARSON_P.name)
+            text = f"Bias²–Var tradeoff across runs: Pearson r = {_text(r, digits)}"
+            if p is not None:
+                text += f" (p = {escape(fmt(PValue(_finite(p)), digits))})"
+            if registry.SPEARMAN.name in tr:
+                text += f", Spearman ρ = {_text(tr[registry.SPEARMAN.name], digits)}"
+                sp = tr.get(registry.SPEARMAN_P.name)
+                if sp is not None:
+                    text += f" (p = {escape(fmt(PValue(_finite(sp)), digits))})"
+            lines.append(text)
+    t = _systems(block)
+    if t is not None and t.rows:
+        for f, how, word in ((registry.MSE, np.nanargmin, "least MSE"),
+                             (registry.MEAN, np.nanargmax, "highest mean"),
+                             (registry.VARIATIONS_MU, np.nanargmax, "highest μ"),
+                             (registry.RANK_RMSE, np.nanargmin, "least RMSE")):  # fmt: skip
+            if f in t.fields and np.isfinite(t.column(f)).any():
+                i = int(how(t.column(f)))
+                lines.append(f"{word}: {escape(t.rows[i])} ({_text(t.column(f)[i], digits)})")
+        if registry.BIAS2 in t.fields and registry.VAR in t.fields:
+            front = [r for r, on in zip(t.rows, _front(t), strict=True) if on]
+            lines.append(f"Pareto set of (Bias², Var): {_names(front)}")
+    if "matrix" in keys and isinstance(block.get("matrix"), Section):
+        matrix = block.get("matrix")
+        rmse = next((v for k, v in matrix.items if str(k) == registry.PAIR_RMSE.name), None)
+        if isinstance(rmse, Section):
+            for g, row in rmse.items:
+                values = {str(x): _finite(v) for x, v in leaves_of(row).items() if str(x) != str(g)}
+                values = {x: v for x, v in values.items() if math.isfinite(v)}
+                if values:
+                    x = min(values, key=values.get)
+                    lines.append(f"against {escape(str(g))}: least RMSE {escape(x)} "
+                                 f"({_text(values[x], digits)})")  # fmt: skip
+    if not lines:
+        return []
+    items = "\n".join(f"<li>{line}</li>" for line in lines)
+    return [f'<div class="summary">\n<ul>\n{items}\n</ul>\n</div>']
+
+
+def leaves_of(node: Any) -> dict[str, Any]:
+    return {str(k): v for k, v in node.items if is_leaf(v)} if isinstance(node, Section) else {}
+
+
 def render_html(report: Report, digits: int = 4, page: Page | None = None) -> str:
     """The whole page; ends with a newline."""
     page = page or Page()
@@ -425,16 +698,32 @@ def render_html(report: Report, digits: int = 4, page: Page | None = None) -> st
         + "</dd>"
         for k, v in facts
     )
-    parts = [f"<h1>{escape(page.title)}</h1>", f'<dl class="inputs">\n{dl}\n</dl>']
+    parts = [f"<h1>{escape(page.title)}</h1>", *_banner(report)]
+    parts += [f'<dl class="inputs">\n{dl}\n</dl>', *_notes(report)]
+    blocks = list(report.measure_blocks()) if _has_measures(report) else []
+    if len(blocks) > 1:
+        links = "\n".join(
+            f'<li><a href="#measure-{i}">{escape(m)}</a></li>' for i, (m, _) in enumerate(blocks)
+        )
+        parts.append(f'<nav class="toc">\n<h2>Measures</h2>\n<ol>\n{links}\n</ol>\n</nav>')
+    if len(blocks) > 1:
+        heads = [f"<li><b>{escape(m)}</b><ul>" + "".join(
+            line.replace('<div class="summary">', "").replace("</div>", "")
+            for line in _summary(b, digits)) + "</ul></li>" for m, b in blocks]  # fmt: skip
+        if any("<li>" in h[4:] for h in heads):
+            parts.append('<div class="summary">\n<h2>Summary</h2>\n<ul>\n'
+                         + "\n".join(heads) + "\n</ul>\n</div>")  # fmt: skip
+    parts += _glossary(report)
+    parts += _budget_charts(report)
     if report.measure is None:
         settings = Section(tuple((k, v) for k, v in report.body.items if str(k) != "measures"))
         parts += _section("", settings, digits, 2)
-    if _has_measures(report):
-        for measure, block in report.measure_blocks():
-            parts.append(f'<section class="measure">\n<h2>{escape(measure)}</h2>')
-            parts += _charts(measure, block)
-            parts += _section("", block, digits, 3)
-            parts.append("</section>")
+    for i, (measure, block) in enumerate(blocks):
+        parts.append(f'<section class="measure" id="measure-{i}">\n<h2>{escape(measure)}</h2>')
+        parts += _summary(block, digits)
+        parts += _charts(measure, block)
+        parts += _section("", block, digits, 3)
+        parts.append("</section>")
     # "<" as \u003c: no run name can end the data block or open a comment in it
     data = json.dumps(to_json(report.body), allow_nan=False).replace("<", "\\u003c")
     return (
