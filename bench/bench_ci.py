@@ -19,7 +19,7 @@ measures, and reports:
   interpreter, numpy and the data (the "before" column) plus the bootstrap.
 
 The goal: B = 1000 adds < 2 s; memory stays < 1 GiB. The working
-set of one block of resamples is bounded (``_BLOCK_ELEMENTS``); the stored
+set of one block of resamples is bounded (``BLOCK_ELEMENTS``); the stored
 replicates grow as 8 · B · (number of values) bytes per measure — about 24 KB
 per resample for 129 runs and 4 alphas, so 230 MiB at B = 10000.
 ``--compare`` adds ``compare_runs`` over every pair of the 129 runs (8256

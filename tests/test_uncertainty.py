@@ -19,7 +19,7 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 from scipy import stats
 
 from bvtest_cli.analyses import risk
-from bvtest_cli.analyses.paired import bootstrap_p, compare_runs, holm, pitman_morgan
+from bvtest_cli.analyses.paired import compare_runs, holm, pitman_morgan
 from bvtest_cli.analyses.tradeoff import correlations, rank_average
 from bvtest_cli.analyses.uncertainty import (
     bca_interval,
@@ -369,14 +369,6 @@ def test_holm_by_hand():
     # Capped at 1: 0.3·3 = 0.9, 0.4·2 = 0.8 → 0.9, 0.6·1 = 0.6 → 0.9.
     np.testing.assert_allclose(holm(np.array([0.6, 0.3, 0.4])), [0.9, 0.9, 0.9])
     np.testing.assert_allclose(holm(np.array([0.6, 0.5])), [1.0, 1.0])
-
-
-def test_bootstrap_p_by_hand():
-    d = np.array([[-0.2, 0.1], [0.3, 0.2], [0.0, 0.4], [0.5, 0.3], [0.1, 0.0]])
-    # column 0: #≤0 = 2, #≥0 = 4 → 2·(2+1)/6 = 1; column 1: #≤0 = 1 → 2·2/6.
-    np.testing.assert_allclose(bootstrap_p(d), [1.0, 2 / 3])
-    assert bootstrap_p(np.ones((99, 1)))[0] == pytest.approx(2 / 100)
-    assert bootstrap_p(np.zeros((10, 1)))[0] == 1.0
 
 
 def test_compare_runs_against_a_direct_loop():

@@ -19,24 +19,12 @@ import numpy as np
 from ..measures.matrix import virtual_target
 from .tradeoff import constant
 from .uncertainty import (
-    _BLOCK_ELEMENTS,
-    _PAIR_BLOCK_ELEMENTS,
-    _REPLICATE_ELEMENTS,
+    BLOCK_ELEMENTS,
+    REPLICATE_ELEMENTS,
     Statistic,
-    _acceleration,
-    _block_rows,
-    _p_value,
-    bca_interval,
-    bootstrap_replicates,
-    influence_values,
-    jackknife_replicates,
+    bootstrap_intervals,
+    contrasts,
     method_of,
-    percentile_interval,
-    replayed,
-    streamed_intervals,
-    studentized_interval,
-    studentized_replicates,
-    studentized_stream,
 )
 
 
@@ -111,7 +99,7 @@ def randomization_p(
     *,
     B: int,
     seed: int,
-    block: int = _BLOCK_ELEMENTS,
+    block: int = BLOCK_ELEMENTS,
 ) -> list[np.ndarray]:
     """Two-sided paired randomization p-values, one array (pairs,) per field.
 
@@ -167,23 +155,6 @@ def randomization_p(
         ok = np.isfinite(d_obs) & (defined[q] >= B / 2)
         out.append(np.where(ok, (1 + hits[q]) / (1 + defined[q]), np.nan))
     return out
-
-
-def bootstrap_p(differences: np.ndarray, level: float = 0.95) -> np.ndarray:
-    """Two-sided bootstrap p-value of H0: difference = 0, from replicates (B, ...).
-
-    p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B' + 1)) over the B'
-    finite replicates: the smallest level at which the percentile interval
-    excludes 0 (Efron & Tibshirani 1993, §15.4), with the Monte-Carlo "+1"
-    (Davison & Hinkley 1997, eq. 4.11). NaN under the undefined-replicate rule
-    of the module docstring (``level`` sets its tolerance).
-    """
-    d = np.asarray(differences, dtype=float)
-    finite = np.isfinite(d)
-    count = finite.sum(axis=0)
-    le = (finite & (d <= 0)).sum(axis=0)
-    ge = (finite & (d >= 0)).sum(axis=0)
-    return _p_value(le, ge, count, d.shape[0], level)
 
 
 @dataclass(frozen=True)
@@ -269,7 +240,7 @@ def compare_runs(
     level: float = 0.95,
     method: str | Mapping[str, str] = "percentile",
     block: int | None = None,
-    budget: int = _REPLICATE_ELEMENTS,
+    budget: int = REPLICATE_ELEMENTS,
     target_row: np.ndarray | None = None,
 ) -> list[Comparison]:
     """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
@@ -305,69 +276,22 @@ def compare_runs(
         georisk = values["georisk"]
         return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
 
-    estimate = compared(statistic(x))
-    needs_jack = any(m != "percentile" for m in methods)
-    jack = compared(jackknife_replicates(x, statistic, block=block)) if needs_jack else None
+    def columns(y: np.ndarray) -> dict[str, np.ndarray]:
+        return dict(zip(names, compared(statistic(y)), strict=True))
+
+    intervals = bootstrap_intervals(
+        x,
+        contrasts(columns, ia, ib),
+        B=B,
+        seed=seed,
+        level=level,
+        method=dict(zip(names, methods, strict=True)),
+        block=block,
+        budget=budget,
+    )
+    diffs = [intervals[name].estimate for name in names]
+    ends = [(intervals[name].lo, intervals[name].hi) for name in names]
     n_pairs = len(ia)
-    diffs = [est[ia] - est[ib] for est in estimate]
-
-    def pair_differences(columns: list[np.ndarray]) -> np.ndarray:
-        """(lead, pairs × fields): a − b of every pair, field by field."""
-        return np.concatenate([c[:, ia] - c[:, ib] for c in columns], axis=1)
-
-    # (lo, hi) per field, pair by pair
-    ends: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * len(names)
-    if len(estimate) * len(systems) * B > budget:
-        # bounded memory: every pair's differences streamed as cells, a stream per method
-        for chosen in dict.fromkeys(methods):
-            ks = [k for k, m in enumerate(methods) if m == chosen]
-
-            def flat(v: Mapping[str, np.ndarray], ks: list[int] = ks) -> np.ndarray:
-                columns = compared(v)
-                return pair_differences([columns[k] for k in ks])
-
-            est = np.concatenate([diffs[k] for k in ks])
-            jk = None if jack is None else pair_differences([jack[k] for k in ks])
-            if chosen == "studentized":
-                assert jk is not None
-                infl = influence_values(jk)
-                stream = studentized_stream(x, statistic, flat, est, infl, B=B, seed=seed,
-                                            block=block)  # fmt: skip
-                q = streamed_intervals(stream, np.zeros_like(est), B, level=level, budget=budget)
-                lo, hi = studentized_interval(q[:2], est, infl)
-            else:
-                lo, hi, _ = streamed_intervals(
-                    replayed(x, statistic, flat, B=B, seed=seed, block=block),
-                    est,
-                    B,
-                    level=level,
-                    acceleration=_acceleration(jk) if chosen == "bca" and jk is not None else None,
-                    budget=budget,
-                )
-            for part, k in enumerate(ks):
-                cut = slice(part * n_pairs, (part + 1) * n_pairs)
-                ends[k] = (lo[cut], hi[cut])
-    else:
-        reps = compared(bootstrap_replicates(x, statistic, B=B, seed=seed, block=block))
-        chunk = max(1, _PAIR_BLOCK_ELEMENTS // max(1, B))
-        rows = _block_rows(x, block)
-        for k, (diff, rep) in enumerate(zip(diffs, reps, strict=True)):
-            lo, hi = np.empty(n_pairs), np.empty(n_pairs)
-            for s in range(0, n_pairs, chunk):
-                sl = slice(s, s + chunk)
-                d = rep[:, ia[sl]] - rep[:, ib[sl]]
-                jk = None if jack is None else jack[k][:, ia[sl]] - jack[k][:, ib[sl]]
-                if methods[k] == "bca":
-                    lo[sl], hi[sl] = bca_interval(d, diff[sl], jk, level)
-                elif methods[k] == "studentized":
-                    infl = influence_values(jk)
-                    t = studentized_replicates(d, diff[sl], infl, B=B, seed=seed, rows=rows)
-                    lo[sl], hi[sl] = studentized_interval(
-                        percentile_interval(t, level), diff[sl], infl
-                    )
-                else:
-                    lo[sl], hi[sl] = percentile_interval(d, level)
-            ends[k] = (lo, hi)
     if target_row is None:
         target_row = virtual_target(x)
     tests = randomization_p(

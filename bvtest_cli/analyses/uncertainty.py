@@ -53,14 +53,6 @@ Decisions (SPEC is silent; the README states them):
   correct; the interval is then the bias-corrected one), undefined jackknife
   values are left out of a; BCa is NaN when no replicate lies on one side of
   the estimate (z0 = ±∞; scipy returns NaN there too).
-- Bootstrap p-value (:func:`~bvtest_cli.analyses.paired.bootstrap_p`; ``compare``
-  reports the paired randomization test's instead, whose level is exact):
-  p = min(1, 2 · min(1 + #{d* ≤ 0}, 1 + #{d* ≥ 0}) / (B + 1))
-  over the finite replicates d* of the difference: the smallest two-sided
-  level at which the percentile interval of the difference excludes 0
-  (Efron & Tibshirani 1993, §15.4, ASL from confidence intervals), with the
-  Monte-Carlo "+1" of Davison & Hinkley 1997 (eq. 4.11) so that p is never
-  an impossible 0 after B resamples.
 - Holm's family (Holm 1979): per field (and per alpha for GeoRisk), all the
   pairs compared; undefined p-values are left out of the family.
 - Pareto dominance is weak: run j dominates run i when Bias²_j ≤ Bias²_i and
@@ -101,7 +93,7 @@ Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 # 2^17 float64 = 1 MiB. A statistic makes dozens of temporaries of that size
 # (the registry's fields on a block are (b, m, n) too), and blocks that stay in cache
 # are faster than bigger ones; the working set is bounded whatever B.
-_BLOCK_ELEMENTS = 1 << 17
+BLOCK_ELEMENTS = 1 << 17
 
 # Bound on the elements of one block of paired differences (B, pairs[, k]).
 _PAIR_BLOCK_ELEMENTS = 1 << 23
@@ -166,12 +158,12 @@ def jackknife_indices(n: int) -> np.ndarray:
 
 
 def _block_rows(x: np.ndarray, block: int | None) -> int:
-    """Resamples per block: ``block`` if given, else what fits in _BLOCK_ELEMENTS."""
+    """Resamples per block: ``block`` if given, else what fits in BLOCK_ELEMENTS."""
     if block is not None:
         if block < 1:
             raise ValueError(f"block must be >= 1, got {block!r}")
         return int(block)
-    return max(1, _BLOCK_ELEMENTS // max(1, x.size))
+    return max(1, BLOCK_ELEMENTS // max(1, x.size))
 
 
 def _gathered(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -297,13 +289,6 @@ def _usable(count: np.ndarray, B: int, level: float) -> np.ndarray:
     """The undefined-replicate rule (module docstring): at least 2 finite
     replicates of B, and at most α·B undefined."""
     return (count >= 2) & (B - count <= _tail(level) * B)
-
-
-def _p_value(le: np.ndarray, ge: np.ndarray, count: np.ndarray, B: int, level: float):
-    """The bootstrap p-value of :func:`bootstrap_p` from #{d* ≤ 0}, #{d* ≥ 0} and
-    the count of finite replicates."""
-    p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (count + 1.0))
-    return np.where(_usable(count, B, level), p, np.nan)
 
 
 def _interval_levels(
@@ -555,7 +540,7 @@ def studentized_replicates(
 # --------------------------------------------------------------------------- bounded memory
 #
 # The intervals need order statistics of each cell's B replicates. While
-# cells × B fits _REPLICATE_ELEMENTS they are kept and sorted. Beyond, the
+# cells × B fits REPLICATE_ELEMENTS they are kept and sorted. Beyond, the
 # resamples are streamed again instead of stored: the index stream depends only
 # on (seed, n, B), so every pass sees the same replicates, bit for bit. Pass 1
 # tallies each cell (finite count, min, max, the counts z0 and the p-value
@@ -566,7 +551,7 @@ def studentized_replicates(
 # the budget whatever B; time is one statistic evaluation per pass (two passes
 # on smooth bootstrap distributions).
 
-_REPLICATE_ELEMENTS = 1 << 25  # 256 MiB of float64 replicates stored at most (--ci-memory)
+REPLICATE_ELEMENTS = 1 << 25  # 256 MiB of float64 replicates stored at most (--ci-memory)
 _MAX_BINS = 1024  # per histogram: enough to leave ~ B/1000 values in the bin kept
 _MAX_HISTOGRAM_PASSES = 16  # beyond: collect whatever remains (never reached on real data)
 
@@ -591,15 +576,13 @@ class _Level:
 @dataclass(frozen=True)
 class _Tally:
     """Pass 1 over the replicates (B, cells): per cell, the finite count, min, max,
-    #{< est} + #{≤ est} (BCa's z0), #{≤ 0} and #{≥ 0} (the p-value), and a
+    #{< est} + #{≤ est} (BCa's z0), and a
     histogram (cells, bins + 2) of the finite values over [lo, lo + 2·bins/scale)."""
 
     count: np.ndarray
     minimum: np.ndarray
     maximum: np.ndarray
     below: np.ndarray
-    le: np.ndarray
-    ge: np.ndarray
     lo: np.ndarray
     scale: np.ndarray
     histogram: np.ndarray
@@ -650,7 +633,7 @@ def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
     cells = estimate.size
     bins = int(np.clip(budget // max(1, 4 * cells), 16, _MAX_BINS))
     first_rows = max(1, budget // max(1, 4 * cells))  # stored to set the histogram's range
-    count, below, le, ge = (np.zeros(cells, dtype=np.int64) for _ in range(4))
+    count, below = (np.zeros(cells, dtype=np.int64) for _ in range(2))
     minimum, maximum = np.full(cells, np.inf), np.full(cells, -np.inf)
     histogram = np.zeros((cells, bins + 2), dtype=np.int64)
     first: list[np.ndarray] = []
@@ -661,8 +644,6 @@ def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
         np.minimum(minimum, np.where(finite, v, np.inf).min(axis=0), out=minimum)
         np.maximum(maximum, np.where(finite, v, -np.inf).max(axis=0), out=maximum)
         below += _below_estimate(v, estimate)
-        le += (finite & (v <= 0)).sum(axis=0)
-        ge += (finite & (v >= 0)).sum(axis=0)
         if lo is None:
             first.append(v)
             if sum(len(f) for f in first) < first_rows:
@@ -677,7 +658,7 @@ def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
         lo, scale = _range(minimum, maximum, bins)
         for f in first:
             _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
-    return _Tally(count, minimum, maximum, below, le, ge, lo, scale, histogram)
+    return _Tally(count, minimum, maximum, below, lo, scale, histogram)
 
 
 def order_statistics(
@@ -786,13 +767,13 @@ def streamed_intervals(
     *,
     level: float,
     acceleration: np.ndarray | None = None,
-    budget: int = _REPLICATE_ELEMENTS,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lo, hi, p) of every cell from a re-playable stream of its replicates,
+    budget: int = REPLICATE_ELEMENTS,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) of every cell from a re-playable stream of its replicates,
     equal bit for bit to :func:`percentile_interval` (``acceleration`` None) or
     :func:`bca_interval` (given :func:`_acceleration` of the jackknife values,
     computed on the field's own shape: numpy's summation order depends on it)
-    and :func:`bootstrap_p` on the stored replicates."""
+    on the stored replicates."""
     tally = _tally(stream, estimate, budget)
     count = tally.count
     if acceleration is None:
@@ -819,7 +800,7 @@ def streamed_intervals(
     for out, (w, _, _, frac) in zip((lo, hi), ends, strict=True):
         s_below, s_above = next(got), next(got)
         out[w] = s_below + frac * (s_above - s_below)
-    return lo, hi, _p_value(tally.le, tally.ge, count, B, level)
+    return lo, hi
 
 
 def _flat(values: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -838,6 +819,24 @@ def method_of(method: str | Mapping[str, str], name: str) -> str:
     return chosen
 
 
+def contrasts(statistic: Statistic, ia: np.ndarray, ib: np.ndarray) -> Statistic:
+    """The paired mode of the bootstrap: ``statistic``'s fields as differences
+    of systems, ``value[..., ia] − value[..., ib]`` for every pair (ia, ib).
+
+    Every resample draws the same topics for all systems, so the difference of
+    two runs' replicates is the replicate of their difference; the intervals
+    of :func:`bootstrap_intervals` on the contrasts are paired intervals of
+    each difference, with every method (percentile, BCa, studentized), as
+    scipy.stats.bootstrap's paired mode. The fields must hold systems on their
+    last axis.
+    """
+
+    def paired(x: np.ndarray) -> dict[str, np.ndarray]:
+        return {k: v[..., ia] - v[..., ib] for k, v in statistic(x).items()}
+
+    return paired
+
+
 def bootstrap_intervals(
     x: np.ndarray,
     statistic: Statistic,
@@ -847,7 +846,7 @@ def bootstrap_intervals(
     level: float = 0.95,
     method: str | Mapping[str, str] = "percentile",
     block: int | None = None,
-    budget: int = _REPLICATE_ELEMENTS,
+    budget: int = REPLICATE_ELEMENTS,
 ) -> dict[str, Interval]:
     """Estimate and topic-bootstrap interval of every field of ``statistic`` on ``x``.
 
@@ -889,12 +888,12 @@ def bootstrap_intervals(
                 )
                 # a pass per method present (BCa needs its acceleration, percentile none)
                 if bca.any():
-                    lo, hi, _ = streamed_intervals(
+                    lo, hi = streamed_intervals(
                         stream, est, B, level=level, acceleration=np.concatenate(accel),
                         budget=budget,
                     )  # fmt: skip
                 if not bca.all():
-                    lo_p, hi_p, _ = streamed_intervals(stream, est, B, level=level, budget=budget)
+                    lo_p, hi_p = streamed_intervals(stream, est, B, level=level, budget=budget)
                     lo = np.where(bca, lo, lo_p) if bca.any() else lo_p
                     hi = np.where(bca, hi, hi_p) if bca.any() else hi_p
             else:
@@ -904,7 +903,7 @@ def bootstrap_intervals(
                     x, statistic, flat, est, influence, B=B, seed=seed, block=block
                 )
                 q = streamed_intervals(stream, np.zeros_like(est), B, level=level, budget=budget)
-                lo, hi = studentized_interval(q[:2], est, influence)
+                lo, hi = studentized_interval(q, est, influence)
             start = 0
             for name in names:
                 e = estimate[name]
