@@ -26,7 +26,6 @@ from bvtest_cli.analyses.simulate import (
     pair_rng,
     pertopic,
     rowwise_pearson,
-    sample_pair,
     sample_pairs,
     simulate_ap,
 )
@@ -38,8 +37,9 @@ from bvtest_cli.analyses.tradeoff import correlate
 
 def simulate_pair(run_topic, relevant, k, rng):
     """(ap, r_s) of k simulated collections of one run on one topic, through
-    the same two steps the command uses (pair_model, then sample_pair)."""
-    return sample_pair(pair_model(run_topic, relevant), k, rng)
+    the same two steps the command uses (pair_model, then sample_pairs)."""
+    ap, r_s = sample_pairs([pair_model(run_topic, relevant)], [rng], k)
+    return ap[0], r_s[0]
 
 
 def ranked_ap(docs: list[tuple[float, str, bool]], big_r: int) -> float:
@@ -153,7 +153,7 @@ def test_missing_topic_scores_zero_in_every_sample() -> None:
 def test_zero_relevant_in_qrels_scores_zero() -> None:
     # R = r_s + R_q − r = 0 only when nothing is relevant: AP = 0 by definition.
     model = pair_model({"a": 1.0, "b": 0.5}, set())
-    ap, r_s = sample_pair(model, 10, pair_rng(0, 0, 0))
+    (ap,), (r_s,) = sample_pairs([model], [pair_rng(0, 0, 0)], 10)
     assert np.all(ap == 0.0) and np.all(r_s == 0)
 
 
@@ -307,7 +307,7 @@ def test_batch_equals_pair_by_pair() -> None:
     models = [pair_model(run[t], {d for d, g in qrels[t].items() if g >= 1}) for t in qrels]
     batch, batch_rs = sample_pairs(models, [pair_rng(3, 0, j) for j in range(4)], 25)
     for j, model in enumerate(models):
-        ap, r_s = sample_pair(model, 25, pair_rng(3, 0, j))
+        (ap,), (r_s,) = sample_pairs([model], [pair_rng(3, 0, j)], 25)
         assert np.array_equal(ap, batch[j]) and np.array_equal(r_s, batch_rs[j])
 
 

@@ -31,7 +31,6 @@ from bvtest_cli.analyses.uncertainty import (
     jackknife_indices,
     pareto_front,
     percentile_interval,
-    tradeoff_correlations,
 )
 from bvtest_cli.measures.scores_file import read_scores
 from bvtest_cli.report import registry
@@ -324,7 +323,8 @@ def test_correlation_distribution_against_a_loop():
     rng = np.random.default_rng(12)
     bias2, var = rng.random((200, 9)), rng.random((200, 9)) - 0.2 * rng.random((200, 9))
     var[5] = 0.3  # Var the same for every run in repeat 5: undefined there
-    got = correlation_distribution(tradeoff_correlations(bias2, var))
+    pearson, spearman = correlations(bias2, var)
+    got = correlation_distribution({"pearson": pearson, "spearman": spearman})
     for name, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
         rs = np.array([fn(bias2[k], var[k]).statistic for k in range(200) if k != 5])
         s = got[name]
@@ -332,7 +332,8 @@ def test_correlation_distribution_against_a_loop():
         assert s.mean == pytest.approx(rs.mean(), abs=1e-12)
         assert s.lo == pytest.approx(np.quantile(rs, 0.025), abs=1e-12)
         assert s.hi == pytest.approx(np.quantile(rs, 0.975), abs=1e-12)
-    empty = correlation_distribution(tradeoff_correlations(np.ones((3, 4)), np.ones((3, 4))))
+    flat = correlations(np.ones((3, 4)), np.ones((3, 4)))
+    empty = correlation_distribution({"pearson": flat[0], "spearman": flat[1]})
     assert empty["pearson"].defined == 0 and math.isnan(empty["pearson"].mean)
 
 

@@ -277,14 +277,6 @@ def sample_pairs(
     return ap, r_s
 
 
-def sample_pair(
-    model: PairModel, k: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(ap, r_s)`` of k simulated collections of one pair, each of shape (k,)."""
-    ap, r_s = sample_pairs([model], [rng], k)
-    return ap[0], r_s[0]
-
-
 def pair_rng(seed: int, system: str | int, topic: str | int) -> np.random.Generator:
     """The random stream of pair (run name, topic id) under ``seed``.
 

@@ -66,8 +66,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analyses.tradeoff import correlations
-
 __all__ = [
     "CorrelationSummary",
     "Interval",
@@ -84,7 +82,6 @@ __all__ = [
     "normal_ppf",
     "pareto_front",
     "percentile_interval",
-    "tradeoff_correlations",
 ]
 
 Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
@@ -987,11 +984,3 @@ def correlation_distribution(
         else:
             out[name] = CorrelationSummary(np.nan, np.nan, np.nan, 0, len(r))
     return out
-
-
-def tradeoff_correlations(bias2: np.ndarray, var: np.ndarray) -> dict[str, np.ndarray]:
-    """Pearson and Spearman of Bias² and Var for stacks (R, m) → name → (R,)
-    (:func:`bvtest_cli.analyses.tradeoff.correlations`), the input of
-    :func:`correlation_distribution`."""
-    pearson, spearman = correlations(bias2, var)
-    return {"pearson": np.atleast_1d(pearson), "spearman": np.atleast_1d(spearman)}
