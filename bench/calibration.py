@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bvtest_cli.analyses.paired import compare_runs
 from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.analyses.uncertainty import bootstrap_intervals
+from bvtest_cli.commands.eval.build import registry_statistic
 from bvtest_cli.report import registry as r
-from bvtest_cli.report.pipeline import registry_statistic
 from bvtest_cli.report.registry import interval_methods
 
 ALPHAS = np.array([0.0, 1.0, 5.0, 10.0])

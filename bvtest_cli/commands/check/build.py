@@ -361,7 +361,7 @@ def build(s: Settings) -> Report:
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
     from ...measures.evaluate import load
-    from ...report.pipeline import eval_report
+    from ..eval.build import eval_report
 
     gates, measures = plan(s)
     if s.scores is not None:

@@ -4,7 +4,7 @@ For each measure and each pair (a, b) the difference a − b in mean, Var, MSE
 and GeoRisk at every alpha, with a paired topic-bootstrap interval and
 p-value (:func:`bvtest_cli.analyses.paired.compare_runs`), Holm's adjustment over
 the pairs, and for Var the Pitman–Morgan test. The fields are the registry's
-(:func:`bvtest_cli.report.pipeline.registry_statistic` restricted to them), computed
+(:func:`bvtest_cli.commands.eval.build.registry_statistic` restricted to them), computed
 on the whole resampled matrix: every input run is in the pool, so the virtual
 target, c and the GeoRisk expectations are those of ``bvtest eval``.
 
@@ -109,7 +109,7 @@ def _check_names(s: Settings) -> None:
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), and the notes."""
-    from ...report.pipeline import bootstrap_statistic
+    from ..eval.build import bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
     check_request(s, len(m.systems), len(m.topics), "compare")

@@ -53,7 +53,7 @@ def _cell(
     if grouped:
         items.append((registry.N_GROUPS, n_groups))
     if repeats is not None:  # random:K: the distribution over the repeats
-        from ...report.pipeline import repeats_section
+        from ..eval.build import repeats_section
 
         items.append(("repeats", repeats_section(repeats)))
     return section(*items)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import CI, EVALUATION, INPUTS, OUTPUT, Command
-from ..settings import Settings
+from ...options import CI, EVALUATION, INPUTS, OUTPUT, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -27,14 +27,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest instability --scores scores.tsv -f json
     """
-    from dataclasses import replace
+    from .build import build
 
-    from ..measures.evaluate import load
-    from ..report.pipeline import eval_report, instability_view
-
-    matrices, notes = load(s)
-    full = eval_report(matrices, replace(s, alphas=("0",)))
-    return instability_view(full).prefixed(notes)
+    return build(s)
 
 
 COMMAND = Command(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import EVALUATION, RUNS, Command
-from ..settings import Settings
+from ...options import EVALUATION, RUNS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -24,11 +24,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest scores -m ERR@20 qrels/qrels.txt sample_runs/ | bvtest eval --scores -
     """
-    from ..measures.evaluate import load
-    from ..report.pipeline import scores_report
+    from .build import build
 
-    matrices, notes = load(s)
-    return scores_report(matrices, notes)
+    return build(s)
 
 
 COMMAND = Command(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, Command
-from ..settings import Settings
+from ...options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -36,10 +36,9 @@ def run(s: Settings) -> Report:
       bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels/qrels.txt sample_runs/
       bvtest eval --ci 0.95 -f html qrels/qrels.txt sample_runs/ > report.html
     """
-    from ..measures.evaluate import analysed
-    from ..report.pipeline import eval_report
+    from .build import build
 
-    return analysed(s, eval_report)
+    return build(s)
 
 
 COMMAND = Command(

@@ -1,10 +1,13 @@
-"""Score matrices → reports: every analysis of every command, assembled.
+"""``bvtest eval``'s report, and the per-system fields every command shares.
 
 The path of the data: matrices (one per measure) → the pure analyses
-(:mod:`grouping`, :mod:`decompose`, :mod:`risk`, :mod:`tradeoff`,
-:mod:`simulate`) → one :class:`~bvtest_cli.report.model.Report`. Per-system fields
-come from the registry: each is computed by its own pure function over an
-:class:`Inputs` (arrays of shape (..., m, n)).
+(:mod:`grouping`, :mod:`decompose`, :mod:`risk`, :mod:`tradeoff`) → one
+:class:`~bvtest_cli.report.model.Report`. Per-system fields come from the
+registry: each is computed by its own pure function over an :class:`Inputs`
+(arrays of shape (..., m, n)). :func:`analyse` (one measure's block),
+:func:`registry_statistic` and :func:`bootstrap_statistic` (the fields as one
+statistic, for the bootstrap) serve check, compare, conditions, instability,
+plot and tradeoff too.
 """
 
 from __future__ import annotations
@@ -15,22 +18,17 @@ from functools import cached_property
 
 import numpy as np
 
-from ..analyses import grouping, risk, uncertainty
-from ..analyses.decompose import BiasVariance, decompose
-from ..analyses.simulate import PerTopicResult, pertopic
-from ..analyses.tradeoff import Tradeoff, correlate, correlations
-from ..errors import InputError
-from ..io.sources import SCORES_HEADER, expand_sources
-from ..io.trec import read_qrels
-from ..measures.evaluate import check_shared_topics, topic_set
-from ..measures.matrix import ScoreMatrix, target_constant, virtual_target
-from ..measures.parallel import default_jobs, progress
-from ..report import registry
-from ..report.model import Records, Report, Section, Table, section
-from ..report.registry import Field
-from ..settings import Settings
-from .limits import check_request
-from .values import as_reported
+from ...analyses import grouping, risk, uncertainty
+from ...analyses.decompose import BiasVariance, decompose
+from ...analyses.tradeoff import Tradeoff, correlate, correlations
+from ...errors import InputError
+from ...measures.matrix import ScoreMatrix, target_constant, virtual_target
+from ...report import registry
+from ...report.limits import check_request
+from ...report.model import Report, Section, Table, section
+from ...report.registry import Field
+from ...report.values import as_reported
+from ...settings import Settings
 
 
 @dataclass(frozen=True)
@@ -338,26 +336,6 @@ def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
     )
 
 
-def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:
-    """The report of ``bvtest scores``: every per-topic score, full precision
-    (``repr``, so that reading the file back gives the same floats)."""
-    cells = tuple(
-        (system, topic, m.measure, value)
-        for m in matrices
-        for i, system in enumerate(m.systems)
-        for topic, value in zip(m.topics, m.values[i].tolist(), strict=True)
-    )
-    names = SCORES_HEADER
-    records = Records(
-        cells,
-        as_json=lambda cell: dict(zip(names, cell, strict=True)),
-        as_text=lambda cell, digits: (*cell[:3], repr(cell[3])),
-        header=names,
-        full_precision=True,
-    )
-    return Report(section(("scores", records)), notes=tuple(notes))
-
-
 def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     """The report of ``bvtest eval``: every measure's block."""
     blocks, notes = [], []
@@ -373,125 +351,8 @@ def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     )
 
 
-INSTABILITY_FIELDS = (
-    registry.MEAN, registry.ABS_ZRISK_TARGET, registry.VAR_RHO, registry.VAR, registry.COV_TARGET,
-)  # fmt: skip
+def build(s: Settings) -> Report:
+    """``bvtest eval``: evaluate, then every analysis of every measure."""
+    from ...measures.evaluate import analysed
 
-
-def instability_view(full: Report) -> Report:
-    """Zhang22 Table 8: where instability comes from, runs sorted by mean (best first).
-
-    Per run |ZRisk| against the virtual target at alpha 0 (the paper sets the
-    baseline to the target and alpha to 0), Var(ρ) and its parts Var(x_i) and
-    Cov(x_T, x_i); Var(x_T), the same for every run, once per measure.
-    """
-    blocks = []
-    for measure, block in full.measure_blocks():
-        t = block.get("systems")
-        assert isinstance(t, Table)
-        values = dict(t.values)
-        at0 = t.alphas.index("0")
-        values[registry.ABS_ZRISK_TARGET.name] = np.abs(t.column(registry.ZRISK_TARGET)[:, at0])
-        intervals = dict(t.intervals)
-        if registry.ZRISK_TARGET.name in intervals:
-            intervals[registry.ABS_ZRISK_TARGET.name] = abs_interval(
-                np.asarray(intervals[registry.ZRISK_TARGET.name])[:, at0]
-            )
-        t = Table(t.rows, (*t.fields, registry.ABS_ZRISK_TARGET), values, t.alphas, None, intervals)
-        mean = t.column(registry.MEAN)
-        order = sorted(range(len(t.rows)), key=lambda i: (-mean[i], t.rows[i]))
-        var_target = float(t.column(registry.VAR_TARGET)[order[0]]) if order else None
-        shared = {}
-        if order and registry.VAR_TARGET.name in intervals:
-            lo, hi = np.asarray(intervals[registry.VAR_TARGET.name])[order[0]]
-            shared[registry.VAR_TARGET.name] = (float(lo), float(hi))
-        items = (
-            (registry.N_TOPICS, block.get(registry.N_TOPICS)),
-            (registry.VAR_TARGET, var_target),
-            ("systems", t.select(INSTABILITY_FIELDS, order)),
-        )
-        blocks.append((measure, Section(items, intervals=shared)))
-    body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
-    return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
-
-
-def abs_interval(interval: np.ndarray) -> np.ndarray:
-    """The image of intervals (..., 2) under |·|: [lo, hi] if lo >= 0, [−hi, −lo]
-    if hi <= 0, else [0, max(−lo, hi)]. Whenever the interval holds ZRisk, its
-    image holds |ZRisk|, so the level is kept (a percentile interval of |ZRisk|
-    itself would need the replicates)."""
-    iv = np.asarray(interval, dtype=float)
-    lo, hi = iv[..., 0], iv[..., 1]
-    new_lo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
-    new_hi = np.where(lo >= 0, hi, np.where(hi <= 0, -lo, np.maximum(-lo, hi)))
-    undefined = np.isnan(lo) | np.isnan(hi)
-    return np.stack([np.where(undefined, np.nan, new_lo), np.where(undefined, np.nan, new_hi)], -1)
-
-
-def pertopic_report(result, measure: str, s: Settings) -> Report:
-    """The report of ``bvtest pertopic`` (SPEC §9; Zhang22 Tables 10–11).
-
-    Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
-    correlation; per topic the Pearson correlation of Bias² and Var across
-    runs, and with ``-q`` every topic × run Bias² and Var.
-    """
-    fields = (registry.BIAS2, registry.VAR)
-    systems = Table(result.systems, fields, {"bias2": result.mean_bias2, "var": result.mean_var})
-    children = None
-    if s.per_topic:
-        children = tuple(
-            section(
-                (
-                    "systems",
-                    Table(result.systems, fields, {"bias2": result.bias2[j], "var": result.var[j]}),
-                )
-            )
-            for j in range(len(result.topics))
-        )
-    topics = Table(
-        result.topics,
-        (registry.TOPIC_PEARSON,),
-        {"pearson": result.topic_pearson},
-        children=children,
-    )
-    block = section(
-        (registry.K, result.k),
-        (registry.N_TOPICS, len(result.topics)),
-        (registry.N_SYSTEMS, len(result.systems)),
-        ("systems", systems),
-        ("tradeoff", tradeoff_section(result.tradeoff)),
-        ("topics", topics),
-    )
-    notes = [
-        f"{name}: no ranking for {count} of {len(result.topics)} topics; AP 0 in every sample"
-        for name, count in zip(result.systems, result.missing, strict=True)
-        if count
-    ]
-    if result.tradeoff.reason:
-        notes.append(f"{measure}: tradeoff correlation undefined: {result.tradeoff.reason}")
-    body = section(("seed", s.seed), ("measures", section((measure, block))))
-    return Report(body, table_fields=fields, notes=tuple(notes))
-
-
-def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
-    """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
-    and simulated in its own worker; AP at relevance level ``-l``. Returns the
-    result and the notes about the inputs."""
-    notes: list[str] = []
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:], notes.append)
-    topics = topic_set(qrels_file, s.rel_level, notes.append)
-    check_request(s, len(sources), len(topics), "pertopic")
-    result = pertopic(
-        qrels_file.qrels,
-        {src.name: src for src in sources},
-        topics,
-        k=s.samples,
-        seed=s.seed,
-        rel_level=s.rel_level,
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
-    )
-    if all(missing == len(topics) for missing in result.missing):
-        check_shared_topics(qrels_file.label, topics, result.systems, [()] * len(sources))
-    return result, notes
+    return analysed(s, eval_report)

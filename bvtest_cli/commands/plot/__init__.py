@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import ANALYSIS, CI, EVALUATION, INPUTS, Command
-from ..settings import Settings
+from ...options import ANALYSIS, CI, EVALUATION, INPUTS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -28,11 +28,9 @@ def run(s: Settings) -> Report:
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest plot --scores scores.tsv -o bv.svg
     """
-    from ..measures.evaluate import analysed
-    from ..render.plot import plot_report, plotted
-    from ..report.pipeline import eval_report
+    from .build import build
 
-    return plotted(plot_report, s.output, lambda: analysed(s, eval_report), s.input_paths())
+    return build(s)
 
 
 COMMAND = Command(

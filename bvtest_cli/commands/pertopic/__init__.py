@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import OUTPUT, RUNS, Command
-from ..settings import Settings
+from ...options import OUTPUT, RUNS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -29,12 +29,9 @@ def run(s: Settings) -> Report:
       bvtest pertopic -k 50 --seed 7 -f table qrels/qrels.txt sample_runs/
       bvtest pertopic -q -f json qrels/qrels.txt sample_runs/ > pertopic.json
     """
+    from .build import build
 
-    from ..report.pipeline import pertopic_report, simulate_files
-
-    measure = "AP" if s.rel_level == 1 else f"AP(rel={s.rel_level})"
-    result, notes = simulate_files(s)
-    return pertopic_report(result, measure, s).prefixed(notes)
+    return build(s)
 
 
 COMMAND = Command(
