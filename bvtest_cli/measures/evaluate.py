@@ -18,29 +18,25 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 import ir_measures
 import numpy as np
 
-from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, printable
-from ..io.sources import STDIN, Note, Qrels, Run, Source, expand_sources
+from ..io.sources import STDIN, Note, Qrels, Run, Source
 from ..io.trec import (
     QrelsFile,
     QrelsTable,
     RunColumns,
     keep_freed_memory,
-    read_qrels,
     read_run,
     read_run_columns,
     sort_topics,
-    tagged_sources,
 )
 from ..measures.gdeval import MAX_JUDGMENT
 from ..measures.matrix import ScoreMatrix
 from ..measures.parallel import default_jobs, parallel_map, progress
-from ..measures.scores_file import read_scores
 from ..settings import Settings
 
 # trec_eval (inside pytrec_eval) allocates a counter for every grade from 0 to
@@ -719,10 +715,7 @@ def evaluate_runs(
 
 
 # ---------------------------------------------------------------------------
-# The input of every analysis
-
-
-R = TypeVar("R")  # a report: anything with .prefixed(notes)
+# The evaluation options of a command
 
 
 def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
@@ -737,36 +730,3 @@ def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
         "note": notes.append,
         "tick": progress(n_runs, s.quiet),
     }
-
-
-def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
-    """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
-    (SPEC §1–§3), and the notes about the inputs."""
-    notes: list[str] = []
-    if s.scores is None:
-        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
-        sources = expand_sources(s.inputs[1:], notes.append)
-        if s.name == "tag":
-            sources = tagged_sources(sources)
-        qrels_file = read_qrels(s.inputs[0])
-        matrices = evaluate_runs(qrels_file, sources, specs, **how(s, notes, len(sources)))
-        return matrices, notes
-    matrices = read_scores(s.scores, notes.append)
-    if not s.measures:
-        return matrices, notes
-    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)]
-    by_name = {m.measure: m for m in matrices}
-    missing = [w for w in wanted if w not in by_name]
-    if missing:
-        raise InputError(
-            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
-            "<stdin>" if s.scores == STDIN else s.scores,
-        )
-    return [by_name[w] for w in wanted], notes
-
-
-def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], R]) -> R:
-    """``analyse`` of the score matrices of ``s``'s inputs, with the notes about
-    the inputs before the report's own."""
-    matrices, notes = load(s)
-    return analyse(matrices, s).prefixed(notes)

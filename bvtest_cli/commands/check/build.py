@@ -360,8 +360,8 @@ def build(s: Settings) -> Report:
     """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
-    from ...measures.evaluate import load
     from ..eval.build import eval_report
+    from ..inputs import load
 
     gates, measures = plan(s)
     if s.scores is not None:

@@ -196,7 +196,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    from ...measures.evaluate import analysed
+    from ..inputs import analysed
 
     _check_names(s)
     return analysed(s, compare_report)

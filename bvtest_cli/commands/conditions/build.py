@@ -172,7 +172,7 @@ def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest conditions``: evaluate, analyse per condition, and the figure with --plot."""
-    from ...measures.evaluate import analysed
     from ...render.plot import plot_conditions, plotted
+    from ..inputs import analysed
 
     return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())

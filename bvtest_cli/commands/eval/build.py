@@ -353,6 +353,6 @@ def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest eval``: evaluate, then every analysis of every measure."""
-    from ...measures.evaluate import analysed
+    from ..inputs import analysed
 
     return analysed(s, eval_report)

@@ -67,8 +67,8 @@ def abs_interval(interval: np.ndarray) -> np.ndarray:
 
 def build(s: Settings) -> Report:
     """``bvtest instability``: eval's report at alpha 0, viewed as Zhang22 Table 8."""
-    from ...measures.evaluate import load
     from ..eval.build import eval_report
+    from ..inputs import load
 
     matrices, notes = load(s)
     full = eval_report(matrices, replace(s, alphas=("0",)))

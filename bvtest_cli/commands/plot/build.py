@@ -8,8 +8,8 @@ from ...settings import Settings
 
 def build(s: Settings) -> Report:
     """``bvtest plot``: evaluate, analyse, draw to --output."""
-    from ...measures.evaluate import analysed
     from ...render.plot import plot_report, plotted
     from ..eval.build import eval_report
+    from ..inputs import analysed
 
     return plotted(plot_report, s.output, lambda: analysed(s, eval_report), s.input_paths())

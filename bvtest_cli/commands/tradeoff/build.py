@@ -120,6 +120,6 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest tradeoff``: evaluate, then the tradeoff table per measure."""
-    from ...measures.evaluate import analysed
+    from ..inputs import analysed
 
     return analysed(s, tradeoff_report)

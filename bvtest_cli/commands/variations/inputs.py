@@ -245,7 +245,7 @@ def load(s: Settings) -> Loaded:
     from ...io.sources import expand_sources
     from ...io.trec import read_qrels, tagged_sources
     from ...measures.evaluate import evaluate_runs, how, parse_measures
-    from ...measures.evaluate import load as load_scores
+    from ..inputs import load as load_scores
 
     if s.map is not None and s.split is not None:
         raise click.UsageError("give either --map FILE or --split SEP, not both")

@@ -1,0 +1,56 @@
+"""The inputs a command names, as score matrices: QRELS RUNS… evaluated, or
+``--scores FILE`` read (docs/inputs.md), and the notes about them.
+
+Shared by the commands whose analyses start from the systems × topics matrix
+(eval, scores, instability, plot, check, compare, conditions, tradeoff,
+variations' scores path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..defaults import DEFAULT_MEASURES
+from ..errors import InputError
+from ..io.sources import STDIN, expand_sources
+from ..io.trec import read_qrels, tagged_sources
+from ..measures.evaluate import evaluate_runs, how, parse_measures
+from ..measures.matrix import ScoreMatrix
+from ..measures.scores_file import read_scores
+from ..settings import Settings
+
+R = TypeVar("R")  # a report: anything with .prefixed(notes)
+
+
+def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+    """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
+    (SPEC §1–§3), and the notes about the inputs."""
+    notes: list[str] = []
+    if s.scores is None:
+        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
+        sources = expand_sources(s.inputs[1:], notes.append)
+        if s.name == "tag":
+            sources = tagged_sources(sources)
+        qrels_file = read_qrels(s.inputs[0])
+        matrices = evaluate_runs(qrels_file, sources, specs, **how(s, notes, len(sources)))
+        return matrices, notes
+    matrices = read_scores(s.scores, notes.append)
+    if not s.measures:
+        return matrices, notes
+    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)]
+    by_name = {m.measure: m for m in matrices}
+    missing = [w for w in wanted if w not in by_name]
+    if missing:
+        raise InputError(
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
+            "<stdin>" if s.scores == STDIN else s.scores,
+        )
+    return [by_name[w] for w in wanted], notes
+
+
+def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], R]) -> R:
+    """``analyse`` of the score matrices of ``s``'s inputs, with the notes about
+    the inputs before the report's own."""
+    matrices, notes = load(s)
+    return analyse(matrices, s).prefixed(notes)
