@@ -1,5 +1,6 @@
 """Every per-topic estimate of NIST's sample_eval.pl: infNDCG, iP@k,
-inum_rel, inum_rel_ret, and its infAP under the name sample_eval:infAP.
+inum_rel, inum_rel_ret, and its infAP under the name sample_eval:infAP; and
+iRprec, statAP_MQ_eval_v3.pl's R-precision on the same strata.
 
 Oracles, none of them bvtest's code:
 * a plain-Python, document-by-document transcription of the script's loops
@@ -7,8 +8,11 @@ Oracles, none of them bvtest's code:
   of strata and grades and its 1000-document limit), compared for equality
   (the same doubles) on generated sampled qrels and runs;
 * small examples worked by hand from the script's formulas;
+* for iRprec, a transcription of statAP_MQ_eval_v3.pl's R-prec loop (the
+  Million Query track's script; sample_eval.pl defines no R-precision);
 * trec_eval (through ir_measures) on plain qrels, where every listed document
-  is judged and the estimators become nDCG, P@k and the relevant counts;
+  is judged and the estimators become nDCG, P@k, R-precision and the
+  relevant counts;
 * the Perl script itself when SAMPLE_EVAL_PL names it (not redistributable,
   so the test skips otherwise): every value it prints per topic, compared at
   its printed precision.
@@ -147,6 +151,37 @@ def sample_eval_topic(
     return out
 
 
+def statap_mq_eval_rprec(listed: dict[str, tuple[str, int]], run: dict[str, float]) -> float:
+    """statAP_MQ_eval_v3.pl's R-prec of one topic, transcribed, each judged
+    document's inclusion probability being its stratum's n_h/N_h (0.0 where
+    the script prints "NA--no relevant docs")."""
+    big: dict[str, int] = {}
+    small: dict[str, int] = {}
+    for c, r in listed.values():
+        big[c] = big.get(c, 0) + 1
+        small[c] = small.get(c, 0) + (r >= 0)
+    iprob = {d: small[c] / big[c] for d, (c, r) in listed.items() if r >= 0}
+    rq_estimated = 0
+    for d in iprob:
+        if listed[d][1] > 0:
+            rq_estimated += 1 / iprob[d]
+    if not rq_estimated > 0:
+        return 0.0
+    rq_rounded = int(rq_estimated + 0.5)
+    sys = ranking(run)
+    sum_prec = 0
+    rprec = -1
+    for r in range(1, len(sys) + 1):
+        doc = sys[r - 1]
+        if doc in iprob and listed[doc][1] > 0:
+            sum_prec += 1 / iprob[doc]
+        if r == rq_rounded:
+            rprec = sum_prec / r
+    if rprec < 0:
+        rprec = sum_prec / rq_estimated
+    return rprec
+
+
 def random_topic(rng: random.Random, n: int, strata: tuple[str, ...], grades: tuple[int, ...]):
     """A pooled topic (documents with a stratum, some judged, some relevant
     with the given grades) and a run that also retrieves unpooled documents."""
@@ -217,6 +252,40 @@ def test_every_estimate_equals_the_transcription(tmp_path, seed):
             assert got[f"iP@{k}"][t] == expected[f"iP{k}"], (t, k)
             checked += 1
     assert checked == len(topics) * (3 + len(CUTOFFS))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_irprec_equals_the_statap_mq_eval_transcription(tmp_path, seed):
+    """The same up to the order in which R̂ adds its terms (the script adds
+    them in hash order)."""
+    topics, runs, q, r = collection(tmp_path, seed)
+    got = evaluate(q, r, ["iRprec"])["iRprec"]
+    for t in topics:
+        assert got[t] == pytest.approx(statap_mq_eval_rprec(topics[t], runs[t]), rel=1e-13), t
+
+
+def test_irprec_by_hand():
+    """Stratum A: a (rel), b (unjudged) → π_A = 1/2; stratum B: c (rel),
+    d (judged 0) → π_B = 1. R̂ = 2 + 1 = 3 = R. Run: c, x, a, d: within the
+    first 3, c (1/π = 1) and a (2): iRprec = 3/3 = 1. Run c, a: shorter than
+    R, so (1 + 2)/R̂ = 1 again; run x, y, c: 1/3."""
+    listed = {"a": ("A", 1), "b": ("A", -1), "c": ("B", 1), "d": ("B", 0)}
+    assert statap_mq_eval_rprec(listed, {"c": 4.0, "x": 3.0, "a": 2.0, "d": 1.0}) == 1.0
+    assert statap_mq_eval_rprec(listed, {"c": 2.0, "a": 1.0}) == 1.0
+    assert statap_mq_eval_rprec(listed, {"x": 3.0, "y": 2.0, "c": 1.0}) == 1 / 3
+
+
+def test_irprec_by_hand_through_bvtest(tmp_path):
+    listed = {"a": ("A", 1), "b": ("A", -1), "c": ("B", 1), "d": ("B", 0)}
+    runs = {
+        "1": {"c": 4.0, "x": 3.0, "a": 2.0, "d": 1.0},
+        "2": {"c": 2.0, "a": 1.0},
+        "3": {"x": 3.0, "y": 2.0, "c": 1.0},
+        "4": {"x": 3.0, "y": 2.0, "z": 1.0, "a": 0.5},  # a at rank 4 > R
+    }
+    q, r = write(tmp_path, dict.fromkeys(runs, listed), runs)
+    got = evaluate(q, r, ["iRprec"])["iRprec"]
+    assert got == {"1": 1.0, "2": 1.0, "3": 1 / 3, "4": 0.0}
 
 
 def test_long_rankings_and_more_than_1000_relevant(tmp_path):
@@ -313,7 +382,8 @@ def test_a_stratum_with_nothing_judged_above_counts_a_third():
 
 def test_plain_qrels_are_full_judgments(tmp_path):
     """A 4-column qrels file is one stratum, every listed document judged:
-    inum_rel is the number of relevant documents, iP@k is P@k up to the
+    inum_rel is the number of relevant documents, iRprec is R-precision,
+    iP@k is P@k up to the
     smoothing (≤ 1e-5 · k per rank), and infNDCG is trec_eval's nDCG (its
     gains are the grades and its discount log2(rank + 1), the same as the
     script's) where no ranking is cut at 1000."""
@@ -321,11 +391,13 @@ def test_plain_qrels_are_full_judgments(tmp_path):
     runs = sorted((REPO / "sample_runs").iterdir())[:4]
     for run in runs:
         got = evaluate(q, run, ["infNDCG", "nDCG", "inum_rel", "NumRel", "iP@10", "P@10"])
+        got.update(evaluate(q, run, ["iRprec", "Rprec"]))
         got.update(evaluate(q, run, ["inum_rel_ret", "NumRet(rel=1)"]))
         assert got["infNDCG"].keys() == got["nDCG"].keys()
         for t, value in got["nDCG"].items():
             assert got["infNDCG"][t] == pytest.approx(value, rel=1e-12, abs=1e-15), (run, t)
             assert got["inum_rel"][t] == got["NumRel"][t]
+            assert got["iRprec"][t] == got["Rprec"][t]
             assert got["iP@10"][t] == pytest.approx(got["P@10"][t], abs=1e-5)
             assert got["inum_rel_ret"][t] == pytest.approx(got["NumRet(rel=1)"][t], abs=1e-2)
 
@@ -376,6 +448,7 @@ def test_names():
         ("infndcg", "did you mean infNDCG?"),
         ("ip10", "did you mean iP@10?"),
         ("inum_rels", "did you mean inum_rel?"),
+        ("irprec", "did you mean iRprec?"),
         ("iP", "iP needs a rank k"),
         ("infNDCG(rel=2)", "infNDCG takes no relevance level"),
     ],

@@ -77,6 +77,7 @@ THRESHOLD_MEASURES = frozenset(
         "iP",
         "inum_rel",
         "inum_rel_ret",
+        "iRprec",
     }
 )
 
@@ -218,7 +219,7 @@ def _parse_sampled(name: str) -> ir_measures.Measure | None:
     """An estimator for sampled judgments: ``xinfAP`` (also
     ``sample_eval:infAP``, sample_eval.pl's name for it), ``statAP``,
     ``infNDCG``, ``inum_rel``, ``inum_rel_ret``, ``iP@k`` (also
-    sample_eval.pl's ``iP10``), optionally ``(rel=L)`` (not infNDCG: its
+    sample_eval.pl's ``iP10``), ``iRprec``, optionally ``(rel=L)`` (not infNDCG: its
     gains are the grades); None for any other name."""
     from .sampled import SAMPLE_EVAL_INFAP, SAMPLED_MEASURES
 

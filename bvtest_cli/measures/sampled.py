@@ -1,4 +1,6 @@
-"""Estimators of average precision from sampled judgments: xinfAP and statAP.
+"""Estimators from sampled judgments: xinfAP and statAP, and NIST
+sample_eval.pl's other estimates (infNDCG, iP@k, inum_rel, inum_rel_ret)
+with statAP_MQ_eval_v3.pl's R-precision (iRprec).
 
 A sampled collection lists, per topic, the pooled documents with their
 stratum and their judgment, −1 for a pooled document left unjudged (NIST
@@ -26,7 +28,12 @@ sample, so a judged document of stratum h has inclusion probability
   within stratum h. 0 when R̂ = 0. With every document judged (π = 1) it is
   AP, to the bit.
 
-Both are computed by one mechanism, :class:`SampledRankings`: for all topics
+* infNDCG, iP@k, inum_rel, inum_rel_ret [YilmazKA08] as sample_eval.pl
+  computes them (:func:`infndcg_core`, :func:`estimated_relevant_retrieved`,
+  :func:`relevant_estimates`), and iRprec as statAP_MQ_eval_v3.pl [Pavlu07]
+  (:func:`irprec_core`).
+
+All are computed by one mechanism, :class:`SampledRankings`: for all topics
 of a run at once from its ranked rows
 (:class:`~bvtest_cli.measures.fastmeasures.Ranked`, :func:`evaluate_run`),
 or for many runs under many in-memory samples (``bvtest budget``). Relevant: grade ≥ the
@@ -108,13 +115,24 @@ class _InumRelRet(_SampledMeasure):
     NAME = "inum_rel_ret"
 
 
+class _IRprec(_SampledMeasure):
+    """R-precision estimated as statAP_MQ_eval_v3.pl estimates it [Pavlu07]
+    (sample_eval.pl defines none), with the strata's inclusion probabilities."""
+
+    __name__ = "iRprec"
+    NAME = "iRprec"
+
+
 xinfAP = _XInfAP()
 statAP = _StatAP()
 infNDCG = _InfNDCG()
 iP = _IP()
 inum_rel = _InumRel()
 inum_rel_ret = _InumRelRet()
-SAMPLED_MEASURES = {m.NAME: m for m in (xinfAP, statAP, infNDCG, iP, inum_rel, inum_rel_ret)}
+iRprec = _IRprec()
+SAMPLED_MEASURES = {
+    m.NAME: m for m in (xinfAP, statAP, infNDCG, iP, inum_rel, inum_rel_ret, iRprec)
+}
 # sample_eval.pl prints xinfAP as "infAP"; bvtest's infAP is trec_eval's.
 SAMPLE_EVAL_INFAP = "sample_eval:infAP"
 
@@ -326,6 +344,34 @@ def statap_core(
     return np.divide(total, r_hat, out=np.zeros(m), where=r_hat > 0)
 
 
+def irprec_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    length: np.ndarray,
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """R-precision of m rankings (``length`` documents each) as
+    statAP_MQ_eval_v3.pl estimates it [Pavlu07], from their judged relevant
+    documents (ranking ``seg``, rank ``k`` from 1, stratum ``h``), with the
+    strata's inclusion probabilities π_h = n_h/N_h: R̂ = Σ_{judged relevant}
+    1/π and R = int(R̂ + 0.5); the sum of 1/π over the judged relevant
+    documents in the first R, divided by R, or, for a ranking shorter than
+    R, over all of them divided by R̂ (the script's fallback). 0 when R̂ = 0.
+    Every document retrieved counts (the script reads the whole ranking)."""
+    n_listed, n_judged, n_relevant = (t.astype(float) for t in totals)
+    m = n_listed.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(n_judged > 0, n_listed / n_judged, 0.0)  # 1/π_h
+    r_hat = (n_relevant * inverse).sum(axis=1)
+    cut = np.floor(r_hat + 0.5)
+    short = length < cut
+    within = k <= cut[seg]
+    found = np.bincount(seg[within], weights=inverse[seg, h][within], minlength=m)
+    denominator = np.where(short, r_hat, cut)
+    return np.divide(found, denominator, out=np.zeros(m), where=r_hat > 0)
+
+
 class SampledRankings:
     """Many rankings (runs × topics) over one universe of documents, to be
     evaluated under many sampled collections of that universe (``bvtest
@@ -404,7 +450,7 @@ class SampledRankings:
         design: object = None,
     ) -> dict[str, np.ndarray]:
         """The estimators ``kinds`` (xinfAP, statAP, infNDCG, inum_rel,
-        inum_rel_ret, iP@k: :func:`sampled_kind`) of every ranking under one
+        inum_rel_ret, iP@k, iRprec: :func:`sampled_kind`) of every ranking under one
         sample: (rankings,) arrays."""
         topic = self.universe_topic
         cell = topic.astype(np.int64) * strata + code
@@ -441,6 +487,8 @@ class SampledRankings:
             out["xinfAP"] = xinfap_core(seg[head], k[head], h[head], above, totals)
         if "inum_rel" in kinds:
             out["inum_rel"] = relevant_estimates(totals)[1]
+        if "iRprec" in kinds:
+            out["iRprec"] = irprec_core(seg, k, h, np.diff(self.starts), totals)
         cutoffs = sorted({int(kind[3:]) for kind in kinds if kind.startswith("iP@")})
         if cutoffs or "inum_rel_ret" in kinds or "infNDCG" in kinds:
             judged_rows = np.flatnonzero(in_u & judged_u[q])
