@@ -70,6 +70,10 @@ THRESHOLD_MEASURES = frozenset(
         "IPrec",
         "xinfAP",
         "statAP",
+        "iP",
+        "inum_rel",
+        "inum_rel_ret",
+        "iRprec",
     }
 )
 
@@ -208,14 +212,33 @@ def _parse_one(name: str) -> list[ir_measures.Measure]:
 
 
 def _parse_sampled(name: str) -> ir_measures.Measure | None:
-    """``xinfAP`` / ``statAP``, optionally ``(rel=L)``; None for any other name."""
-    from .sampled import SAMPLED_MEASURES
+    """An estimator for sampled judgments: ``xinfAP`` (also
+    ``sample_eval:infAP``, sample_eval.pl's name for it), ``statAP``,
+    ``infNDCG``, ``inum_rel``, ``inum_rel_ret``, ``iP@k`` (also
+    sample_eval.pl's ``iP10``), ``iRprec``, optionally ``(rel=L)`` (not infNDCG: its
+    gains are the grades); None for any other name."""
+    from .sampled import SAMPLE_EVAL_INFAP, SAMPLED_MEASURES
 
-    match = re.fullmatch(r"(\w+)(?:\(rel=(-?\d+)\))?", name.strip())
-    if match is None or match.group(1) not in SAMPLED_MEASURES:
+    match = re.fullmatch(
+        r"(sample_eval:infAP|iP(?=@?\d)|\w+)(?:@?(\d+))?(?:\(rel=(-?\d+)\))?", name.strip()
+    )
+    if match is None:
         return None
-    measure = SAMPLED_MEASURES[match.group(1)]
-    return measure if match.group(2) is None else measure(rel=int(match.group(2)))
+    base, cutoff, rel = match.groups()
+    if base == "iP" and cutoff is None:
+        raise InputError("iP needs a rank k: iP@k, e.g. iP@10", "-m")
+    if base == SAMPLE_EVAL_INFAP:
+        base = "xinfAP"
+    if base not in SAMPLED_MEASURES or (cutoff is None) != (base != "iP"):
+        return None
+    measure = SAMPLED_MEASURES[base]
+    if cutoff is not None:
+        measure = measure(cutoff=int(cutoff))
+    if rel is not None:
+        if "rel" not in measure.SUPPORTED_PARAMS:
+            raise InputError(f"{base} takes no relevance level: its gains are the grades", "-m")
+        measure = measure(rel=int(rel))
+    return measure
 
 
 def is_sampled(spec: MeasureSpec) -> bool:
@@ -235,8 +258,18 @@ def _did_you_mean(name: str) -> str | None:
 
     match = re.match(r"[^@(]+", name)
     base, rest = (match.group(0), name[match.end() :]) if match else (name, "")
+    from .sampled import SAMPLE_EVAL_INFAP, SAMPLED_MEASURES
+
+    squashed = re.sub(r"[^a-z]", "", base.lower())
+    if squashed in ("xinfap", "infap", "sampleevalinfap", "sampleevalxinfap"):
+        # two estimators carry the name: sample_eval.pl's and trec_eval's
+        return f"xinfAP{rest} (sample_eval.pl's infAP) or infAP{rest} (trec_eval's)"
+    sample_eval_ip = re.fullmatch(r"ip[@.]?(\d+)", base.lower())
+    if sample_eval_ip and not rest:
+        return f"iP@{sample_eval_ip.group(1)}"
     by_lower = {k.lower(): k for k in sorted(pytrec_eval.supported_measures)}
     by_lower.update({k.lower(): k for k in sorted(ir_measures.measures.registry)})
+    by_lower.update({k.lower(): k for k in (*SAMPLED_MEASURES, SAMPLE_EVAL_INFAP)})
     guess = by_lower.get(base.lower())
     if guess is None:
         close = difflib.get_close_matches(base.lower(), list(by_lower), n=1, cutoff=0.75)
@@ -400,6 +433,7 @@ class RunEvaluator:
         impl: str = "fast",
     ):
         from ..measures import fastmeasures
+        from ..measures.sampled import sampled_kind
 
         self.specs = list(specs)
         # QrelsFile holds whichever view it is given and makes the other on first use
@@ -415,7 +449,7 @@ class RunEvaluator:
             form = fastmeasures.fast_form(s.measure) if impl == "fast" else None
             if is_sampled(s):
                 rel = s.rel if s.rel is not None else 1
-                self._sampled.setdefault(rel, []).append((s.name, s.measure.NAME))
+                self._sampled.setdefault(rel, []).append((s.name, sampled_kind(s.measure)))
             elif s.err_cutoff is not None and err_impl == "fast":
                 self._fast_err.append((s.name, s.err_cutoff))
             elif form is not None:

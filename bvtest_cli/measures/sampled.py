@@ -1,4 +1,6 @@
-"""Estimators of average precision from sampled judgments: xinfAP and statAP.
+"""Estimators from sampled judgments: xinfAP and statAP, and NIST
+sample_eval.pl's other estimates (infNDCG, iP@k, inum_rel, inum_rel_ret)
+with statAP_MQ_eval_v3.pl's R-precision (iRprec).
 
 A sampled collection lists, per topic, the pooled documents with their
 stratum and their judgment, −1 for a pooled document left unjudged (NIST
@@ -26,7 +28,12 @@ sample, so a judged document of stratum h has inclusion probability
   within stratum h. 0 when R̂ = 0. With every document judged (π = 1) it is
   AP, to the bit.
 
-Both are computed by one mechanism, :class:`SampledRankings`: for all topics
+* infNDCG, iP@k, inum_rel, inum_rel_ret [YilmazKA08] as sample_eval.pl
+  computes them (:func:`infndcg_core`, :func:`estimated_relevant_retrieved`,
+  :func:`relevant_estimates`), and iRprec as statAP_MQ_eval_v3.pl [Pavlu07]
+  (:func:`irprec_core`).
+
+All are computed by one mechanism, :class:`SampledRankings`: for all topics
 of a run at once from its ranked rows
 (:class:`~bvtest_cli.measures.fastmeasures.Ranked`, :func:`evaluate_run`),
 or for many runs under many in-memory samples (``bvtest budget``). Relevant: grade ≥ the
@@ -36,6 +43,7 @@ ir_measures' measure base class and :mod:`bvtest_cli.io`.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -72,9 +80,69 @@ class _StatAP(_SampledMeasure):
     NAME = "statAP"
 
 
+class _InfNDCG(Measure):
+    """infNDCG [YilmazKA08], as NIST's sample_eval.pl: the grades are the
+    gains (grade > 0 relevant), so it takes no relevance level."""
+
+    __name__ = "infNDCG"
+    NAME = "infNDCG"
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {}
+
+
+class _IP(_SampledMeasure):
+    """iP@k, sample_eval.pl's estimated precision at rank k (its iP10, iP50, iP1000)."""
+
+    __name__ = "iP"
+    NAME = "iP"
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+        "cutoff": ParamInfo(dtype=int, required=True, desc="rank k"),
+        **_SampledMeasure.SUPPORTED_PARAMS,
+    }
+
+
+class _InumRel(_SampledMeasure):
+    """sample_eval.pl's inum_rel: the estimated number of relevant documents, R̂."""
+
+    __name__ = "inum_rel"
+    NAME = "inum_rel"
+
+
+class _InumRelRet(_SampledMeasure):
+    """sample_eval.pl's inum_rel_ret: the estimated number of relevant
+    documents among the first 1000 retrieved."""
+
+    __name__ = "inum_rel_ret"
+    NAME = "inum_rel_ret"
+
+
+class _IRprec(_SampledMeasure):
+    """R-precision estimated as statAP_MQ_eval_v3.pl estimates it [Pavlu07]
+    (sample_eval.pl defines none), with the strata's inclusion probabilities."""
+
+    __name__ = "iRprec"
+    NAME = "iRprec"
+
+
 xinfAP = _XInfAP()
 statAP = _StatAP()
-SAMPLED_MEASURES = {"xinfAP": xinfAP, "statAP": statAP}
+infNDCG = _InfNDCG()
+iP = _IP()
+inum_rel = _InumRel()
+inum_rel_ret = _InumRelRet()
+iRprec = _IRprec()
+SAMPLED_MEASURES = {
+    m.NAME: m for m in (xinfAP, statAP, infNDCG, iP, inum_rel, inum_rel_ret, iRprec)
+}
+# sample_eval.pl prints xinfAP as "infAP"; bvtest's infAP is trec_eval's.
+SAMPLE_EVAL_INFAP = "sample_eval:infAP"
+
+
+def sampled_kind(measure: Measure) -> str:
+    """The estimator a sampled measure asks :meth:`SampledRankings.evaluate`
+    for: its name, with the rank for iP (``iP@10``)."""
+    if measure.NAME == "iP":
+        return f"iP@{measure.params['cutoff']}"
+    return measure.NAME
 
 
 def evaluate_run(
@@ -126,17 +194,126 @@ def xinfap_core(
         prec = 1 / k + (depth / k) * prec_above
     total = np.zeros((m, strata))
     np.add.at(total, (seg, h), prec)  # in rank order, as Perl adds them
+    estimate, num_rel = relevant_estimates(totals)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = np.where(n_judged != 0, n_relevant * n_listed / n_judged, 0.0)
-        num_rel = np.zeros(m)
-        for g in range(strata):
-            num_rel = num_rel + estimate[:, g]
         ap = np.zeros(m)
         for g in range(strata):
             within = np.where(n_relevant[:, g] != 0, total[:, g] / n_relevant[:, g], 0.0)
             term = (estimate[:, g] / num_rel) * within
             ap = ap + np.where((n_judged[:, g] != 0) & (num_rel != 0), term, 0.0)
     return ap
+
+
+def relevant_estimates(
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """R̂_h = r_h N_h / n_h of each ranking's topic and stratum (0 where no
+    document of h is judged) and R̂ = Σ_h R̂_h, added in stratum order as
+    sample_eval.pl does: its inum_rel [YilmazKA08]."""
+    n_listed, n_judged, n_relevant = totals
+    m, strata = n_listed.shape
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = np.where(n_judged != 0, n_relevant * n_listed / n_judged, 0.0)
+    num_rel = np.zeros(m)
+    for g in range(strata):
+        num_rel = num_rel + estimate[:, g]
+    return estimate, num_rel
+
+
+def estimated_relevant_retrieved(counts: np.ndarray) -> np.ndarray:
+    """sample_eval.pl's estimate of the relevant documents among the first j
+    retrieved, from ``counts[(listed, judged, relevant), stratum, ranking]``
+    of those j documents: Σ_h N_h (r_h + 1e-5) / (n_h + 3e-5), strata in
+    order, each term as it computes it. Its smoothing makes a stratum with
+    listed but no judged documents above count a third of them relevant."""
+    listed, judged, relevant = counts
+    total = np.zeros(listed.shape[1])
+    for g in range(listed.shape[0]):
+        total = total + (listed[g] * (relevant[g] + _REL_SMOOTH)) / (judged[g] + _SAMPLED_SMOOTH)
+    return total
+
+
+_discounts = np.zeros(1)
+
+
+def log2_discounts(upto: int) -> np.ndarray:
+    """log(r + 1)/log(2) for r = 0..upto, each by the C library's log as Perl
+    computes it (numpy's vectorised log may differ in the last bit)."""
+    global _discounts
+    if _discounts.size <= upto:
+        size = max(upto + 1, 2 * _discounts.size, 2048)
+        _discounts = np.array([math.log(r + 1) / math.log(2) for r in range(size)])
+    return _discounts
+
+
+def sample_eval_ideal_dcg(
+    topic: np.ndarray,
+    code: np.ndarray,
+    grade: np.ndarray,
+    listed: np.ndarray,
+    n_listed: np.ndarray,
+    n_judged: np.ndarray,
+) -> np.ndarray:
+    """The ideal DCG of every topic as sample_eval.pl estimates it
+    [YilmazKA08]: per grade g > 0, R̂_g = Σ_h c_hg N_h / n_h (c_hg the judged
+    documents of stratum h with grade g; strata in order); the grades in
+    descending *string* order (Perl's ``reverse sort keys``: 10 before 9 only
+    below 2), each filling the next int(R̂_g + 0.5) ranks with gain g and
+    discount log2(r + 1). Ranks stop at 1000 within a grade, but each later
+    grade still adds its first rank beyond (its ``last`` leaves the inner loop
+    only). ``n_listed``, ``n_judged``: (topics, strata) counts."""
+    n_topics = n_listed.shape[0]
+    keep = listed & (grade > 0)
+    cells = np.stack(
+        [topic[keep].astype(np.int64), grade[keep].astype(np.int64), code[keep].astype(np.int64)]
+    )
+    ideal = np.zeros(n_topics)
+    if cells.shape[1] == 0:
+        return ideal
+    keys, counts = np.unique(cells, axis=1, return_counts=True)  # by topic, grade, stratum
+    per_grade: dict[int, dict[int, float]] = {}
+    for (t, g, h), c in zip(keys.T.tolist(), counts.tolist(), strict=True):
+        estimate = c * int(n_listed[t, h]) / int(n_judged[t, h])
+        grades = per_grade.setdefault(t, {})
+        grades[g] = grades[g] + estimate if g in grades else estimate
+    for t, grades in per_grade.items():
+        terms = []
+        start = 0
+        for g in sorted(grades, key=str, reverse=True):
+            stop = start + int(grades[g] + 0.5)
+            last = min(stop, max(start + 1, XINF_DEPTH))
+            terms.append(g / log2_discounts(last)[start + 1 : last + 1])
+            start = stop
+        ideal[t] = np.cumsum(np.concatenate(terms))[-1]  # cumsum adds in order
+    return ideal
+
+
+def infndcg_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    gain: np.ndarray,
+    at_end: tuple[np.ndarray, np.ndarray],
+    ideal: np.ndarray,
+) -> np.ndarray:
+    """infNDCG of m rankings as sample_eval.pl computes it [YilmazKA08], from
+    their judged relevant documents in the first 1000 (ranking ``seg``, rank
+    ``k`` from 1, stratum ``h``, grade ``gain``), ``at_end`` the (strata, m)
+    listed and judged documents among those 1000, ``ideal`` each ranking's
+    ideal DCG (:func:`sample_eval_ideal_dcg`): with G_h = Σ g/log2(k + 1)
+    over the relevant documents of stratum h and D the listed documents,
+    infNDCG = D · Σ_h ((N_h/D) · G_h) / n_h / ideal."""
+    n_listed, n_judged = at_end
+    strata, m = n_listed.shape
+    gains = np.zeros((m, strata))
+    np.add.at(gains, (seg, h), gain / log2_discounts(int(k.max(initial=1)))[k])
+    depth = n_listed.sum(axis=0)
+    dcg = np.zeros(m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for g in range(strata):
+            term = (n_listed[g] / depth) * gains[:, g] / n_judged[g]
+            dcg = dcg + np.where((depth != 0) & (n_judged[g] != 0), term, 0.0)
+        return np.where(ideal != 0, depth * dcg / ideal, 0.0)
 
 
 def statap_core(
@@ -165,6 +342,34 @@ def statap_core(
     total = np.bincount(seg, weights=terms, minlength=m)
     r_hat = (n_relevant * inverse).sum(axis=1)
     return np.divide(total, r_hat, out=np.zeros(m), where=r_hat > 0)
+
+
+def irprec_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    length: np.ndarray,
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """R-precision of m rankings (``length`` documents each) as
+    statAP_MQ_eval_v3.pl estimates it [Pavlu07], from their judged relevant
+    documents (ranking ``seg``, rank ``k`` from 1, stratum ``h``), with the
+    strata's inclusion probabilities π_h = n_h/N_h: R̂ = Σ_{judged relevant}
+    1/π and R = int(R̂ + 0.5); the sum of 1/π over the judged relevant
+    documents in the first R, divided by R, or, for a ranking shorter than
+    R, over all of them divided by R̂ (the script's fallback). 0 when R̂ = 0.
+    Every document retrieved counts (the script reads the whole ranking)."""
+    n_listed, n_judged, n_relevant = (t.astype(float) for t in totals)
+    m = n_listed.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(n_judged > 0, n_listed / n_judged, 0.0)  # 1/π_h
+    r_hat = (n_relevant * inverse).sum(axis=1)
+    cut = np.floor(r_hat + 0.5)
+    short = length < cut
+    within = k <= cut[seg]
+    found = np.bincount(seg[within], weights=inverse[seg, h][within], minlength=m)
+    denominator = np.where(short, r_hat, cut)
+    return np.divide(found, denominator, out=np.zeros(m), where=r_hat > 0)
 
 
 class SampledRankings:
@@ -216,15 +421,23 @@ class SampledRankings:
 
     def _counts_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
         """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
-        above each hit, within its ranking: running counts over the flagged
-        rows only, one stratum at a time (memory: two columns of them)."""
-        at_hit = np.searchsorted(flagged, hits)  # flagged rows before each hit
-        at_start = np.searchsorted(flagged, self.starts[self.seg_of(hits)])
-        out = np.empty((g, hits.size), dtype=np.int32)
+        above each hit, within its ranking."""
+        return self._counts_between(flagged, codes, self.starts[self.seg_of(hits)], hits, g)
+
+    @staticmethod
+    def _counts_between(
+        flagged: np.ndarray, codes: np.ndarray, lo: np.ndarray, hi: np.ndarray, g: int
+    ) -> np.ndarray:
+        """(g, len(lo)) counts of ``flagged`` rows (ascending) of each stratum
+        in rows [lo, hi): running counts over the flagged rows only, one
+        stratum at a time (memory: two columns of them)."""
+        at_hi = np.searchsorted(flagged, hi)
+        at_lo = np.searchsorted(flagged, lo)
+        out = np.empty((g, lo.size), dtype=np.int32)
         before = np.zeros(flagged.size + 1, dtype=np.int32)
         for k in range(g):
             np.cumsum(codes == k, out=before[1:])
-            np.subtract(before[at_hit], before[at_start], out=out[k])
+            np.subtract(before[at_hi], before[at_lo], out=out[k])
         return out
 
     def evaluate(
@@ -236,7 +449,8 @@ class SampledRankings:
         strata: int,
         design: object = None,
     ) -> dict[str, np.ndarray]:
-        """The estimators ``kinds`` (xinfAP, statAP) of every ranking under one
+        """The estimators ``kinds`` (xinfAP, statAP, infNDCG, inum_rel,
+        inum_rel_ret, iP@k, iRprec: :func:`sampled_kind`) of every ranking under one
         sample: (rankings,) arrays."""
         topic = self.universe_topic
         cell = topic.astype(np.int64) * strata + code
@@ -271,6 +485,48 @@ class SampledRankings:
             else:
                 above = (above_listed[:, head], above_judged[:, head], above_rel[:, head])
             out["xinfAP"] = xinfap_core(seg[head], k[head], h[head], above, totals)
+        if "inum_rel" in kinds:
+            out["inum_rel"] = relevant_estimates(totals)[1]
+        if "iRprec" in kinds:
+            out["iRprec"] = irprec_core(seg, k, h, np.diff(self.starts), totals)
+        cutoffs = sorted({int(kind[3:]) for kind in kinds if kind.startswith("iP@")})
+        if cutoffs or "inum_rel_ret" in kinds or "infNDCG" in kinds:
+            judged_rows = np.flatnonzero(in_u & judged_u[q])
+            listed_rows = np.flatnonzero(in_u & listed[q])
+            flagged = (
+                (listed_rows, code[q[listed_rows]]),
+                (judged_rows, code[q[judged_rows]]),
+                (hits, h),
+            )
+            lo = self.starts[:-1]
+            length = np.diff(self.starts)
+
+            def head_counts(depth: int) -> np.ndarray:
+                # (listed, judged, relevant) × strata × rankings among the first `depth`
+                hi = lo + np.minimum(length, depth)
+                return np.stack([self._counts_between(f, c, lo, hi, strata) for f, c in flagged])
+
+            whole = head_counts(XINF_DEPTH)
+            if "inum_rel_ret" in kinds:
+                out["inum_rel_ret"] = estimated_relevant_retrieved(whole)
+            for cutoff in cutoffs:
+                counts = whole if cutoff >= XINF_DEPTH else head_counts(cutoff)
+                out[f"iP@{cutoff}"] = estimated_relevant_retrieved(counts) / cutoff
+            if "infNDCG" in kinds:
+                if self.rel != 1:  # its relevant documents are those of grade > 0
+                    raise ValueError("infNDCG is computed at relevance level 1 only")
+                head = self.rank[hits] < XINF_DEPTH
+                ideal = sample_eval_ideal_dcg(
+                    topic, code, grade, listed, per_topic[0], per_topic[1]
+                )[self.seg_topic]
+                out["infNDCG"] = infndcg_core(
+                    seg[head],
+                    self.rank[hits[head]].astype(np.int64) + 1,
+                    h[head],
+                    grade[q[hits[head]]].astype(float),
+                    (whole[0], whole[1]),
+                    ideal,
+                )
         return out
 
     def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
