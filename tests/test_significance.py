@@ -336,15 +336,28 @@ def test_same_seed_same_output():
 
 
 def test_unresolved_pairs_are_reported():
-    # a pair whose exact p sits on the level cannot be settled by a few resamples
+    # 15 of 20 differences +0.1, 5 of them −0.1: |Σ ε d| ≥ 1 iff at least 15 or at most 5
+    # signs agree, so p = 2 Σ_{j ≥ 15} C(20, j) / 2^20 exactly; at that very level no
+    # interval around p can settle the decision
+    level = 2 * sum(math.comb(20, j) for j in range(15, 21)) / 2**20
+    on_level = np.array([0.1] * 15 + [-0.1] * 5)
     r = rng(19)
-    d = r.normal(0, 1, (120, 16))
-    truth = enumerated_p(d)
-    near = np.argsort(np.abs(truth - 0.05))[:5]
-    got = randomization_test(d[near], correction="none", max_resamples=4096, exact_topics=0)
-    assert not got.resolved.all()
-    np.testing.assert_array_equal(got.unresolved, np.flatnonzero(~got.resolved))
-    assert (got.resamples[got.unresolved] == 4096).all()
+    d = np.stack([r.normal(0.3, 0.1, 20), on_level, r.normal(0, 0.1, 20)])
+    for grids in ((), (1 << 11,)):
+        got = randomization_test(
+            d, levels=(level,), correction="none", max_resamples=1 << 14, grids=grids
+        )
+        np.testing.assert_array_equal(got.unresolved, [1])
+        assert got.p_lower[1] <= level <= got.p[1]
+        assert not got.significant[1, 0]  # the conservative decision
+        assert got.resolved[0] and got.significant[0, 0]
+        assert got.resolved[2] and not got.significant[2, 0]
+    # without the grid's bounds the Monte-Carlo draws go on to the maximum
+    assert got.resamples[1] <= 1 << 14
+    mc_only = randomization_test(
+        d, levels=(level,), correction="none", max_resamples=1 << 14, grids=()
+    )
+    assert mc_only.resamples[1] == 1 << 14
 
 
 # ---------------------------------------------------------------- type-I error by simulation
@@ -384,7 +397,7 @@ def test_type_one_error(n):
 
 def test_family_wise_error_of_randomization_and_holm():
     """Five exchangeable runs (the complete null), ten pairs, Holm at .05."""
-    families = 600
+    families = 1500
     ceiling = LEVEL + 3 * math.sqrt(LEVEL * (1 - LEVEL) / families)
     r = rng(21)
     ia, ib = np.triu_indices(5, k=1)
@@ -392,6 +405,6 @@ def test_family_wise_error_of_randomization_and_holm():
     for f in range(families):
         n = 14 if f % 2 else 24
         x = r.normal(0.4, 0.15, n) + r.normal(0, 0.1, (5, n))
-        got = randomization_test(x[ia] - x[ib], seed=f, max_resamples=1 << 14)
+        got = randomization_test(x[ia] - x[ib], seed=f, batch=1024)
         errors += got.significant.any()
     assert errors / families <= ceiling

@@ -38,7 +38,7 @@ FLIP_STREAM = 12
 #: Sign vectors per block of the randomization test: the flips of block b
 #: are keyed by b alone, so a pair that draws B resamples always sees the
 #: first B of one fixed stream, whatever the batch sizes.
-FLIP_BLOCK = 4096
+FLIP_BLOCK = 1024
 
 #: Bound on the elements of one (sign vectors × pairs) block of sums.
 _SUM_ELEMENTS = 1 << 22
@@ -387,15 +387,78 @@ def _clopper_pearson(hits: np.ndarray, draws: int, error: float) -> tuple[np.nda
     return lower, upper
 
 
+#: Grid sizes of :func:`grid_bounds`, coarse to fine, tried in turn on the
+#: pairs the Monte-Carlo draws have not settled.
+GRID_POINTS = (1 << 11, 1 << 14, 1 << 17)
+
+
+def grid_bounds(
+    d: np.ndarray, threshold: np.ndarray | None = None, points: int = 1 << 14
+) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic lower and upper bounds on each row's exact randomization p.
+
+    p = P(|Σ ε_i d_i| ≥ t) over uniform signs ε, with t = ``threshold``
+    (default |Σ d_i|). Σ ε_i d_i has the law of Σ ε_i a_i, a_i = |d_i|. On a
+    grid of step h = Σ a_i / ``points`` let G_i = round(a_i / h) and
+    R = Σ |a_i − G_i h|; then |Σ ε_i a_i − h Σ ε_i G_i| ≤ R for every ε, so
+
+        P(|Σ ε_i G_i| h ≥ t + R) ≤ p ≤ P(|Σ ε_i G_i| h ≥ t − R),
+
+    and the law of the integer sum Σ ε_i G_i is computed exactly by a DP
+    over the n steps (the shift algorithm of exact permutation tests). The
+    band R ≤ n h / 2 shrinks with ``points``; the cost is n × ``points`` per
+    row. Floating point: R gets a slack of 1e-12 Σ a_i, the grid thresholds
+    1e-6 of a step, the tail sums a relative 1e-9 (each computed probability
+    is a sum of positive terms, off by at most (n + points) ε relatively).
+    Rows of shape (k, n); returns (lower, upper), each (k,).
+    """
+    d = np.abs(np.asarray(d, dtype=float))
+    if threshold is None:
+        threshold = np.abs(np.asarray(d, dtype=float).sum(axis=1))
+    lower, upper = np.ones(len(d)), np.ones(len(d))
+    for j, (row, t) in enumerate(zip(d, np.asarray(threshold, dtype=float), strict=True)):
+        a = row[row > 0]
+        total = a.sum()
+        if t <= 0 or total == 0:
+            continue  # every sum reaches t: p = 1
+        h = total / points
+        g = np.rint(a / h).astype(np.int64)
+        band = np.abs(a - g * h).sum() + 1e-12 * total
+        g = g[g > 0]
+        top, pad = int(g.sum()), int(g.max(initial=0))
+        centre = top + pad
+        prob = np.zeros(2 * centre + 1)
+        prob[centre] = 1.0
+        reach = 0
+        for step in g.tolist():
+            reach += step
+            lo_, hi_ = centre - reach, centre + reach + 1
+            prob[lo_:hi_] = 0.5 * (prob[lo_ - step : hi_ - step] + prob[lo_ + step : hi_ + step])
+        tail = np.cumsum(prob[::-1])[::-1]  # tail[centre + u] = P(Σ ε G ≥ u)
+
+        def at_least(u: int, tail: np.ndarray = tail, centre: int = centre) -> float:
+            """P(|Σ ε G| ≥ u)."""
+            if u <= 0:
+                return 1.0
+            return 2.0 * float(tail[centre + u]) if centre + u < len(tail) else 0.0
+
+        up = math.ceil((t - band) / h - 1e-6)
+        low = math.floor((t + band) / h + 1e-6) + 1
+        upper[j] = min(1.0, at_least(up) * (1 + 1e-9) + 1e-300)
+        lower[j] = at_least(low) * (1 - 1e-9)
+    return lower, upper
+
+
 def randomization_test(
     d: np.ndarray,
     *,
     levels: tuple[float, ...] | list[float] = (0.05,),
     correction: str = "holm",
     seed: int = 0,
-    batch: int = FLIP_BLOCK,
+    batch: int = 4096,
     max_resamples: int | None = None,
     exact_topics: int = 16,
+    grids: tuple[int, ...] = GRID_POINTS,
     error: float | None = None,
 ) -> RandomizationTest:
     """Two-sided paired randomization (sign-flip) test of mean(d) = 0 for each
@@ -411,36 +474,43 @@ def randomization_test(
     (flipping a zero changes nothing) is enumerated, 2^(m−1) vectors (a
     vector and its negation give the same |sum|) in blocks of ``batch``.
 
-    Monte Carlo, the other pairs, sequentially. Before any draw, Hoeffding's
-    bound for Rademacher sums gives the deterministic H = min(1, 2 exp(−S² /
-    (2 Σ d_i²))) ≥ p, S = Σ d_i (P(|Σ ε_i d_i| ≥ t) ≤ 2 exp(−t²/(2 Σ d_i²))).
-    Sign vectors are then drawn in rounds: ``batch`` (rounded up to a
-    multiple of FLIP_BLOCK) in the first, as many as all before in each next
-    one, up to ``max_resamples`` (default :func:`default_max_resamples`), the
-    same vectors for every pair still drawing. After round t each pair has
-    Clopper–Pearson bounds L_t, U_t from its h hits in B draws, each missing
-    the exact p with probability ≤ δ/T (T rounds at most; δ = ``error``,
-    default min(levels)/(1000 k)); the pair's interval is [lo, hi] with
-    lo = max_t L_t and hi = min(1, δ + min(H, min_t U_t)). The correction's
-    rejection sets with every p at its lower end and with every p at its
-    upper end are computed (the adjusted p-values are non-decreasing in
-    every p, so any p-values inside the intervals reject a set between the
-    two); a pair on which the two agree at every level is *resolved* and
-    stops drawing. Drawing ends when all are resolved or at max_resamples.
+    The other pairs get an interval [lo, hi] that holds p, narrowed step by
+    step; after each step the correction's rejection sets with every p at
+    its lower end and with every p at its upper end are computed (adjusted
+    p-values are non-decreasing in every p, so any p-values inside the
+    intervals reject a set between the two), and a pair on which the two
+    agree at every level is *resolved* and is left alone from then on:
 
-    The reported p is hi. It is valid: the event E that some U_t < p has
-    probability ≤ Σ_t δ/T = δ whatever the stopping rule (a union over the
-    looks), and outside E, min(H, min_t U_t) ≥ p since H ≥ p always; so
-    P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤ (α − δ) + δ = α. It is not floored by
-    1/(B + 1): where H is below the Monte-Carlo bound it is δ + H, and δ is
-    a thousandth of Bonferroni's min(levels)/k. Outside an event of
+    1. Hoeffding's bound for Rademacher sums, P(|Σ ε_i d_i| ≥ t) ≤
+       2 exp(−t² / (2 Σ d_i²)), gives the deterministic H ≥ p (t = |S|,
+       S = Σ d_i); the interval starts as [0, δ + H].
+    2. Monte Carlo: sign vectors are drawn in rounds — ``batch`` (rounded up
+       to a multiple of FLIP_BLOCK) in the first, as many as all before in
+       each next one, up to ``max_resamples`` (default
+       :func:`default_max_resamples`) — the same vectors for every pair still
+       drawing. After round t a pair has Clopper–Pearson bounds L_t, U_t from
+       its h hits in B draws, each missing p with probability ≤ δ/T (T
+       rounds at most; δ = ``error``, default min(levels)/(1000 k)).
+    3. After the first round, the deterministic bounds of :func:`grid_bounds`
+       on each of the ``grids`` in turn (the exact law of the differences
+       rounded to a grid; an interval of a relative width of about n/(2
+       points) around p); pairs they leave unresolved draw on only while
+       ``max_resamples`` could still narrow their interval.
+
+    lo is the largest lower bound met, hi = min(1, δ + min(H, G, min_t U_t))
+    with G the grid's upper bound. The reported p is hi. It is valid: the
+    event E that some U_t < p has probability ≤ Σ_t δ/T = δ whatever the
+    stopping rule (a union over the looks), and outside E, min(H, G, min_t U_t)
+    ≥ p since H ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
+    (α − δ) + δ = α. It is not floored by 1/(B + 1): where a deterministic
+    bound is below the Monte-Carlo one it is δ + that bound, and δ is a
+    thousandth of Bonferroni's min(levels)/k. Outside an event of
     probability ≤ 2kδ every exact p lies in its interval, so then every
     resolved pair's decision is the one the exact test would give.
 
     Pair j's flips are the first B of one stream: block b of FLIP_BLOCK
     vectors is drawn from ``SeedSequence(seed, spawn_key=(FLIP_STREAM, b))``,
-    so the output depends only on (d, levels, correction, seed, batch,
-    max_resamples, exact_topics, error), byte for byte.
+    so the output depends only on the arguments, byte for byte.
     """
     d = np.asarray(d, dtype=float)
     if d.ndim != 2:
@@ -465,16 +535,16 @@ def randomization_test(
     total = x.sum(axis=1)
     threshold = np.abs(total) - TIE_TOLERANCE * np.abs(x).sum(axis=1)
     squares = (x * x).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = np.where(
-            squares > 0, np.minimum(1.0, 2.0 * np.exp(-(total**2) / (2 * squares))), 1.0
-        )
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        hoeffding = 2.0 * np.exp(-(total**2) / (2 * squares))
+    bound = np.where(squares > 0, np.minimum(1.0, hoeffding), 1.0)
 
     exact = valid & ((x != 0).sum(axis=1) <= exact_topics)
     estimate = np.full(k, np.nan)
     estimate[exact] = _exact_p(x[exact], total[exact], threshold[exact], int(batch))
     lo = np.where(exact, estimate, 0.0)
-    upper = np.ones(k)  # min over the looks of the Clopper–Pearson upper bounds
+    certain = bound.copy()  # the smallest deterministic upper bound met
+    upper = np.ones(k)  # the smallest Clopper–Pearson upper bound met
     hi = np.where(exact, estimate, np.minimum(1.0, delta + bound))
     lo[~valid] = hi[~valid] = np.nan
 
@@ -485,14 +555,29 @@ def randomization_test(
     per_look = delta / len(ends)
     hits = np.zeros(k, dtype=np.int64)
     resamples = np.zeros(k, dtype=np.int64)
-    drawing = valid & ~exact
+    open_ = valid & ~exact  # pairs not yet resolved
+
+    def settle() -> bool:
+        """Mark the resolved pairs; whether any pair is left open."""
+        nonlocal open_
+        same = _rejected(lo, correction, alpha) == _rejected(hi, correction, alpha)
+        open_ &= ~same.all(axis=1)
+        return bool(open_.any())
+
+    def narrow(rows: np.ndarray, low: np.ndarray, up: np.ndarray | None, sure: np.ndarray | None):
+        lo[rows] = np.maximum(lo[rows], low)
+        if up is not None:
+            upper[rows] = np.minimum(upper[rows], up)
+        if sure is not None:
+            certain[rows] = np.minimum(certain[rows], sure)
+        hi[rows] = np.minimum(1.0, delta + np.minimum(certain[rows], upper[rows]))
+        lo[rows] = np.minimum(lo[rows], hi[rows])
+
     done_blocks = 0
-    for end in [*ends, None]:
-        resolved = (_rejected(lo, correction, alpha) == _rejected(hi, correction, alpha)).all(1)
-        drawing &= ~resolved
-        if end is None or not drawing.any():
+    for look, end in enumerate(ends):
+        if not settle():
             break
-        rows = np.flatnonzero(drawing)
+        rows = np.flatnonzero(open_)
         dr, tr, thr = x[rows], total[rows], threshold[rows]
         for b in range(done_blocks, end):
             bits = _flip_rng(seed, FLIP_STREAM, b).integers(
@@ -503,10 +588,20 @@ def randomization_test(
         done_blocks = end
         resamples[rows] = end * FLIP_BLOCK
         low, up = _clopper_pearson(hits[rows], end * FLIP_BLOCK, per_look)
-        lo[rows] = np.maximum(lo[rows], low)
-        upper[rows] = np.minimum(upper[rows], up)
-        hi[rows] = np.minimum(1.0, delta + np.minimum(bound[rows], upper[rows]))
-        lo[rows] = np.minimum(lo[rows], hi[rows])
+        narrow(rows, low, up, None)
+        if look == 0:
+            for points in grids:
+                if not settle():
+                    break
+                rows = np.flatnonzero(open_)
+                low, sure = grid_bounds(x[rows], threshold[rows], points)
+                narrow(rows, low, None, sure)
+            # draw on only where the most draws allowed could narrow the interval further
+            rows = np.flatnonzero(open_)
+            most = blocks_max * FLIP_BLOCK
+            mid = np.rint(0.5 * (lo[rows] + hi[rows]) * most)
+            best_lo, best_up = _clopper_pearson(mid, most, per_look)
+            open_[rows[best_up - best_lo >= hi[rows] - lo[rows]]] = False
     mc = valid & ~exact & (resamples > 0)
     estimate[mc] = hits[mc] / resamples[mc]
     resolved = (_rejected(lo, correction, alpha) == _rejected(hi, correction, alpha)).all(1)
