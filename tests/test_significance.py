@@ -22,6 +22,7 @@ from bvtest_cli.analyses.significance import (
     CORRECTIONS,
     adjust,
     bootstrap_test,
+    grid_bounds,
     randomization_test,
     sign_test,
     t_test,
@@ -297,6 +298,36 @@ def test_monte_carlo_interval_holds_the_exact_p():
         np.testing.assert_array_equal(mine.significant[ok, 0], (truth <= level)[ok])
 
 
+def test_grid_bounds_hold_the_exact_p():
+    r = rng(22)
+    d = np.concatenate(
+        [
+            r.normal(0, 0.2, (30, 17)) + r.normal(0, 0.15, (30, 1)),  # p over (0, 1]
+            r.integers(-4, 5, (10, 17)) / 8,  # dyadic: ties among the sums
+            np.abs(r.normal(0.1, 0.1, (5, 17))),  # all positive: p = 2^-16
+        ]
+    )
+    truth = enumerated_p(d)
+    widths = []
+    for points in (1 << 8, 1 << 11, 1 << 14):
+        lower, upper = grid_bounds(d, points=points)
+        assert (lower <= truth).all() and (truth <= upper).all(), points
+        widths.append(np.log(upper / np.maximum(lower, 1e-300)))
+    assert (widths[2] <= widths[0] + 1e-12).all()
+    ok = truth > 1e-3  # away from the lattice's extremes the fine grid is tight
+    assert np.median(widths[2][ok]) < 0.05
+
+
+def test_no_floor_at_one_over_b_plus_one():
+    # 40 topics, every difference positive: the exact p is 2 / 2^40
+    d = np.abs(rng(23).normal(0.1, 0.05, (1, 40)))
+    got = randomization_test(d, correction="none", max_resamples=1 << 16)
+    # the reported p is the deterministic bound plus the Monte-Carlo error allowance
+    assert 2.0**-39 <= got.p[0] <= got.error + got.bound[0]
+    assert got.error == 0.05 / 1e6
+    assert got.p[0] < 1e-6 < 1 / (1 + (1 << 16))
+
+
 @pytest.mark.parametrize("systems, n", [(12, 29), (12, 50), (17, 29), (17, 50)])
 def test_a_large_difference_survives_holm(systems, n):
     """One run far above the others: with a floor of 1/(B + 1) and Holm over k pairs,
@@ -389,6 +420,8 @@ def test_type_one_error(n):
         ("wilcoxon", wilcoxon_test(d).p),
         ("sign", sign_test(d).p),
         ("randomization", randomization_test(d, correction="none", max_resamples=1 << 15).p),
+        # the Monte-Carlo p alone, without the grid's bounds
+        ("draws", randomization_test(d, correction="none", max_resamples=1 << 15, grids=()).p),
     ]:
         rate = (p <= LEVEL).mean()
         assert rate <= CEILING, (name, rate)

@@ -239,6 +239,7 @@ def sign_test(d: np.ndarray, tol: float = 1e-12) -> PairedTest:
 
 
 def _flip_rng(seed: int, *key: int) -> np.random.Generator:
+    """The generator of one resampling stream: ``SeedSequence(seed, spawn_key=key)``."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
 
@@ -257,16 +258,18 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     """
     d = np.asarray(d, dtype=float)
     lead, n = d.shape[:-1], d.shape[-1]
+    if B < 1 or n < 2:
+        raise ValueError(f"bootstrap_test needs B ≥ 1 and n ≥ 2, got B = {B}, n = {n}")
     x = d.reshape(-1, n)
-    t = t_test(x).statistic
-    flat = ~np.isfinite(t) | (x.std(axis=1) == 0)
+    classical = t_test(x)
+    t = classical.statistic
     z = x - x.mean(axis=1, keepdims=True)
     rng = _flip_rng(seed, BOOTSTRAP_STREAM)
     draws = rng.integers(0, n, (B, n))
     counts = np.bincount((draws + n * np.arange(B)[:, np.newaxis]).ravel(), minlength=B * n)
     counts = counts.reshape(B, n).astype(float)  # how often each topic is drawn
     hits = np.zeros(len(x))
-    chunk = max(1, _SUM_ELEMENTS // max(1, B))
+    chunk = max(1, _SUM_ELEMENTS // B)
     for s in range(0, len(x), chunk):
         zc = z[s : s + chunk]
         mean = counts @ zc.T / n  # (B, pairs)
@@ -276,9 +279,8 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
         with np.errstate(divide="ignore", invalid="ignore"):
             tb = np.where(sd > 0, mean / (sd / math.sqrt(n)), 0.0)
         hits[s : s + chunk] = (np.abs(tb) >= np.abs(t[s : s + chunk])).sum(axis=0)
-    p = hits / B
-    tflat = t_test(x).p
-    p = np.where(flat, tflat, p)
+    # differences that do not vary: t's own rule (t = 0 or ±∞)
+    p = np.where(x.std(axis=1) == 0, classical.p, hits / B)
     return PairedTest(t.reshape(lead), p.reshape(lead))
 
 
@@ -293,9 +295,9 @@ class RandomizationTest:
     valid Monte-Carlo p-value of :func:`randomization_test`) and ``p_lower``
     the lower end of the interval that holds the exact p (= p where exact);
     ``estimate`` is the plain Monte-Carlo share of hits (the exact p where
-    exact), ``bound`` the sub-Gaussian bound on the exact p. ``resamples`` is
-    the number of sign vectors drawn (0 when exact or when the bound alone
-    settled the pair). ``p_adjusted`` is ``adjust(p, correction)`` and
+    exact, NaN where nothing was drawn), ``bound`` the sub-Gaussian bound on
+    the exact p. ``resamples`` is the number of sign vectors drawn (0 when
+    exact or when the bound alone settled the pair). ``p_adjusted`` is ``adjust(p, correction)`` and
     ``significant`` (k, len(levels)) is p_adjusted ≤ level. ``resolved``
     says the decision at every level is the same wherever in [p_lower, p]
     the pair's — and every other pair's — exact p lies; an unresolved pair's
@@ -391,6 +393,9 @@ def _clopper_pearson(hits: np.ndarray, draws: int, error: float) -> tuple[np.nda
 #: pairs the Monte-Carlo draws have not settled.
 GRID_POINTS = (1 << 11, 1 << 14, 1 << 17)
 
+#: Bound on n × points of one row's grid DP: finer grids are cut to it.
+_GRID_WORK = 1 << 23
+
 
 def grid_bounds(
     d: np.ndarray, threshold: np.ndarray | None = None, points: int = 1 << 14
@@ -398,23 +403,25 @@ def grid_bounds(
     """Deterministic lower and upper bounds on each row's exact randomization p.
 
     p = P(|Σ ε_i d_i| ≥ t) over uniform signs ε, with t = ``threshold``
-    (default |Σ d_i|). Σ ε_i d_i has the law of Σ ε_i a_i, a_i = |d_i|. On a
-    grid of step h = Σ a_i / ``points`` let G_i = round(a_i / h) and
-    R = Σ |a_i − G_i h|; then |Σ ε_i a_i − h Σ ε_i G_i| ≤ R for every ε, so
+    (default |Σ d_i| − TIE_TOLERANCE Σ |d_i|, :func:`randomization_test`'s).
+    Σ ε_i d_i has the law of Σ ε_i a_i, a_i = |d_i|. On a grid of step
+    h = Σ a_i / ``points`` let G_i = round(a_i / h) and R = Σ |a_i − G_i h|;
+    then |Σ ε_i a_i − h Σ ε_i G_i| ≤ R for every ε, so
 
         P(|Σ ε_i G_i| h ≥ t + R) ≤ p ≤ P(|Σ ε_i G_i| h ≥ t − R),
 
     and the law of the integer sum Σ ε_i G_i is computed exactly by a DP
-    over the n steps (the shift algorithm of exact permutation tests). The
-    band R ≤ n h / 2 shrinks with ``points``; the cost is n × ``points`` per
-    row. Floating point: R gets a slack of 1e-12 Σ a_i, the grid thresholds
-    1e-6 of a step, the tail sums a relative 1e-9 (each computed probability
-    is a sum of positive terms, off by at most (n + points) ε relatively).
+    over the n steps (the shift algorithm [Streitberg86]). The band
+    R ≤ n h / 2 shrinks with ``points``; the cost is n × ``points`` per row.
+    Floating point: R gets a slack of 1e-12 Σ a_i, the grid thresholds 1e-6
+    of a step, the tail sums a relative 1e-9 (each computed probability is a
+    sum of positive terms, off by at most (n + points) ε relatively).
     Rows of shape (k, n); returns (lower, upper), each (k,).
     """
-    d = np.abs(np.asarray(d, dtype=float))
+    d = np.asarray(d, dtype=float)
     if threshold is None:
-        threshold = np.abs(np.asarray(d, dtype=float).sum(axis=1))
+        threshold = np.abs(d.sum(axis=1)) - TIE_TOLERANCE * np.abs(d).sum(axis=1)
+    d = np.abs(d)
     lower, upper = np.ones(len(d)), np.ones(len(d))
     for j, (row, t) in enumerate(zip(d, np.asarray(threshold, dtype=float), strict=True)):
         a = row[row > 0]
@@ -490,9 +497,10 @@ def randomization_test(
        :func:`default_max_resamples`) — the same vectors for every pair still
        drawing. After round t a pair has Clopper–Pearson bounds L_t, U_t from
        its h hits in B draws, each missing p with probability ≤ δ/T (T
-       rounds at most; δ = ``error``, default min(levels)/(1000 k)).
+       rounds at most; δ = ``error``, default min(levels)/(10⁶ k)).
     3. After the first round, the deterministic bounds of :func:`grid_bounds`
-       on each of the ``grids`` in turn (the exact law of the differences
+       on each of the ``grids`` in turn, coarse to fine, each cut to
+       _GRID_WORK / n points (the exact law of the differences
        rounded to a grid; an interval of a relative width of about n/(2
        points) around p); pairs they leave unresolved draw on only while
        ``max_resamples`` could still narrow their interval.
@@ -504,7 +512,7 @@ def randomization_test(
     ≥ p since H ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
     (α − δ) + δ = α. It is not floored by 1/(B + 1): where a deterministic
     bound is below the Monte-Carlo one it is δ + that bound, and δ is a
-    thousandth of Bonferroni's min(levels)/k. Outside an event of
+    millionth of Bonferroni's min(levels)/k. Outside an event of
     probability ≤ 2kδ every exact p lies in its interval, so then every
     resolved pair's decision is the one the exact test would give.
 
@@ -522,10 +530,12 @@ def randomization_test(
         raise ValueError(f"levels must lie in (0, 1), got {levels!r}")
     if batch < 1:
         raise ValueError(f"batch must be positive, got {batch}")
+    if not 0 <= exact_topics <= 30:
+        raise ValueError(f"exact_topics must lie in 0 … 30, got {exact_topics}")
     k, n = d.shape
     valid = np.isfinite(d).all(axis=1) & (n > 0)
     kv = int(valid.sum())
-    delta = float(error) if error is not None else float(alpha.min()) / (1000.0 * max(1, kv))
+    delta = float(error) if error is not None else float(alpha.min()) / (1e6 * max(1, kv))
     if max_resamples is None:
         max_resamples = default_max_resamples(kv, float(alpha.min()))
     blocks_max = max(1, -(-int(max_resamples) // FLIP_BLOCK))
@@ -590,7 +600,8 @@ def randomization_test(
         low, up = _clopper_pearson(hits[rows], end * FLIP_BLOCK, per_look)
         narrow(rows, low, up, None)
         if look == 0:
-            for points in grids:
+            sizes = sorted({min(int(g), max(1, _GRID_WORK // n)) for g in grids})
+            for points in sizes:
                 if not settle():
                     break
                 rows = np.flatnonzero(open_)
