@@ -291,11 +291,16 @@ def test_monte_carlo_interval_holds_the_exact_p():
     # the plain estimate is within Monte-Carlo error of the truth
     se = np.sqrt(truth * (1 - truth) / np.maximum(got.resamples, 1)) + 1e-9
     assert (np.abs(got.estimate - truth)[drawn] <= 5 * se[drawn]).all()
-    # resolved decisions are the exact test's
-    for level in (0.01, 0.05):
-        mine = randomization_test(d, exact_topics=0, levels=(level,), correction="none")
+    # resolved decisions are the exact test's, under every correction
+    levels = (0.001, 0.01, 0.05)
+    for correction in CORRECTIONS:
+        mine = randomization_test(d, exact_topics=0, levels=levels, correction=correction)
         ok = mine.resolved
-        np.testing.assert_array_equal(mine.significant[ok, 0], (truth <= level)[ok])
+        assert ok.mean() > 0.9
+        want = adjust(truth, correction)[:, np.newaxis] <= np.array(levels)
+        np.testing.assert_array_equal(mine.significant[ok], want[ok])
+        # unresolved pairs keep the conservative decision
+        assert not (mine.significant & ~want).any()
 
 
 def test_grid_bounds_hold_the_exact_p():

@@ -359,7 +359,7 @@ def _count_hits(
 
 
 def _exact_p(d: np.ndarray, total: np.ndarray, threshold: np.ndarray, batch: int) -> np.ndarray:
-    """Exact p of each row of d (its non-zero entries only, ≤ 62 of them) by
+    """Exact p of each row of d (its non-zero entries only, ≤ 30 of them) by
     enumerating 2^(m−1) sign vectors in blocks of ``batch``."""
     p = np.ones(len(d))
     nonzero = d != 0
