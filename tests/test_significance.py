@@ -20,8 +20,10 @@ from scipy import stats
 from bvtest_cli.analyses.significance import (
     BOOTSTRAP_STREAM,
     CORRECTIONS,
+    TIE_TOLERANCE,
     adjust,
     bootstrap_test,
+    chernoff_bound,
     grid_bounds,
     randomization_test,
     sign_test,
@@ -321,6 +323,13 @@ def test_grid_bounds_hold_the_exact_p():
     assert (widths[2] <= widths[0] + 1e-12).all()
     ok = truth > 1e-3  # away from the lattice's extremes the fine grid is tight
     assert np.median(widths[2][ok]) < 0.05
+    # Chernoff's bound: above the truth, never above Hoeffding's
+    threshold = np.abs(d.sum(axis=1)) - TIE_TOLERANCE * np.abs(d).sum(axis=1)
+    chernoff = chernoff_bound(d, threshold)
+    hoeffding = np.minimum(1, 2 * np.exp(-(d.sum(axis=1) ** 2) / (2 * (d * d).sum(axis=1))))
+    assert (truth <= chernoff).all() and (chernoff <= hoeffding * (1 + 1e-12)).all()
+    # all positive: min over λ of 2 e^(−λ t) Π cosh(λ d_i) tends to 2 · 2^−17 = 2^−16
+    assert chernoff[-5:] == pytest.approx(truth[-5:], rel=1e-3)
 
 
 def test_no_floor_at_one_over_b_plus_one():

@@ -295,8 +295,8 @@ class RandomizationTest:
     valid Monte-Carlo p-value of :func:`randomization_test`) and ``p_lower``
     the lower end of the interval that holds the exact p (= p where exact);
     ``estimate`` is the plain Monte-Carlo share of hits (the exact p where
-    exact, NaN where nothing was drawn), ``bound`` the sub-Gaussian bound on
-    the exact p. ``resamples`` is the number of sign vectors drawn (0 when
+    exact, NaN where nothing was drawn), ``bound`` Hoeffding's sub-Gaussian bound
+    on the exact p. ``resamples`` is the number of sign vectors drawn (0 when
     exact or when the bound alone settled the pair). ``p_adjusted`` is ``adjust(p, correction)`` and
     ``significant`` (k, len(levels)) is p_adjusted ≤ level. ``resolved``
     says the decision at every level is the same wherever in [p_lower, p]
@@ -387,6 +387,41 @@ def _clopper_pearson(hits: np.ndarray, draws: int, error: float) -> tuple[np.nda
         lower = np.where(h > 0, betaincinv(np.maximum(h, 1), draws - h + 1, error), 0.0)
         upper = np.where(h < draws, betaincinv(h + 1, np.maximum(draws - h, 1), 1 - error), 1.0)
     return lower, upper
+
+
+def chernoff_bound(d: np.ndarray, threshold: np.ndarray, iterations: int = 30) -> np.ndarray:
+    """Chernoff's bound on each row's exact randomization p, P(|Σ ε_i d_i| ≥ t):
+
+        p ≤ 2 min_λ>0 exp(−λ t + Σ log cosh(λ d_i)),
+
+    (Markov's inequality on exp(λ Σ ε_i d_i), whose mean is Π cosh(λ d_i)).
+    Since log cosh x ≤ x²/2 it is never above Hoeffding's 2 exp(−t²/(2 Σ d_i²)),
+    whose λ = t / Σ d_i² starts Newton's iterations: f′(λ) = −t + Σ d_i tanh(λ d_i)
+    is concave and increasing, ≤ 0 there, so the iterates rise to the minimum
+    without passing it (and any λ gives a valid bound). Returns (k,).
+    """
+    a = np.abs(np.asarray(d, dtype=float))
+    t = np.asarray(threshold, dtype=float)
+    squares = (a * a).sum(axis=1)
+    out = np.ones(len(a))
+    live = (t > 0) & (squares > 0)
+    a, t, squares = a[live], t[live], squares[live]
+    lam = t / np.where(squares > 0, squares, 1.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for _ in range(iterations):
+            th = np.tanh(lam[:, np.newaxis] * a)
+            slope = (a * th).sum(axis=1) - t
+            curve = (a * a * (1.0 - th * th)).sum(axis=1)
+            step = np.where(curve > 0, -slope / curve, 0.0)
+            step = np.where(np.isfinite(step) & (step > 0), step, 0.0)
+            lam = lam + step
+            if not (step > 1e-9 * lam).any():
+                break
+        x = lam[:, np.newaxis] * a
+        log_cosh = x + np.log1p(np.exp(-2.0 * x)) - math.log(2.0)  # stable for large x
+        exponent = -lam * t + log_cosh.sum(axis=1)
+    out[live] = np.minimum(1.0, 2.0 * np.exp(exponent))
+    return out
 
 
 #: Grid sizes of :func:`grid_bounds`, coarse to fine, tried in turn on the
@@ -489,8 +524,9 @@ def randomization_test(
     agree at every level is *resolved* and is left alone from then on:
 
     1. Hoeffding's bound for Rademacher sums, P(|Σ ε_i d_i| ≥ t) ≤
-       2 exp(−t² / (2 Σ d_i²)), gives the deterministic H ≥ p (t = |S|,
-       S = Σ d_i); the interval starts as [0, δ + H].
+       2 exp(−t² / (2 Σ d_i²)), and Chernoff's (:func:`chernoff_bound`, never
+       above it) give the deterministic D ≥ p, their minimum (t = |S|,
+       S = Σ d_i); the interval starts as [0, δ + D].
     2. Monte Carlo: sign vectors are drawn in rounds — ``batch`` (rounded up
        to a multiple of FLIP_BLOCK) in the first, as many as all before in
        each next one, up to ``max_resamples`` (default
@@ -505,11 +541,11 @@ def randomization_test(
        points) around p); pairs they leave unresolved draw on only while
        ``max_resamples`` could still narrow their interval.
 
-    lo is the largest lower bound met, hi = min(1, δ + min(H, G, min_t U_t))
+    lo is the largest lower bound met, hi = min(1, δ + min(D, G, min_t U_t))
     with G the grid's upper bound. The reported p is hi. It is valid: the
     event E that some U_t < p has probability ≤ Σ_t δ/T = δ whatever the
-    stopping rule (a union over the looks), and outside E, min(H, G, min_t U_t)
-    ≥ p since H ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
+    stopping rule (a union over the looks), and outside E, min(D, G, min_t U_t)
+    ≥ p since D ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
     (α − δ) + δ = α. It is not floored by 1/(B + 1): where a deterministic
     bound is below the Monte-Carlo one it is δ + that bound, and δ is a
     millionth of Bonferroni's min(levels)/k. Outside an event of
@@ -548,14 +584,14 @@ def randomization_test(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         hoeffding = 2.0 * np.exp(-(total**2) / (2 * squares))
     bound = np.where(squares > 0, np.minimum(1.0, hoeffding), 1.0)
+    certain = np.minimum(bound, chernoff_bound(x, threshold))  # the smallest upper bound met
 
     exact = valid & ((x != 0).sum(axis=1) <= exact_topics)
     estimate = np.full(k, np.nan)
     estimate[exact] = _exact_p(x[exact], total[exact], threshold[exact], int(batch))
     lo = np.where(exact, estimate, 0.0)
-    certain = bound.copy()  # the smallest deterministic upper bound met
     upper = np.ones(k)  # the smallest Clopper–Pearson upper bound met
-    hi = np.where(exact, estimate, np.minimum(1.0, delta + bound))
+    hi = np.where(exact, estimate, np.minimum(1.0, delta + certain))
     lo[~valid] = hi[~valid] = np.nan
 
     # the round schedule: cumulative blocks first, 2·first, 4·first, … up to blocks_max
