@@ -332,6 +332,20 @@ def test_grid_bounds_hold_the_exact_p():
     assert chernoff[-5:] == pytest.approx(truth[-5:], rel=1e-3)
 
 
+def test_grid_bounds_are_exact_on_a_decimal_grid():
+    # differences of scores on a 1/20 grid (P@20): the bounds meet at the exact p
+    r = rng(24)
+    d = (r.integers(0, 21, (12, 17)) - r.integers(0, 21, (12, 17))) / 20
+    d[0] = [0.05] * 12 + [-0.05] * 5  # sums tie with the observed one
+    truth = enumerated_p(d)
+    lower, upper = grid_bounds(d, points=1 << 11)
+    np.testing.assert_allclose(lower, truth, rtol=1e-8)
+    np.testing.assert_allclose(upper, truth, rtol=1e-8)
+    # by hand: |Σ ε d| ≥ 0.35 iff at least 12 or at most 5 of the 17 signs agree with d's
+    hand = 2 * sum(math.comb(17, j) for j in range(12, 18)) / 2**17
+    assert upper[0] == pytest.approx(hand, rel=1e-8) and lower[0] == pytest.approx(hand, rel=1e-8)
+
+
 def test_no_floor_at_one_over_b_plus_one():
     # 40 topics, every difference positive: the exact p is 2 / 2^40
     d = np.abs(rng(23).normal(0.1, 0.05, (1, 40)))

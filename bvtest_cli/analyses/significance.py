@@ -432,6 +432,25 @@ GRID_POINTS = (1 << 11, 1 << 14, 1 << 17)
 _GRID_WORK = 1 << 23
 
 
+_EPS = float(np.finfo(float).eps)
+
+
+def _decimal_lattice(a: np.ndarray, points: int) -> tuple[np.ndarray | None, float]:
+    """Integers g and a step h with a = g h (to rounding) and Σ g ≤ ``points``,
+    when the values lie on a decimal grid 10^−j (j ≤ 6; scores such as P@10
+    or rounded ones do), g divided by their common divisor; else (None, 0)."""
+    for j in range(7):
+        scale = 10.0**j
+        g = np.rint(a * scale)
+        if np.abs(a * scale - g).max() <= 1e-9 * max(1.0, float(g.max())):
+            g = g.astype(np.int64)
+            common = int(np.gcd.reduce(g))
+            if common > 0 and g.sum() // common <= points:
+                return g // common, common / scale
+            return None, 0.0
+    return None, 0.0
+
+
 def grid_bounds(
     d: np.ndarray, threshold: np.ndarray | None = None, points: int = 1 << 14
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -439,18 +458,23 @@ def grid_bounds(
 
     p = P(|Σ ε_i d_i| ≥ t) over uniform signs ε, with t = ``threshold``
     (default |Σ d_i| − TIE_TOLERANCE Σ |d_i|, :func:`randomization_test`'s).
-    Σ ε_i d_i has the law of Σ ε_i a_i, a_i = |d_i|. On a grid of step
-    h = Σ a_i / ``points`` let G_i = round(a_i / h) and R = Σ |a_i − G_i h|;
-    then |Σ ε_i a_i − h Σ ε_i G_i| ≤ R for every ε, so
+    Σ ε_i d_i has the law of Σ ε_i a_i, a_i = |d_i|. On a grid of step h
+    let G_i = round(a_i / h) and R = Σ |a_i − G_i h|; then
+    |Σ ε_i a_i − h Σ ε_i G_i| ≤ R for every ε, so
 
         P(|Σ ε_i G_i| h ≥ t + R) ≤ p ≤ P(|Σ ε_i G_i| h ≥ t − R),
 
     and the law of the integer sum Σ ε_i G_i is computed exactly by a DP
-    over the n steps (the shift algorithm [Streitberg86]). The band
-    R ≤ n h / 2 shrinks with ``points``; the cost is n × ``points`` per row.
-    Floating point: R gets a slack of 1e-12 Σ a_i, the grid thresholds 1e-6
-    of a step, the tail sums a relative 1e-9 (each computed probability is a
-    sum of positive terms, off by at most (n + points) ε relatively).
+    over the n steps (the shift algorithm [Streitberg86]), n × Σ G_i work.
+    The step is a decimal 10^−j (j ≤ 6) times a common divisor when the
+    values lie on that grid with Σ G_i ≤ ``points`` — then R is only
+    rounding and the two bounds meet: the exact p — else h = Σ a_i / ``points``,
+    and the band R ≤ n h / 2 shrinks as ``points`` grows.
+    Floating point: R gets a slack of 4 n ε Σ a_i, the grid thresholds
+    10^−13 Σ a_i / h steps (both below the tie tolerance, so an observed sum
+    on the grid stays in both bounds), the tail sums a relative 1e-9 (each
+    computed probability is a sum of positive terms, off by at most
+    (n + Σ G_i) ε relatively).
     Rows of shape (k, n); returns (lower, upper), each (k,).
     """
     d = np.asarray(d, dtype=float)
@@ -463,9 +487,13 @@ def grid_bounds(
         total = a.sum()
         if t <= 0 or total == 0:
             continue  # every sum reaches t: p = 1
-        h = total / points
-        g = np.rint(a / h).astype(np.int64)
-        band = np.abs(a - g * h).sum() + 1e-12 * total
+        g, h = _decimal_lattice(a, points)
+        if g is None:
+            h = total / points
+            g = np.rint(a / h).astype(np.int64)
+        # the float error of a − g h and of the sums is below 4 n ε Σ a
+        band = np.abs(a - g * h).sum() + 4 * len(a) * _EPS * total
+        slack = 1e-13 * total / h  # in grid steps: above the float error of (t ± band) / h
         g = g[g > 0]
         top, pad = int(g.sum()), int(g.max(initial=0))
         centre = top + pad
@@ -484,8 +512,8 @@ def grid_bounds(
                 return 1.0
             return 2.0 * float(tail[centre + u]) if centre + u < len(tail) else 0.0
 
-        up = math.ceil((t - band) / h - 1e-6)
-        low = math.floor((t + band) / h + 1e-6) + 1
+        up = math.ceil((t - band) / h - slack)
+        low = math.ceil((t + band) / h + slack)
         upper[j] = min(1.0, at_least(up) * (1 + 1e-9) + 1e-300)
         lower[j] = at_least(low) * (1 - 1e-9)
     return lower, upper
