@@ -1,10 +1,11 @@
 """Timing of the paired tests over all pairs of m runs × n topics (defaults 129 × 50).
 
-Run: ``PYTHONPATH=. python bench/bench_significance.py [--m 129 --n 50 --seed 0]``.
+Run: ``PYTHONPATH=. python bench/bench_significance.py [--m 129 --n 50 --seed 0 --decimals 2]``.
 The score matrix is seeded: system effects spread so that some pairs differ
 clearly and many do not, topic effects and noise, scores rounded to 1/100
-and clipped to [0, 1] (ties and zero differences, as with P@k or nDCG@k on
-short lists), and a few runs repeated exactly (pairs of identical runs).
+(``--decimals``; -1 keeps them continuous, as AP's) and clipped to [0, 1]
+(ties and zero differences, as with P@k or nDCG@k on short lists), and a
+few runs repeated exactly (pairs of identical runs).
 Prints the time of each test on all k = m(m − 1)/2 pairs with default
 settings, and for the randomization test how many pairs were exact,
 settled by the bound alone, drawn, unresolved and significant.
@@ -31,12 +32,12 @@ from bvtest_cli.analyses.significance import (  # noqa: E402
 )
 
 
-def scores(m: int, n: int, seed: int) -> np.ndarray:
+def scores(m: int, n: int, seed: int, decimals: int = 2) -> np.ndarray:
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
     system = rng.normal(0.0, 0.04, m)
     topic = rng.normal(0.0, 0.15, n)
     x = 0.35 + system[:, None] + topic[None, :] + rng.normal(0.0, 0.12, (m, n))
-    x = np.clip(np.round(x, 2), 0.0, 1.0)
+    x = np.clip(np.round(x, decimals) if decimals >= 0 else x, 0.0, 1.0)
     copies = rng.choice(m, size=m // 20, replace=False)
     x[copies[1:]] = x[copies[0]]  # identical runs: all-zero differences
     return x
@@ -47,8 +48,11 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=129)
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--decimals", type=int, default=2, help="round scores to this many decimals (-1: not)"
+    )
     args = parser.parse_args()
-    x = scores(args.m, args.n, args.seed)
+    x = scores(args.m, args.n, args.seed, args.decimals)
     ia, ib = np.triu_indices(args.m, k=1)
     d = x[ia] - x[ib]
     print(f"{args.m} runs × {args.n} topics: {len(d)} pairs")
