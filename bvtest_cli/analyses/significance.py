@@ -10,9 +10,11 @@ classical tests).
   :func:`bootstrap_test` (the studentized paired bootstrap of [Sakai06]);
 - :func:`randomization_test`: the paired randomization (sign-flip) test of
   the mean difference [Fisher35; Smucker07] with no p-value floor: exact
-  enumeration for small n, otherwise a sequential Monte-Carlo design that
-  draws only until every pair's decision under the correction is settled,
-  helped by a deterministic sub-Gaussian bound on the exact p;
+  enumeration for pairs with few non-zero differences, otherwise an
+  interval around the exact p narrowed only until every pair's decision
+  under the correction is settled — deterministic bounds (Hoeffding's,
+  :func:`chernoff_bound`, :func:`grid_bounds`) and sequential Monte-Carlo
+  draws with Clopper–Pearson bounds;
 - :func:`adjust`: Holm [Holm79], Bonferroni, Benjamini–Hochberg [BH95].
 
 Pure numpy and scipy.special (imported lazily: scipy.stats costs most of a
@@ -238,7 +240,7 @@ def sign_test(d: np.ndarray, tol: float = 1e-12) -> PairedTest:
     return PairedTest(s, p, d.shape[-1] - m)
 
 
-def _flip_rng(seed: int, *key: int) -> np.random.Generator:
+def _stream_rng(seed: int, *key: int) -> np.random.Generator:
     """The generator of one resampling stream: ``SeedSequence(seed, spawn_key=key)``."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
@@ -264,7 +266,7 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     classical = t_test(x)
     t = classical.statistic
     z = x - x.mean(axis=1, keepdims=True)
-    rng = _flip_rng(seed, BOOTSTRAP_STREAM)
+    rng = _stream_rng(seed, BOOTSTRAP_STREAM)
     draws = rng.integers(0, n, (B, n))
     counts = np.bincount((draws + n * np.arange(B)[:, np.newaxis]).ravel(), minlength=B * n)
     counts = counts.reshape(B, n).astype(float)  # how often each topic is drawn
@@ -654,7 +656,7 @@ def randomization_test(
         rows = np.flatnonzero(open_)
         dr, tr, thr = x[rows], total[rows], threshold[rows]
         for b in range(done_blocks, end):
-            bits = _flip_rng(seed, FLIP_STREAM, b).integers(
+            bits = _stream_rng(seed, FLIP_STREAM, b).integers(
                 0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8
             )
             flips = np.unpackbits(bits, axis=1)[:, :n].astype(float)
