@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..measures.matrix import virtual_target
+from .significance import adjust
 from .tradeoff import constant
 from .uncertainty import (
     BLOCK_ELEMENTS,
@@ -59,22 +60,10 @@ def pitman_morgan(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979) of a 1-D array.
-
-    Sorted ascending, p_(i) becomes max_{j ≤ i} min(1, (k − j + 1) p_(j)) with
-    k the number of finite p-values; NaN p-values stay NaN and are not counted.
-    """
-    p = np.asarray(p, dtype=float)
-    if p.ndim != 1:
-        raise ValueError(f"holm expects a 1-D array, got shape {p.shape}")
-    out = np.full(p.shape, np.nan)
-    finite = np.flatnonzero(np.isfinite(p))
-    k = len(finite)
-    if k:
-        order = finite[np.argsort(p[finite], kind="stable")]
-        scaled = np.minimum(1.0, (k - np.arange(k)) * p[order])
-        out[order] = np.maximum.accumulate(scaled)
-    return out
+    """Holm's step-down adjusted p-values (Holm 1979) of a 1-D array:
+    :func:`~bvtest_cli.analyses.significance.adjust` with ``"holm"`` (NaN stays
+    NaN and is not counted)."""
+    return adjust(p, "holm")
 
 
 #: The seed-sequence key of the randomization test's flips: a stream of its own,
