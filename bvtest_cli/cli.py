@@ -63,19 +63,16 @@ for _command in COMMANDS.values():
 
 
 def render_report(report: Report, s: Settings, name: str = "") -> str:
-    from .render.formats import render
+    from .render.formats import TABLE_WIDTH, render
 
     page = page_of(name, s) if s.fmt == "html" else None
-    width = table_width()
-    if width is None:
-        return render(report, s.fmt, s.digits, s.caption, page)
-    return render(report, s.fmt, s.digits, s.caption, page, width)
+    return render(report, s.fmt, s.digits, s.caption, page, table_width() or TABLE_WIDTH)
 
 
 def table_width() -> int | None:
     """The columns of ``-f table``: ``--width N``, else $COLUMNS, else the
     terminal's width when standard output is a terminal; None when none of
-    them says (the renderer's default, 80, as for a pipe or a file)."""
+    them says (then 80, the renderer's default, as for a pipe or a file)."""
     given = click.get_current_context().meta.get(WIDTH)
     if given is not None:
         return int(given)
