@@ -20,7 +20,7 @@ import click
 from . import __version__
 from .commands import COMMANDS
 from .errors import InputError, say
-from .options import Command, Settings, declare
+from .options import WIDTH, Command, Settings, declare
 from .report.model import Report
 
 
@@ -40,7 +40,7 @@ def _click_command(command: Command) -> click.Command:
     """The click command of ``command``: its options parsed into one Settings,
     its report rendered and written by the runner."""
 
-    @cli.command(command.name, help=command.run.__doc__)
+    @cli.command(command.name, help=command.run.__doc__, short_help=summary(command))
     @declare(command.options, command.overrides)
     def run(s: Settings) -> None:
         report = command.run(s)
@@ -52,15 +52,38 @@ def _click_command(command: Command) -> click.Command:
     return run
 
 
+def summary(command: Command) -> str:
+    """The command's line in ``bvtest --help``: its help's first paragraph,
+    whole (click would cut it at 45 characters with "...")."""
+    return " ".join((command.run.__doc__ or "").strip().split("\n\n")[0].split())
+
+
 for _command in COMMANDS.values():
     _click_command(_command)
 
 
 def render_report(report: Report, s: Settings, name: str = "") -> str:
-    from .render.formats import render
+    from .render.formats import TABLE_WIDTH, render
 
     page = page_of(name, s) if s.fmt == "html" else None
-    return render(report, s.fmt, s.digits, s.caption, page)
+    return render(report, s.fmt, s.digits, s.caption, page, table_width() or TABLE_WIDTH)
+
+
+def table_width() -> int | None:
+    """The columns of ``-f table``: ``--width N``, else $COLUMNS, else the
+    terminal's width when standard output is a terminal; None when none of
+    them says (then 80, the renderer's default, as for a pipe or a file)."""
+    given = click.get_current_context().meta.get(WIDTH)
+    if given is not None:
+        return int(given)
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout is not None and sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return None
 
 
 def page_of(name: str, s: Settings) -> Any:

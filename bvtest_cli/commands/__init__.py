@@ -12,7 +12,12 @@ settings, options); :mod:`bvtest_cli.cli` and :mod:`bvtest_cli.api` build on
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import wraps
+
 from ..options import Command
+from ..report.model import Report, show_html_with
+from ..settings import Settings
 from . import (
     budget,
     check,
@@ -31,9 +36,29 @@ from . import (
     variations,
 )
 
+
+def _named(command: Command) -> Command:
+    """``command``, whose report names it (a report's repr says which command made it)."""
+    run = command.run
+
+    @wraps(run)  # the docstring is the command's help
+    def run_named(s: Settings) -> Report:
+        return replace(run(s), command=command.name)
+
+    return replace(command, run=run_named)
+
+
+def _html_fragment(report: Report) -> str:
+    from ..render.html import render_fragment
+
+    return render_fragment(report)
+
+
+show_html_with(_html_fragment)  # a report in a notebook: the -f html page's body
+
 #: Every command by name.
 COMMANDS: dict[str, Command] = {
-    m.COMMAND.name: m.COMMAND
+    m.COMMAND.name: _named(m.COMMAND)
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
         permute, sample, budget, variations, compare,

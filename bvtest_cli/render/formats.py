@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..report.model import Report
 from .html import Page, render_html
 from .text import FORMATS as TEXT_FORMATS
+from .text import TABLE_WIDTH
 from .text import render as render_text
 
 FORMATS = (*TEXT_FORMATS, "html")
@@ -21,9 +22,11 @@ def render(
     digits: int = 4,
     caption: str | None = None,
     page: Page | None = None,
+    width: int | None = TABLE_WIDTH,
 ) -> str:
     """The whole output of one report in ``fmt_name``; ends with a newline.
-    ``page`` says how the report was made (the HTML page's header)."""
+    ``page`` says how the report was made (the HTML page's header);
+    ``width`` the columns a line of ``-f table`` may take (None: no limit)."""
     if fmt_name == "html":
         return render_html(report, digits, page or Page())
-    return render_text(report, fmt_name, digits, caption)
+    return render_text(report, fmt_name, digits, caption, width)

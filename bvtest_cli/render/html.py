@@ -40,7 +40,7 @@ from ..report.model import Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
 from ..report.values import PValue, fmt, plain
 from . import svg
-from .text import _child_columns, _is_grid, _row_header, by_alpha, to_json
+from .text import _child_columns, _is_grid, _row_header, by_alpha, document
 
 #: Value columns per table at most: eight cells of a value and its interval
 #: fit A4's printable width (18 cm) at the print font size.
@@ -687,6 +687,21 @@ def leaves_of(node: Any) -> dict[str, Any]:
 def render_html(report: Report, digits: int = 4, page: Page | None = None) -> str:
     """The whole page; ends with a newline."""
     page = page or Page()
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(page.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        + render_fragment(report, digits, page)
+        + "</body>\n</html>\n"
+    )
+
+
+def render_fragment(report: Report, digits: int = 4, page: Page | None = None) -> str:
+    """What the page's ``<body>`` holds (a notebook shows it): the header, the
+    notes, the charts and tables of every measure and the JSON document as
+    data; ends with a newline."""
+    page = page or Page()
     facts = [*page.inputs, *_counts(report)]
     if page.version:
         facts.append(("bvtest", page.version))
@@ -725,13 +740,7 @@ def render_html(report: Report, digits: int = 4, page: Page | None = None) -> st
         parts += _section("", block, digits, 3)
         parts.append("</section>")
     # "<" as \u003c: no run name can end the data block or open a comment in it
-    data = json.dumps(to_json(report.body), allow_nan=False).replace("<", "\\u003c")
+    data = json.dumps(document(report), allow_nan=False).replace("<", "\\u003c")
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(page.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(parts)
-        + f'\n<script type="application/json" id="bvtest-data">{data}</script>\n'
-        + "</body>\n</html>\n"
+        "\n".join(parts) + f'\n<script type="application/json" id="bvtest-data">{data}</script>\n'
     )

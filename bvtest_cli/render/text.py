@@ -157,6 +157,14 @@ def to_json(node: Any) -> Any:
     return plain(node)
 
 
+def document(report: Report) -> dict[str, Any]:
+    """The JSON document of a report: its body, then ``notes``, the notes the
+    command line prints on stderr (after ``bvtest: note:``), in that order."""
+    out = to_json(report.body)
+    out["notes"] = list(report.notes)
+    return out
+
+
 def _lohi(pair: Any) -> dict[str, Value]:
     return {"lo": plain(pair[0]), "hi": plain(pair[1])}
 
@@ -278,6 +286,7 @@ class Markup:
 
     name: str = "table"
     caption: str | None = None
+    width: int | None = None  # columns of a line of the plain table at most (None: no limit)
 
 
 def _latex_escape(text: str) -> str:
@@ -382,7 +391,7 @@ def _matrices(markup: Markup, key: str, node: Section, digits: int) -> list[str]
             cells = dict((str(k), v) for k, v in row.items)
             body.append([str(rk)] + [fmt(plain(cells.get(c)), digits) for c in columns])
         gap = [] if markup.name == "markdown" else [""]  # markdown brings its own
-        out += [*gap, _text(markup, caption), _tabulate(markup, body, ["", *columns])]
+        out += [*gap, _text(markup, caption, sep=" "), _tabulate(markup, body, ["", *columns])]
     return out
 
 
@@ -410,7 +419,8 @@ def _tabulate(
         return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
 
     # A table wider than the terminal is cut into tables of consecutive
-    # columns, each repeating the row column, as R prints a wide data frame.
+    # columns, each repeating the row column, as R prints a wide data frame;
+    # a column wider than the terminal by itself is still printed whole.
     def part(columns: list[int]) -> str:
         return plain_table(
             [[r[0], *(r[j] for j in columns)] for r in rows],
@@ -421,18 +431,36 @@ def _tabulate(
         return max(map(len, text.splitlines()), default=0)
 
     whole = plain_table(rows, headers)
-    if width(whole) <= TABLE_WIDTH:
+    if markup.width is None or width(whole) <= markup.width:
         return whole
     groups: list[list[int]] = [[]]
     for j in range(1, len(headers)):
-        if groups[-1] and width(part([*groups[-1], j])) > TABLE_WIDTH:
+        if groups[-1] and width(part([*groups[-1], j])) > markup.width:
             groups.append([])
         groups[-1].append(j)
     return "\n\n".join(part(g) for g in groups)
 
 
-#: Columns of ``-f table`` output at most: a wider table is cut into several.
-TABLE_WIDTH = 160
+#: Columns of ``-f table`` output at most when nobody says (the command line
+#: asks ``--width``, $COLUMNS and the terminal first): a wider table is cut
+#: into several, a longer line of scalars folded.
+TABLE_WIDTH = 80
+
+
+def _fold(markup: Markup, line: str, indent: str = "  ", sep: str = "  ") -> str:
+    """``line`` in lines of at most the markup's width in the plain table,
+    cut only between items (``sep``: between ``k=v`` pairs, or words), so no
+    value is broken; the lines after the first start with ``indent``. An item
+    wider than the width by itself stays whole."""
+    if markup.name != "table" or markup.width is None or len(line) <= markup.width:
+        return line
+    lines: list[str] = []
+    for item in line.split(sep):
+        if lines and len(lines[-1]) + len(sep) + len(item) <= markup.width:
+            lines[-1] += sep + item
+        else:
+            lines.append(item if not lines else indent + item)
+    return "\n".join(lines)
 
 
 def _markdown_cell(text: str) -> str:
@@ -590,17 +618,18 @@ def _title(markup: Markup, line: str, measure: str) -> str:
             lines.append(f"\\caption{{{_latex_escape(caption)} ({_latex_escape(measure)})}}")
         lines.append(f"% {line[2:]}")
         return "\n".join(lines)
-    return line
+    return _fold(markup, line, indent="#   ")
 
 
-def _text(markup: Markup, line: str) -> str:
-    """A line of scalars under a table: a comment in latex, a paragraph in markdown."""
+def _text(markup: Markup, line: str, sep: str = "  ") -> str:
+    """A line of scalars under a table: a comment in latex, a paragraph in
+    markdown, folded at ``sep`` to the width in the plain table."""
     style = markup.name
     if style == "latex":
         return f"% {line}"
     if style == "markdown":
         return f"\n{line}\n"
-    return line
+    return _fold(markup, line, sep=sep)
 
 
 def render_styled(report: Report, style: str, digits: int, caption: str | None = None) -> str:
@@ -628,13 +657,20 @@ def _wrap_latex(tabular: str, caption: str | None) -> str:
 # --------------------------------------------------------------------------- entry point
 
 
-def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None = None) -> str:
-    """The whole output of one report; ends with a newline."""
+def render(
+    report: Report,
+    fmt_name: str,
+    digits: int = 4,
+    caption: str | None = None,
+    width: int | None = TABLE_WIDTH,
+) -> str:
+    """The whole output of one report; ends with a newline. ``width``: the
+    columns a line of ``table`` may take (None: no limit)."""
     if fmt_name in ("latex", "markdown"):
         return render_styled(report, fmt_name, digits, caption)
     if fmt_name == "json":
-        return json.dumps(to_json(report.body), indent=2, allow_nan=False) + "\n"
-    markup = Markup()
+        return json.dumps(document(report), indent=2, allow_nan=False) + "\n"
+    markup = Markup(width=width)
     records = [v for _, v in report.body.items if isinstance(v, Records)]
     if records:  # several lists (budget's cells and reference): one after the other
         gap = "\n" if fmt_name == "table" else ""
@@ -644,7 +680,7 @@ def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None =
         return _render_measure_records(markup, report, nested, fmt_name, digits)
     if fmt_name == "trec":
         return "".join(
-            f"{m}.{name}\t{system}\t{fmt(plain(v), digits)}\n"
+            trec_line(f"{m}.{name}", system, fmt(plain(v), digits))
             for m, name, system, v in flatten(report, digits)
         )
     if fmt_name in ("tsv", "csv"):
@@ -656,6 +692,17 @@ def render(report: Report, fmt_name: str, digits: int = 4, caption: str | None =
     if fmt_name == "table":
         return render_table(markup, report, digits)
     raise ValueError(f"unknown format {fmt_name!r}")
+
+
+#: trec_eval's line (meas_print_single.c, meas_print_final.c): the measure's
+#: name left-aligned in 22 columns, so that its values line up after `expand`.
+TREC_LINE = "%-22s\t%s\t%s\n"
+
+
+def trec_line(name: str, system: str, value: str) -> str:
+    """One line of ``-f trec``, as trec_eval prints it; a name longer than 22
+    characters is printed whole (the value column then moves, as in trec_eval)."""
+    return TREC_LINE % (name, system, value)
 
 
 def _render_records(markup: Markup, records: Records, fmt_name: str, digits: int) -> str:

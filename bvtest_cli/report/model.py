@@ -7,7 +7,9 @@ A report is a tree whose leaves are numbers, with typed inner nodes:
   column of shape (rows,) or, for alpha-indexed fields, (rows, k);
 - :class:`Records` — a list of records (``check`` verdicts, paired comparisons).
 
-Notes (what bvtest wants the user to know on stderr) travel inside the report.
+Notes (what bvtest wants the user to know on stderr) travel inside the report,
+and the JSON document carries them too. In a notebook a report shows itself
+as the ``-f html`` page's body (``_repr_html_``), its ``repr`` is one line.
 :mod:`bvtest_cli.render.text` turns a report into trec / table / tsv / csv / json;
 it learns the layout from these types and from the field registry, never from
 key names. Views such as ``instability`` select and sort a report's tables.
@@ -120,6 +122,47 @@ class Report:
     # "measures" level (`rankings`): the measure's name, which prefixes the
     # names of the text formats.
     measure: str | None = None
+    command: str | None = None  # the command that made it (said by its repr)
+
+    def __repr__(self) -> str:
+        """One short line: the command, the measures, how many runs and topics,
+        e.g. ``<Report eval: AP, nDCG@10 · 12 runs · 29 topics>``."""
+        head = f"Report {self.command}" if self.command else "Report"
+        names = [name for name, _ in self._blocks()]
+        shown = ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:2])}, … ({len(names)})"
+        if len(shown) > 40:
+            shown = f"{len(names)} measures"
+        parts = [shown] if names else []
+        runs, topics = self._counts()
+        if runs is not None:
+            parts.append(f"{runs} run" + ("" if runs == 1 else "s"))
+        if topics is not None:
+            parts.append(f"{topics} topic" + ("" if topics == 1 else "s"))
+        return f"<{head}: {' · '.join(parts)}>" if parts else f"<{head}>"
+
+    def _repr_html_(self) -> str | None:
+        """The body of the ``-f html`` page (without ``<html>``, ``<head>``,
+        ``<body>``), which a notebook shows; None (the notebook shows the
+        repr) while no HTML renderer is registered (:func:`show_html_with`)."""
+        return _HTML[0](self) if _HTML else None
+
+    def _blocks(self) -> list[tuple[str, Section]]:
+        if self.measure is None and "measures" not in self.body.keys():  # noqa: SIM118
+            return []
+        return list(self.measure_blocks())
+
+    def _counts(self) -> tuple[int | None, int | None]:
+        """Runs and topics, as the first measure block states them."""
+        blocks = self._blocks()
+        if not blocks:
+            return None, None
+        block = blocks[0][1]
+        values = leaves(block)
+        runs = _count(values.get("n_systems"))
+        if runs is None and "systems" in block.keys():  # noqa: SIM118
+            systems = block.get("systems")
+            runs = len(systems.rows) if isinstance(systems, Table) else None
+        return runs, _count(values.get("n_topics"))
 
     @property
     def measures(self) -> Section:
@@ -145,6 +188,20 @@ class Report:
         if self.measure is not None:
             return {}
         return {str(k): v for k, v in self.body.items if is_leaf(v)}
+
+
+#: The HTML renderer of reports: the render layer is above this one, so it
+#: cannot be imported here; the commands register it (show_html_with).
+_HTML: list[Callable[[Report], str]] = []
+
+
+def show_html_with(render: Callable[[Report], str]) -> None:
+    """Let every report show itself in a notebook as ``render(report)``."""
+    _HTML[:] = [render]
+
+
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and value == value else None
 
 
 def is_leaf(node: Any) -> bool:
