@@ -129,9 +129,9 @@ class Report(model.Report):
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``--format json`` as Python objects (NaN and
         infinities are None, as null in JSON)."""
-        from .render.text import to_json
+        from .render.text import document
 
-        return to_json(self.body)
+        return document(self)
 
     def to_frame(self) -> Any:
         """A long pandas DataFrame: one row per number, columns measure, field,

@@ -20,7 +20,7 @@ import click
 from . import __version__
 from .commands import COMMANDS
 from .errors import InputError, say
-from .options import WIDTH, Command, Settings, declare
+from .options import Command, Settings, declare
 from .report.model import Report
 
 
@@ -66,16 +66,15 @@ def render_report(report: Report, s: Settings, name: str = "") -> str:
     from .render.formats import TABLE_WIDTH, render
 
     page = page_of(name, s) if s.fmt == "html" else None
-    return render(report, s.fmt, s.digits, s.caption, page, table_width() or TABLE_WIDTH)
+    return render(report, s.fmt, s.digits, s.caption, page, table_width(s) or TABLE_WIDTH)
 
 
-def table_width() -> int | None:
+def table_width(s: Settings) -> int | None:
     """The columns of ``-f table``: ``--width N``, else $COLUMNS, else the
     terminal's width when standard output is a terminal; None when none of
     them says (then 80, the renderer's default, as for a pipe or a file)."""
-    given = click.get_current_context().meta.get(WIDTH)
-    if given is not None:
-        return int(given)
+    if s.width is not None:
+        return s.width
     columns = os.environ.get("COLUMNS", "").strip()
     if columns.isdigit() and int(columns) > 0:
         return int(columns)

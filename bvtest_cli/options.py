@@ -257,16 +257,6 @@ def _arg(attr: str, **kwargs: Any) -> Option:
     return Option(attr, (), kwargs)
 
 
-#: --width: how wide the reader's terminal is, which the runner needs to lay
-#: out -f table and no command computes with; so it is kept in the click
-#: context's meta under this key, not in Settings.
-WIDTH = "width"
-
-
-def _keep_width(ctx: click.Context, param: click.Parameter, value: int | None) -> None:
-    ctx.meta[WIDTH] = value
-
-
 _MEASURE_HELP = (
     "ir_measures measure (AP, nDCG@10, ERR@20, AP(rel=2), P@10, ...) or trec_eval name "
     f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
@@ -672,13 +662,11 @@ OPTIONS: dict[str, Option] = {
             help="Caption of -f latex tables (\\caption) and -f markdown tables.",
         ),
         _opt(
-            WIDTH,
+            "width",
             "--width",
             type=click.IntRange(min=1),
             default=None,
             metavar="N",
-            expose_value=False,
-            callback=_keep_width,
             help="Columns of -f table output: a wider table is cut into blocks of columns, "
             "each repeating the row names [default: $COLUMNS, else the terminal's width, "
             "else 80].",
@@ -709,7 +697,7 @@ EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet", "impl")
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 #: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")
-OUTPUT = ("fmt", "digits", "caption", WIDTH)
+OUTPUT = ("fmt", "digits", "caption", "width")
 
 
 # --------------------------------------------------------------------------- changes by command
@@ -833,7 +821,7 @@ def declare(
     default, choice set or help); the flag and its attribute stay."""
     chosen = [OPTIONS[name].changed(**(overrides or {}).get(name, {})) for name in names]
     known = {f.name for f in fields(Settings)}
-    assert all(o.attr in known or o.kwargs.get("expose_value") is False for o in chosen)
+    assert all(o.attr in known for o in chosen)
 
     def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
         def wrapper(**kwargs: Any) -> Any:
@@ -876,6 +864,7 @@ NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
         ),
     ),
     "caption": ("-f latex or -f markdown", lambda s, names: s.fmt in ("latex", "markdown")),
+    "width": ("-f table", lambda s, names: s.fmt == "table"),
 }
 
 

@@ -51,6 +51,7 @@ class Settings:
     ddof: int = 0
     name: str = "file"
     caption: str | None = None
+    width: int | None = None  # columns of -f table (None: $COLUMNS, the terminal, else 80)
     new_names: tuple[str, ...] = ()
     map: str | None = None  # --map: conditions' or variations' map file
     condition_pattern: str | None = None

@@ -37,8 +37,9 @@ def bvtest_executable() -> str:
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment of a started command: this one's without pytest's
-    variables (the PYTHON* ones are gone already), plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    variables and COLUMNS (-f table's width; the PYTHON* ones are gone
+    already), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST") and k != "COLUMNS"}
     env.update(extra)
     return env
 

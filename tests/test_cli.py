@@ -37,7 +37,7 @@ def sample_json():
 
 def test_json_schema(sample_json):
     doc = json.loads(sample_json.stdout)
-    assert set(doc) == {"group", "normalize", "measures"}
+    assert set(doc) == {"group", "normalize", "measures", "notes"}
     assert doc["group"] is None and doc["normalize"] == "none"
     assert list(doc["measures"]) == ["AP", "nDCG@10", "ERR@20"]
     for block in doc["measures"].values():
@@ -52,10 +52,11 @@ def test_json_schema(sample_json):
             assert isinstance(fields["pareto"], bool)
 
 
-def test_notes_on_stderr_only(sample_json):
+def test_notes_on_stderr_and_in_the_json_document(sample_json):
     assert "1 qrels topic(s) have no relevant document" in sample_json.stderr
     assert "sys004: no ranking for 2 of 29 topics" in sample_json.stderr
-    assert "note" not in sample_json.stdout
+    notes = json.loads(sample_json.stdout)["notes"]
+    assert [f"bvtest: note: {n}" for n in notes] == sample_json.stderr.strip().splitlines()
 
 
 def test_baseline_adds_fields(bvtest):
@@ -82,8 +83,9 @@ def test_trec_format_lines(bvtest):
     proc = bvtest("eval", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     lines = proc.stdout.splitlines()
     assert all(len(line.split("\t")) == 3 for line in lines)
-    assert "AP.n_topics\tall\t29" in lines
-    names = {line.split("\t")[0] for line in lines}
+    # the name column padded as trec_eval's "%-22s\t%s\t%s"
+    assert f"{'AP.n_topics':<22}\tall\t29" in lines
+    names = {line.split("\t")[0].rstrip() for line in lines}
     assert {
         "AP.bias2",
         "AP.var",
@@ -94,7 +96,8 @@ def test_trec_format_lines(bvtest):
         "AP.georisk(alpha=10)",
         "AP.tradeoff.pearson",
     } <= names
-    value = next(line for line in lines if line.startswith("AP.bias2\tsys001\t")).split("\t")[2]
+    value = next(line for line in lines if line.startswith(f"{'AP.bias2':<22}\tsys001\t"))
+    value = value.split("\t")[2]
     assert len(value.split(".")[1]) == 4  # 4 decimals by default
 
 

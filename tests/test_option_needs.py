@@ -12,10 +12,10 @@ from bvtest_cli.commands import COMMANDS
 from bvtest_cli.options import NEEDS, OPTIONS
 
 VALUES = {"bootstrap": "50", "ci_method": "bca", "ci_memory": "64", "repeats": "7",
-          "caption": "Table"}  # fmt: skip
+          "caption": "Table", "width": "100"}  # fmt: skip
 ENABLE = {"bootstrap": ["--ci", "0.9"], "ci_method": ["--ci", "0.9"],
           "ci_memory": ["--ci", "0.9"], "repeats": ["--group", "random:3"],
-          "caption": ["-f", "latex"]}  # fmt: skip
+          "caption": ["-f", "latex"], "width": ["-f", "table"]}  # fmt: skip
 
 
 def _cases():

@@ -223,7 +223,10 @@ def test_every_format_carries_the_json_numbers(bvtest, pools):
     out = {
         f: ok(bvtest("rankings", "-f", f, *args)).stdout for f in ("trec", "tsv", "csv", "table")
     }
-    trec = [tuple(line.split("\t")) for line in out["trec"].splitlines()]
+    trec = [
+        (name.rstrip(), *rest)
+        for name, *rest in (line.split("\t") for line in out["trec"].splitlines())
+    ]
     expected = {("AP.reference", "all", "qrels.txt"), ("AP.samples", "all", "200")}
     for x, c in doc["collections"].items():
         for key, v in c.items():
@@ -238,7 +241,7 @@ def test_every_format_carries_the_json_numbers(bvtest, pools):
         rows = list(csv.reader(io.StringIO(out[fmt]), delimiter=sep))
         assert rows[0] == ["measure", "name", "system", "value"]
         assert [(f"{m}.{n}", s, v) for m, n, s, v in rows[1:]] == trec
-    table = out["table"].splitlines()
+    table = ok(bvtest("rankings", "-f", "table", "--width", "200", *args)).stdout.splitlines()
     assert table[0].startswith("# AP  reference=qrels.txt  samples=200")
     assert table[1].split() == [
         "collection",

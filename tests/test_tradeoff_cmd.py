@@ -280,7 +280,8 @@ def sample_scores(tmp_path_factory):
 
 @pytest.mark.parametrize("fmt", ["trec", "table", "tsv", "csv", "json"])
 def test_formats(bvtest, sample_scores, fmt):
-    proc = bvtest("tradeoff", "--scores", sample_scores, "--repeats", "20", "-f", fmt)
+    wide = ["--width", "200"] if fmt == "table" else []  # one block per table
+    proc = bvtest("tradeoff", "--scores", sample_scores, "--repeats", "20", "-f", fmt, *wide)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.endswith("\n") and "Traceback" not in proc.stderr
@@ -295,6 +296,7 @@ def test_formats(bvtest, sample_scores, fmt):
             "difficulty_size",
             "normalize",
             "measures",
+            "notes",
         }
         assert doc["repeats"] == 20 and doc["random_size"] == 10 and doc["difficulty_size"] == 5
         assert list(doc["measures"]) == ["AP", "nDCG@10"]
@@ -315,9 +317,9 @@ def test_formats(bvtest, sample_scores, fmt):
     elif fmt == "trec":
         lines = [line.split("\t") for line in out.splitlines()]
         assert all(len(parts) == 3 and parts[1] == "all" for parts in lines)
-        names = [parts[0] for parts in lines]
+        names = [parts[0].rstrip() for parts in lines]
         assert "AP.all.raw.pearson" in names and "nDCG@10.difficulty:5.minmax.spearman_p" in names
-        float(dict((p[0], p[2]) for p in lines)["AP.all.raw.pearson"])
+        float(dict((p[0].rstrip(), p[2]) for p in lines)["AP.all.raw.pearson"])
     elif fmt in ("tsv", "csv"):
         table = list(csv.reader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
         assert table[0] == ["measure", "name", "system", "value"]

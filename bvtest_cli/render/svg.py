@@ -421,7 +421,7 @@ def scatter(points: Sequence[Point], xlabel: str, ylabel: str, caption: str,
         for a, b in itertools.pairwise(front):
             steps += [(b.x, a.y), (b.x, b.y)]
         coords = " ".join(f"{_num(axes.x(x))},{_num(axes.y(y))}" for x, y in steps)
-        body.append(f'<polyline class="pareto-front" points="{coords}" aria-hidden="true"/>')
+        body.append(f'<polyline class="pareto-front" points="{coords}" fill="none" aria-hidden="true"/>')
     many = len(shown) > MAX_NAMED
     named = [p for p in shown if not many or p.front or p.highlight]
     greyed = [p.name for p in points if p not in named]
@@ -531,7 +531,7 @@ def lines(xs: Sequence[float], series: Sequence[Series], xlabel: str, ylabel: st
         for piece in pieces:
             if len(piece) > 1:
                 coords = " ".join(f"{_num(x)},{_num(y)}" for x, y in piece)
-                parts.append(f'<polyline points="{coords}"/>')
+                parts.append(f'<polyline points="{coords}" fill="none"/>')
         parts += [f'<circle cx="{_num(x)}" cy="{_num(y)}" r="2.5"/>' for p in pieces for x, y in p]
         parts.append("</g>")
         body.append("\n".join(parts))
