@@ -18,6 +18,7 @@ from . import (
     check,
     compare,
     conditions,
+    design,
     eval,
     instability,
     permute,
@@ -36,6 +37,6 @@ COMMANDS: dict[str, Command] = {
     m.COMMAND.name: m.COMMAND
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
-        permute, sample, budget, variations, compare,
+        permute, sample, budget, variations, compare, design,
     )
 }  # fmt: skip
