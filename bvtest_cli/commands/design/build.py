@@ -173,10 +173,16 @@ def _sizes(
 ) -> tuple[Any, ...]:
     """(exact, approx) at the point estimate of the variance and the exact
     number at the two ends of its bootstrap interval; None where the variance
-    is 0 (every score equal: no test needs topics to see it)."""
+    is 0 (every score equal: no test needs topics to see it) or no number of
+    topics up to 10⁹ meets the requirement."""
 
     def exact_or_none(v: float) -> tuple[Any, Any]:
-        return compute(v) if v > 0 else (None, None)
+        if not v > 0:
+            return None, None
+        try:
+            return compute(v)
+        except ValueError:  # no number of topics up to 10⁹ (a variance of ~0 in a resample)
+            return None, None
 
     exact, approx = exact_or_none(point)
     return exact, approx, exact_or_none(ends[0])[0], exact_or_none(ends[1])[0]
@@ -330,15 +336,20 @@ def measure_block(
     )
     systems = s.systems or g.systems
     var_d = float(getattr(v, s.variance))
-    try:
-        rows = tssd_rows(
-            s, var_d, float(v.within), ends[:, column[s.variance]], ends[:, column["within"]],
-            systems,
-        )  # fmt: skip
-    except ValueError as exc:  # a requirement no number of topics up to 10⁹ meets
-        raise InputError(f"{m.measure}: {exc}") from None
-    if var_d == 0 or v.within == 0:
-        notes.append(f"{m.measure}: a variance estimate is 0; its designs need no topics (null)")
+    rows = tssd_rows(
+        s, var_d, float(v.within), ends[:, column[s.variance]], ends[:, column["within"]],
+        systems,
+    )  # fmt: skip
+    undefined = [
+        f"{row['design']}:{row['min_diff'] or row['width']}"
+        for row in rows
+        if None in (row["topics"], row["topics_lo"], row["topics_hi"])
+    ]
+    if undefined:
+        notes.append(
+            f"{m.measure}: topic-set size or its interval undefined (null) for "
+            f"{', '.join(undefined)}: a variance of 0, or no number of topics up to 10⁹"
+        )
     items: list[tuple[Any, Any]] = [
         ("gstudy", gs),
         ("dstudy", _records(dstudy_rows(d), "dstudy", lambda row: str(row["topics"]))),
