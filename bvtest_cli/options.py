@@ -916,6 +916,12 @@ DESIGN_CI = dict(
     help="Confidence level of every interval (two-sided): the D-study's, the topics "
     "needed, and the topic bootstrap's.",
 )
+#: design's --scores: it also reads wide CSV matrices, as one measure.
+DESIGN_SCORES = dict(
+    help="A long scores file (from `bvtest scores`; - for stdin) or a wide CSV matrix (a "
+    "header of run names, a row of scores per topic; its measure -m or the file's name) "
+    "instead of QRELS and RUNS.",
+)
 #: design's --bootstrap: the intervals of the variances and the topic-set sizes.
 DESIGN_BOOTSTRAP = dict(
     help="Topic-bootstrap resamples for the intervals of the variance estimates and of the "

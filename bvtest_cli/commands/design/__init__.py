@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import DESIGN_BOOTSTRAP, DESIGN_CI, EVALUATION, INPUTS, OUTPUT, Command
+from ...options import (
+    DESIGN_BOOTSTRAP,
+    DESIGN_CI,
+    DESIGN_SCORES,
+    EVALUATION,
+    INPUTS,
+    OUTPUT,
+    Command,
+)
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -43,8 +51,9 @@ def run(s: Settings) -> Report:
                "topics_hi"}],
              "allocation": [{"method", "budget", "topics", "total",
                "rmse_predicted"}], "candidates": [...]}}}
-    with X_ci: {"lo", "hi"} beside each variance (topic bootstrap);
-    allocation and candidates only with --budget-report.
+    with X_ci: {"lo", "hi"} beside each variance (topic bootstrap); null
+    where a field does not apply (beta and min_diff of ci, width of ttest
+    and anova); allocation and candidates only with --budget-report.
 
     \b
     Examples:
@@ -79,5 +88,5 @@ COMMAND = Command(
         *OUTPUT,
     ),
     run,
-    overrides={"ci": DESIGN_CI, "bootstrap": DESIGN_BOOTSTRAP},
+    overrides={"ci": DESIGN_CI, "bootstrap": DESIGN_BOOTSTRAP, "scores": DESIGN_SCORES},
 )
