@@ -410,6 +410,9 @@ def design_report(
 def build(s: Settings) -> Report:
     """``bvtest design``: read the budget report (if any), evaluate, then the
     design report per measure."""
+    if s.totals and s.budget_report is None:
+        # a usage error, in the words of options.NEEDS (whose table its test lists)
+        raise InputError("--total means something only with --budget-report FILE")
     budget = read_budget_report(s.budget_report) if s.budget_report is not None else None
     matrices, notes = load(s)
     return design_report(matrices, s, budget).prefixed(notes)
