@@ -63,8 +63,10 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     by_name = {m.measure: m for m in matrices}
     missing = [w for w in wanted if w not in by_name]
     if missing:
+        hint = "; a wide CSV matrix is one measure: give one -m" if len(by_name) == 1 else ""
         raise InputError(
-            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})"
+            + hint,
             "<stdin>" if s.scores == STDIN else s.scores,
         )
     return [by_name[w] for w in wanted], notes
