@@ -75,6 +75,7 @@ __all__ = [
     "analyse",
     "check",
     "commands",
+    "design",
     "evaluate",
     "from_ir_measures",
     "instability",
@@ -219,7 +220,10 @@ def run(
 
 
 #: Options whose command-line value is a comma-separated list: a Python list works too.
-_LIST_ATTRS = ("alphas", "budgets", "topics_scale", "methods")
+_LIST_ATTRS = (
+    "alphas", "budgets", "topics_scale", "methods", "topic_counts", "min_diffs", "ci_widths",
+    "totals",
+)  # fmt: skip
 
 
 def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
@@ -781,6 +785,27 @@ def check(qrels: Any, pool: Any, new_runs: Any, **options: Any) -> Report:
     [['PASS', 'AP:mean>=0.3', 'new'], ['FAIL', 'AP:mean>=sys001', 'new']]
     """
     return run("check", qrels, pool=pool, new_runs=new_runs, **options)
+
+
+def design(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any) -> Report:
+    """``bvtest design``: reliability (G- and D-study, topics needed) and
+    topic-set sizes of a collection, per measure; with ``budget_report`` (the
+    path of a ``bvtest budget -f json`` document) and ``totals``, the
+    allocation of judgments against topics.
+
+    Options: measures, drop, topic_counts, reliability, ci, significance,
+    beta, min_diffs, ci_widths, systems, variance, budget_report, totals,
+    bootstrap, seed (and the evaluation options of ``evaluate``).
+
+    >>> report = design("qrels/qrels.txt", "sample_runs/", measures="AP", topic_counts=[50, 100])
+    >>> block = report.to_dict()["measures"]["AP"]
+    >>> [row["topics"] for row in block["dstudy"]]
+    [50, 100]
+    >>> g = block["gstudy"]
+    >>> g["var_residual"] == g["ms_residual"]
+    True
+    """
+    return run("design", qrels, runs, scores=scores, **options)
 
 
 def plot(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any) -> Report:

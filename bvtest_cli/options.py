@@ -179,6 +179,20 @@ def parse_positive_list(value: str | tuple[int, ...] | None) -> tuple[int, ...]:
     return numbers
 
 
+def parse_positive_floats(value: str | tuple[float, ...] | None) -> tuple[float, ...]:
+    """``0.05,0.1`` → (0.05, 0.1): finite positive numbers, each once, in order."""
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    try:
+        numbers = tuple(float(v) for v in parts)
+    except ValueError:
+        numbers = ()
+    if not numbers or not all(math.isfinite(v) and v > 0 for v in numbers):
+        raise _bad(f"{value!r}: expected positive numbers, comma-separated")
+    if len(set(numbers)) != len(numbers):
+        raise _bad(f"{value!r}: a value is given twice")
+    return numbers
+
+
 BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
 
 
@@ -253,6 +267,14 @@ def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwar
     )  # fmt: skip
 
 
+def _level(attr: str, flag: str, default: float, metavar: str, help: str) -> Option:
+    """A probability strictly between 0 and 1 with a shown default."""
+    return _opt(
+        attr, flag, type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+        default=default, show_default=True, metavar=metavar, help=help,
+    )  # fmt: skip
+
+
 def _arg(attr: str, **kwargs: Any) -> Option:
     return Option(attr, (), kwargs)
 
@@ -263,6 +285,63 @@ _MEASURE_HELP = (
     f"{','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file]."
 )
 DEFAULT_BOOTSTRAP = 1000
+
+
+#: Test-collection design (`design`): reliability and topic-set sizes.
+DESIGN_OPTIONS: tuple[Option, ...] = (
+    _opt(
+        "drop", "--drop", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0,
+        show_default=True, metavar="F",
+        help="Leave out the systems whose mean is below the F quantile of the system "
+        "means first (the worst fraction F; systems tied at the cut stay).",
+    ),
+    _opt(
+        "topic_counts", "--topic-counts", metavar="N[,N...]",
+        callback=_callback(parse_positive_list),
+        help="Numbers of topics of the D-study [default: n, 2n and 4n, n the topics "
+        "of the scores].",
+    ),
+    _level("reliability", "--reliability", 0.95, "R",
+           "The Eρ² and Φ a collection should reach: the fewest topics that do."),
+    _level("significance", "--significance", 0.05, "A",
+           "Significance level α of a statistical test (two-sided)."),
+    _level("beta", "--beta", 0.20, "B",
+           "Type II error rate β of the topic-set-size designs (power 1 − β)."),
+    _opt(
+        "min_diffs", "--min-diff", default="0.05,0.10", show_default=True,
+        metavar="D[,D...]", callback=_callback(parse_positive_floats),
+        help="Smallest difference in mean score the t-test should detect (and the "
+        "smallest range of means the ANOVA should), in the measure's units.",
+    ),
+    _opt(
+        "ci_widths", "--ci-width", default="0.05,0.10", show_default=True,
+        metavar="W[,W...]", callback=_callback(parse_positive_floats),
+        help="Widest confidence interval (at level 1 − --significance) of a difference "
+        "in mean score the collection should give.",
+    ),
+    _opt(
+        "systems", "--systems", type=click.IntRange(min=2), metavar="M",
+        help="Systems compared by the ANOVA design [default: the systems analysed].",
+    ),
+    _opt(
+        "variance", "--variance", type=click.Choice(["residual", "pairwise95", "within"]),
+        default="residual", show_default=True,
+        help="The variance the t-test and CI designs start from: residual (twice the "
+        "ANOVA residual mean square), pairwise95 (95th percentile of the paired-"
+        "difference variances) or within (the one-way within-system variance, which the "
+        "ANOVA design always uses).",
+    ),
+    _opt(
+        "budget_report", "--budget-report", metavar="FILE",
+        help="A `bvtest budget -f json` report: predict each of its cells' RMSE at other "
+        "numbers of topics and spend --total judgments where it is least.",
+    ),
+    _opt(
+        "totals", "--total", metavar="T[,T...]", callback=_callback(parse_positive_list),
+        help="Total judgments to allocate (with --budget-report) [default: n·N for each "
+        "budget N of the report, n its topics].",
+    ),
+)  # fmt: skip
 
 
 #: Every option of every command, declared once, by concept; a command names
@@ -493,6 +572,7 @@ OPTIONS: dict[str, Option] = {
             help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
             "[default: the reference's n].",
         ),
+        *DESIGN_OPTIONS,
         _opt(
             "method",
             "--method",
@@ -798,6 +878,14 @@ COMPARE_CI_METHOD = dict(
     "bootstrap-t and bca 0.90; docs/uncertainty.md). Or one method for all: studentized, "
     "bca or percentile. The p-values do not depend on it.",
 )
+#: design's --ci (a level always), --bootstrap and --scores (wide CSV matrices too).
+DESIGN_CI = {**COMPARE_CI, "help": "Confidence level of every interval (two-sided): the "
+             "D-study's, the topics needed, and the topic bootstrap's."}  # fmt: skip
+DESIGN_BOOTSTRAP = dict(help="Topic-bootstrap resamples for the intervals of the variance "
+                        "estimates and of the topic-set sizes (seeded by --seed).")  # fmt: skip
+DESIGN_SCORES = dict(help="A long scores file (from `bvtest scores`; - for stdin) or a wide "
+                     "CSV matrix (a header of run names, a row of scores per topic; its measure "
+                     "-m or the file's name) instead of QRELS and RUNS.")  # fmt: skip
 #: compare's --format: its results are records, one line per comparison.
 COMPARE_FORMAT = dict(
     type=click.Choice(FORMATS),

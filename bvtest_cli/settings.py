@@ -71,6 +71,18 @@ class Settings:
     topics_scale: tuple[int, ...] = (1, 4)  # `budget`: n′ = scale × n
     methods: tuple[str, ...] = ("xinfAP", "statAP", "depth", "hedge", "mtf")
     engineered: bool = False
+    # `design`: reliability and topic-set sizes
+    drop: float = 0.0  # fraction of the worst systems left out first
+    topic_counts: tuple[int, ...] = ()  # D-study n′ (): n, 2n, 4n
+    reliability: float = 0.95
+    significance: float = 0.05  # the α of a test (--alpha is risk aversion)
+    beta: float = 0.20
+    min_diffs: tuple[float, ...] = (0.05, 0.10)
+    ci_widths: tuple[float, ...] = (0.05, 0.10)
+    systems: int | None = None  # m of the ANOVA design (None: the systems analysed)
+    variance: str = "residual"
+    budget_report: str | None = None
+    totals: tuple[int, ...] = ()  # (): n·N for each budget N of the report
 
     @property
     def ci_budget(self) -> int:

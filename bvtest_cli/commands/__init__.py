@@ -23,6 +23,7 @@ from . import (
     check,
     compare,
     conditions,
+    design,
     eval,
     instability,
     permute,
@@ -61,6 +62,6 @@ COMMANDS: dict[str, Command] = {
     m.COMMAND.name: _named(m.COMMAND)
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
-        permute, sample, budget, variations, compare,
+        permute, sample, budget, variations, compare, design,
     )
 }  # fmt: skip

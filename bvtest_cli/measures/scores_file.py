@@ -3,22 +3,32 @@ measures, read straight into score matrices (SPEC §1)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 
 from ..errors import InputError
 from ..io.fields import _check_nonempty
 from ..io.sources import SCORES_HEADER, STDIN, Note, _has_control, _ignore, _score, read_bytes
 from ..io.trec import sort_topics
+from ..io.wide_scores import is_wide, read_wide
 from .matrix import ScoreMatrix
 
 
-def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
+def read_scores(path: str, note: Note = _ignore, measure: str | None = None) -> list[ScoreMatrix]:
     """Parse ``system topic measure value`` lines into one matrix per measure,
     measures in order of first appearance (SPEC §1). A missing cell scores 0
-    (with a note), as a run missing a topic does."""
+    (with a note), as a run missing a topic does.
+
+    A wide CSV matrix (:mod:`bvtest_cli.io.wide_scores`: a header of run
+    names, a row per topic) is one matrix of ``measure``, or of the measure
+    the file's name says (``robust2004_ap.csv`` → ``robust2004_ap``)."""
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     _check_nonempty(data, label)
+    if is_wide(data):
+        return [_wide_matrix(data, label, measure)]
     cells: dict[str, dict[tuple[str, str], float]] = {}
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         line = raw.lstrip()  # ASCII white space, as the fields below
@@ -73,6 +83,16 @@ def read_scores(path: str, note: Note = _ignore) -> list[ScoreMatrix]:
             label,
         )
     return [_matrix_from_cells(measure, table, note) for measure, table in cells.items()]
+
+
+def _wide_matrix(data: bytes, label: str, measure: str | None) -> ScoreMatrix:
+    if measure is None:
+        if label == "<stdin>":
+            raise InputError("a wide CSV matrix on stdin needs its measure: give -m MEASURE", label)
+        name = Path(label).name
+        measure = re.sub(r"(\.csv)?(\.gz)?$", "", name, flags=re.IGNORECASE) or name
+    wide = read_wide(data, label)
+    return ScoreMatrix(measure, wide.systems, wide.topics, wide.values)
 
 
 def _matrix_from_cells(

@@ -458,3 +458,121 @@ def interval_methods(
     if paired:
         return {f.name: f.paired_interval for f in fields}
     return {f.name: f.interval for f in (*fields, PEARSON, SPEARMAN)}
+
+
+# =========================================================================== design
+# `bvtest design`: how reliable the scores are, and how many topics (and
+# judgments) a collection needs. G-theory [Brennan01; Urbano13], topic-set-size
+# design [Sakai16], judgments against topics [Cormack19].
+
+G_SYSTEMS = Field("systems", "systems analysed, after --drop", "Brennan01 §3")
+G_TOPICS = Field("topics", "topics of the scores", "Brennan01 §3")
+MS_SYSTEMS = Field("ms_systems", "mean square of systems, MS_s", "Brennan01 §3.1")
+MS_TOPICS = Field("ms_topics", "mean square of topics, MS_q", "Brennan01 §3.1")
+MS_RESIDUAL = Field(
+    "ms_residual", "residual mean square MS_e (system × topic interaction and error)",
+    "Brennan01 §3.1",
+)  # fmt: skip
+VAR_SYSTEMS = Field(
+    "var_systems", "σ²_s = (MS_s − MS_e)/n, 0 if negative", "Brennan01 §3.1; Urbano13",
+    interval="percentile",
+)  # fmt: skip
+VAR_TOPICS = Field(
+    "var_topics", "σ²_q = (MS_q − MS_e)/m, 0 if negative", "Brennan01 §3.1; Urbano13",
+    interval="percentile",
+)  # fmt: skip
+VAR_RESIDUAL = Field(
+    "var_residual", "σ²_e = MS_e", "Brennan01 §3.1; Urbano13", interval="percentile"
+)
+GSTUDY_FIELDS: tuple[Field, ...] = (
+    G_SYSTEMS, G_TOPICS, MS_SYSTEMS, MS_TOPICS, MS_RESIDUAL, VAR_SYSTEMS, VAR_TOPICS,
+    VAR_RESIDUAL,
+)  # fmt: skip
+
+D_TOPICS = Field("topics", "n′, topics of the D-study", "Brennan01 §4")
+ERHO2 = Field(
+    "erho2", "generalizability coefficient Eρ² = σ²_s / (σ²_s + σ²_e/n′)", "Brennan01 §4; Urbano13",
+    better="higher",
+)  # fmt: skip
+ERHO2_LO = Field("erho2_lo", "lower end of Feldt's interval of erho2 (--ci)", "Feldt65")
+ERHO2_HI = Field("erho2_hi", "upper end of Feldt's interval of erho2 (--ci)", "Feldt65")
+PHI = Field(
+    "phi", "index of dependability Φ = σ²_s / (σ²_s + (σ²_q + σ²_e)/n′)", "Brennan01 §4; Urbano13",
+    better="higher",
+)  # fmt: skip
+PHI_LO = Field("phi_lo", "lower end of Arteaga et al.'s interval of phi (--ci)", "Arteaga82")
+PHI_HI = Field("phi_hi", "upper end of Arteaga et al.'s interval of phi (--ci)", "Arteaga82")
+DSTUDY_FIELDS: tuple[Field, ...] = (D_TOPICS, ERHO2, ERHO2_LO, ERHO2_HI, PHI, PHI_LO, PHI_HI)
+
+NEEDED_ERHO2 = Field(
+    "erho2", "fewest topics with Eρ² ≥ --reliability (null: never)", "Brennan01; Urbano13"
+)
+NEEDED_PHI = Field(
+    "phi", "fewest topics with Φ ≥ --reliability (null: never)", "Brennan01; Urbano13"
+)
+NEEDED_N = Field("n", "the fewest topics (null: the target cannot be reached)", "Urbano13")
+NEEDED_LO = Field("lo", "lower end of its interval (--ci)", "Feldt65; Arteaga82")
+NEEDED_HI = Field("hi", "upper end of its interval (--ci; null: unbounded)", "Feldt65; Arteaga82")
+NEEDED_FIELDS: tuple[Field, ...] = (NEEDED_ERHO2, NEEDED_PHI, NEEDED_N, NEEDED_LO, NEEDED_HI)
+
+VARIANCE_RESIDUAL = Field(
+    "residual", "σ²_d = 2·V_E, twice the residual mean square (the mean paired-difference "
+    "variance)", "Sakai16", interval="percentile",
+)  # fmt: skip
+VARIANCE_PAIRWISE95 = Field(
+    "pairwise95", "95th percentile of the paired-difference variances of all pairs of systems",
+    "Sakai16", interval="percentile",
+)  # fmt: skip
+VARIANCE_WITHIN = Field(
+    "within", "σ² = V_E1, the one-way ANOVA's within-system variance", "Sakai16",
+    interval="percentile",
+)  # fmt: skip
+VARIANCE_USED = Field("used", "the estimate the t-test and CI designs use (--variance)", "Sakai16")
+VARIANCE_FIELDS: tuple[Field, ...] = (
+    VARIANCE_RESIDUAL, VARIANCE_PAIRWISE95, VARIANCE_WITHIN, VARIANCE_USED,
+)  # fmt: skip
+
+TSSD_DESIGN = Field(
+    "design", "ttest (paired t-test), anova (one-way ANOVA over m systems) or ci (the width "
+    "of a paired difference's interval)", "Sakai16",
+)  # fmt: skip
+TSSD_ALPHA = Field("alpha", "significance level α of the test (--significance)", "Sakai16")
+TSSD_BETA = Field("beta", "type II error rate β (--beta; null for ci)", "Sakai16")
+TSSD_MIN_DIFF = Field(
+    "min_diff", "smallest difference (ttest) or range (anova) of means to detect", "Sakai16"
+)
+TSSD_WIDTH = Field("width", "widest interval of a paired difference, δ (--ci-width)", "Sakai16")
+TSSD_SYSTEMS = Field("systems", "systems compared (2 for ttest and ci; --systems)", "Sakai16")
+TSSD_TOPICS = Field(
+    "topics", "topics needed, exact: noncentral t / F power (ci: the expected width)", "Sakai16"
+)
+TSSD_TOPICS_APPROX = Field(
+    "topics_approx", "topics needed by the normal approximation of Sakai's Excel tools "
+    "(ci: σ_d taken as known)", "Sakai16; Nagata03",
+)  # fmt: skip
+TSSD_TOPICS_LO = Field(
+    "topics_lo", "lower end of the topic-bootstrap interval of topics (--ci)", "Sakai16"
+)
+TSSD_TOPICS_HI = Field(
+    "topics_hi", "upper end of the topic-bootstrap interval of topics (--ci)", "Sakai16"
+)
+TSSD_FIELDS: tuple[Field, ...] = (
+    TSSD_DESIGN, TSSD_ALPHA, TSSD_BETA, TSSD_MIN_DIFF, TSSD_WIDTH, TSSD_SYSTEMS, TSSD_TOPICS,
+    TSSD_TOPICS_APPROX, TSSD_TOPICS_LO, TSSD_TOPICS_HI,
+)  # fmt: skip
+
+ALLOC_METHOD = Field("method", "the judging method of a cell of the budget report", "Cormack19 §4")
+ALLOC_BUDGET = Field("budget", "N, judgments per topic", "Cormack19 §4")
+ALLOC_TOPICS = Field("topics", "n′ = total // N topics", "Cormack19 §4")
+ALLOC_TOTAL = Field("total", "T, total judgments (--total)", "Cormack19 §4")
+ALLOC_RMSE = Field(
+    "rmse_predicted", "√(b² + σ²·n/n′): the cell's |b| and σ measured at n topics, at n′",
+    "Cormack19 §2", better="lower",
+)  # fmt: skip
+ALLOCATION_FIELDS: tuple[Field, ...] = (
+    ALLOC_METHOD, ALLOC_BUDGET, ALLOC_TOPICS, ALLOC_TOTAL, ALLOC_RMSE,
+)  # fmt: skip
+DESIGN_FIELDS: tuple[Field, ...] = (
+    *GSTUDY_FIELDS, *DSTUDY_FIELDS, *NEEDED_FIELDS, *VARIANCE_FIELDS, *TSSD_FIELDS,
+    *ALLOCATION_FIELDS,
+)  # fmt: skip

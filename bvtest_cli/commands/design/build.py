@@ -1,0 +1,420 @@
+"""The report of ``bvtest design``: per measure, the G-study and D-study
+[Brennan01; Urbano13], the topics needed for a reliability, the
+topic-set-size designs [Sakai16] with topic-bootstrap intervals, and with a
+budget report the allocation of judgments against topics [Cormack19].
+
+Every number comes from :mod:`bvtest_cli.analyses.design`; this module
+chooses the inputs (the systems kept by ``--drop``, the variance the designs
+start from), draws the topic bootstrap, and lays the results out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...analyses.anova import two_way
+from ...analyses.design import (
+    DStudy,
+    allocate,
+    bootstrap_topics,
+    dstudy,
+    gstudy,
+    n_anova,
+    n_ci,
+    n_ttest,
+    topics_needed,
+    variances,
+)
+from ...errors import InputError
+from ...io.budget_json import BudgetReport, read_budget_report
+from ...measures.matrix import ScoreMatrix
+from ...report import registry as r
+from ...report.model import Records, Report, Section, section
+from ...report.values import fmt, plain
+from ...settings import Settings
+
+#: The bootstrap replicate's columns: the three G-study components, then the
+#: three variance estimates of the topic-set-size designs.
+BOOTSTRAPPED = ("var_systems", "var_topics", "var_residual", "residual", "pairwise95", "within")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+    """The score matrices of the inputs. A wide CSV matrix (``--scores``)
+    holds one measure: the one -m names, or its file's name."""
+    from ...io.sources import STDIN
+    from ...measures.evaluate import load as load_inputs
+    from ...measures.evaluate import parse_measures
+    from ...measures.scores_file import read_scores
+
+    if s.scores is None:
+        return load_inputs(s)
+    notes: list[str] = []
+    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)] if s.measures else []
+    matrices = read_scores(s.scores, notes.append, wanted[0] if len(wanted) == 1 else None)
+    if not wanted:
+        return matrices, notes
+    by_name = {m.measure: m for m in matrices}
+    missing = [w for w in wanted if w not in by_name]
+    if missing:
+        hint = "; a wide CSV matrix is one measure: give one -m" if len(by_name) == 1 else ""
+        raise InputError(
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})"
+            + hint,
+            "<stdin>" if s.scores == STDIN else s.scores,
+        )
+    return [by_name[w] for w in wanted], notes
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def replicate_statistics(y: np.ndarray) -> np.ndarray:
+    """The six quantities of :data:`BOOTSTRAPPED` of one score matrix (m, n).
+
+    The same numbers as :func:`gstudy` and :func:`variances` give, but the
+    95th percentile of the paired-difference variances comes from the
+    covariance matrix, Var(x_i − x_j) = Var x_i + Var x_j − 2 Cov(x_i, x_j):
+    m² products instead of m(m − 1)/2 differences materialised per resample.
+    """
+    m, n = y.shape
+    a = two_way(y)
+    ms_s, ms_q, ms_e = float(a.ms_systems), float(a.ms_topics), float(a.ms_residual)
+    centred = y - y.mean(axis=1, keepdims=True)
+    cov = centred @ centred.T / (n - 1)
+    i, j = np.triu_indices(m, k=1)
+    pair = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
+    return np.array(
+        [
+            max((ms_s - ms_e) / n, 0.0),
+            max((ms_q - ms_e) / m, 0.0),
+            ms_e,
+            2.0 * ms_e,
+            float(np.percentile(pair, 95)),
+            float((centred**2).sum() / (m * (n - 1))),
+        ]
+    )
+
+
+def percentile_ends(replicates: np.ndarray, level: float) -> np.ndarray:
+    """The percentile interval's ends at ``level`` of each column: order
+    statistics (numpy's inverted_cdf, no interpolation), so that a
+    non-decreasing function of the replicates has as ends the function of
+    these ends. Shape (2, columns)."""
+    tail = (1.0 - level) / 2.0
+    return np.quantile(replicates, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _records(rows: list[dict[str, Any]], kind: str, key: Callable[[dict], str]) -> Records:
+    """Records of dicts: the JSON objects as given; a trec line each,
+    ``KIND<TAB>KEY<TAB>field=value ...`` (one line holds a whole record)."""
+
+    def as_json(row: dict[str, Any]) -> dict[str, Any]:
+        return row
+
+    def as_text(row: dict[str, Any], digits: int) -> tuple[str, str, str]:
+        shown = " ".join(f"{k}={fmt(plain(v), digits)}" for k, v in row.items())
+        return kind, key(row), shown
+
+    return Records(tuple(rows), as_json, as_text, header=tuple(rows[0]) if rows else ())
+
+
+def _count(value: float) -> int | float:
+    """A number of topics: an int, or inf (null in JSON) where unreachable."""
+    return int(value) if math.isfinite(value) else math.inf
+
+
+def dstudy_rows(d: DStudy) -> list[dict[str, Any]]:
+    return [
+        {
+            r.D_TOPICS.name: int(d.topics[k]),
+            r.ERHO2.name: float(d.erho2[k]),
+            r.ERHO2_LO.name: float(d.erho2_low[k]),
+            r.ERHO2_HI.name: float(d.erho2_high[k]),
+            r.PHI.name: float(d.phi[k]),
+            r.PHI_LO.name: float(d.phi_low[k]),
+            r.PHI_HI.name: float(d.phi_high[k]),
+        }
+        for k in range(d.topics.size)
+    ]
+
+
+def _design_row(
+    design: str, s: Settings, size_key: str, size: float, systems: int, sizes: Sequence[Any]
+) -> dict[str, Any]:
+    """One tssd record; ``sizes`` = (exact, approx, low, high), None where
+    undefined."""
+    exact, approx, low, high = sizes
+    return {
+        r.TSSD_DESIGN.name: design,
+        r.TSSD_ALPHA.name: s.significance,
+        r.TSSD_BETA.name: None if design == "ci" else s.beta,
+        # both keys in every row, null where they do not apply, so that every
+        # record has the same columns in the table formats
+        r.TSSD_MIN_DIFF.name: size if size_key == "min_diff" else None,
+        r.TSSD_WIDTH.name: size if size_key == "width" else None,
+        r.TSSD_SYSTEMS.name: systems,
+        r.TSSD_TOPICS.name: exact,
+        r.TSSD_TOPICS_APPROX.name: approx,
+        r.TSSD_TOPICS_LO.name: low,
+        r.TSSD_TOPICS_HI.name: high,
+    }
+
+
+def _sizes(
+    compute: Callable[[float], tuple[int, int]], point: float, ends: Sequence[float]
+) -> tuple[Any, ...]:
+    """(exact, approx) at the point estimate of the variance and the exact
+    number at the two ends of its bootstrap interval; None where the variance
+    is 0 (every score equal: no test needs topics to see it) or no number of
+    topics up to 10⁹ meets the requirement."""
+
+    def exact_or_none(v: float) -> tuple[Any, Any]:
+        if not v > 0:
+            return None, None
+        try:
+            return compute(v)
+        except ValueError:  # no number of topics up to 10⁹ (a variance of ~0 in a resample)
+            return None, None
+
+    exact, approx = exact_or_none(point)
+    return exact, approx, exact_or_none(ends[0])[0], exact_or_none(ends[1])[0]
+
+
+def tssd_rows(
+    s: Settings, var_d: float, var_within: float, ends_d: np.ndarray, ends_within: np.ndarray,
+    m: int,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The t-test, ANOVA and CI designs: the exact number of topics at the
+    point estimate and at the ends of the variance's bootstrap interval (the
+    number grows with the variance, so these are the ends of the number's own
+    percentile interval), and the approximation at the point estimate."""
+    a, b = s.significance, s.beta
+    rows = []
+    for d in s.min_diffs:
+
+        def ttest(v: float, d: float = d) -> tuple[int, int]:
+            t = n_ttest(d, v, a, b)
+            return t.exact, t.approx
+
+        rows.append(_design_row("ttest", s, "min_diff", d, 2, _sizes(ttest, var_d, ends_d)))
+    for d in s.min_diffs:
+
+        def anova(v: float, d: float = d) -> tuple[int, int]:
+            t = n_anova(d, v, m, a, b)
+            return t.exact, t.approx
+
+        rows.append(
+            _design_row("anova", s, "min_diff", d, m, _sizes(anova, var_within, ends_within))
+        )
+    for w in s.ci_widths:
+
+        def ci(v: float, w: float = w) -> tuple[int, int]:
+            c = n_ci(w, v, a)
+            return c.expected, c.plugin
+
+        rows.append(_design_row("ci", s, "width", w, 2, _sizes(ci, var_d, ends_d)))
+    return rows
+
+
+# --------------------------------------------------------------------------- allocation
+
+
+def allocation_records(
+    budget: BudgetReport, totals: Sequence[int]
+) -> tuple[Records, Records, int, int]:
+    """(best per total, every candidate, the scale of the cells used, n′
+    they were measured at). The cells measured at the smallest topic-set
+    scale K are used, at K·n topics: a larger K is a bootstrap of the same n
+    topics, whose σ the prediction gives anyway. A negative |b| field (b²
+    estimated below 0, bias indistinguishable from 0) counts as 0."""
+    scale = min(c.topics_scale for c in budget.cells)
+    measured = budget.n_topics * scale
+    cells = [(c.method, c.budget, max(c.bias, 0.0), c.sigma) for c in budget.cells
+             if c.topics_scale == scale]  # fmt: skip
+    result = allocate(cells, totals, measured)
+
+    def row(c: Any) -> dict[str, Any]:
+        return {
+            r.ALLOC_METHOD.name: c.method,
+            r.ALLOC_BUDGET.name: c.budget,
+            r.ALLOC_TOPICS.name: c.topics,
+            r.ALLOC_TOTAL.name: c.total,
+            r.ALLOC_RMSE.name: c.rmse,
+        }
+
+    best = [row(c) for c in result.best.values() if c is not None]
+    every = [row(c) for c in result.candidates]
+    key = lambda row: f"total={row['total']}"  # noqa: E731
+    return (
+        _records(best, "allocation", key),
+        _records(every, "candidates", key),
+        scale,
+        measured,
+    )
+
+
+# --------------------------------------------------------------------------- one measure
+
+
+def measure_block(
+    m: ScoreMatrix, s: Settings, budget: BudgetReport | None, totals: Sequence[int],
+    notes: list[str],
+) -> Section:  # fmt: skip
+    x = m.values
+    if len(m.systems) < 2 or len(m.topics) < 2:
+        raise InputError(
+            f"{m.measure}: design needs at least 2 systems and 2 topics, got "
+            f"{len(m.systems)} × {len(m.topics)}"
+        )
+    try:
+        g = gstudy(x, drop=s.drop)
+    except ValueError as exc:
+        raise InputError(f"{m.measure}: {exc}") from None
+    if g.systems < 2:
+        raise InputError(f"{m.measure}: --drop {s.drop} leaves {g.systems} system(s), need 2")
+    if g.systems < len(m.systems):
+        notes.append(
+            f"{m.measure}: --drop {s.drop} left out {len(m.systems) - g.systems} of "
+            f"{len(m.systems)} systems (mean below the {s.drop} quantile of the means; "
+            "systems tied at the cut kept); every result is on the other "
+            f"{g.systems}"
+        )
+    if g.clipped:
+        notes.append(f"{m.measure}: negative variance estimate(s) set to 0: {', '.join(g.clipped)}")
+    kept = x[list(g.kept)]
+    n = g.topics
+    counts = s.topic_counts or (n, 2 * n, 4 * n)
+    d = dstudy(g, counts, s.ci)
+    need = topics_needed(g, s.reliability, s.ci)
+    v = variances(kept)
+    replicates = bootstrap_topics(kept, replicate_statistics, s.bootstrap, s.seed)
+    ends = percentile_ends(replicates, s.ci)
+    column = {name: k for k, name in enumerate(BOOTSTRAPPED)}
+
+    def interval(name: str) -> tuple[float, float]:
+        return float(ends[0, column[name]]), float(ends[1, column[name]])
+
+    gs = Section(
+        (
+            (r.G_SYSTEMS, g.systems),
+            (r.G_TOPICS, g.topics),
+            (r.MS_SYSTEMS, g.ms_systems),
+            (r.MS_TOPICS, g.ms_topics),
+            (r.MS_RESIDUAL, g.ms_residual),
+            (r.VAR_SYSTEMS, g.var_systems),
+            (r.VAR_TOPICS, g.var_topics),
+            (r.VAR_RESIDUAL, g.var_residual),
+        ),
+        intervals={f: interval(f) for f in ("var_systems", "var_topics", "var_residual")},
+    )
+    needed = section(
+        (r.NEEDED_ERHO2, section(
+            (r.NEEDED_N, _count(need.erho2)), (r.NEEDED_LO, _count(need.erho2_low)),
+            (r.NEEDED_HI, _count(need.erho2_high)),
+        )),
+        (r.NEEDED_PHI, section(
+            (r.NEEDED_N, _count(need.phi)), (r.NEEDED_LO, _count(need.phi_low)),
+            (r.NEEDED_HI, _count(need.phi_high)),
+        )),
+    )  # fmt: skip
+    variance = Section(
+        (
+            (r.VARIANCE_RESIDUAL, float(v.residual)),
+            (r.VARIANCE_PAIRWISE95, float(v.pairwise95)),
+            (r.VARIANCE_WITHIN, float(v.within)),
+            (r.VARIANCE_USED, s.variance),
+        ),
+        intervals={f: interval(f) for f in ("residual", "pairwise95", "within")},
+    )
+    systems = s.systems or g.systems
+    var_d = float(getattr(v, s.variance))
+    rows = tssd_rows(
+        s, var_d, float(v.within), ends[:, column[s.variance]], ends[:, column["within"]],
+        systems,
+    )  # fmt: skip
+    undefined = [
+        f"{row['design']}:{row['min_diff'] or row['width']}"
+        for row in rows
+        if None in (row["topics"], row["topics_lo"], row["topics_hi"])
+    ]
+    if undefined:
+        notes.append(
+            f"{m.measure}: topic-set size or its interval undefined (null) for "
+            f"{', '.join(undefined)}: a variance of 0, or no number of topics up to 10⁹"
+        )
+    items: list[tuple[Any, Any]] = [
+        ("gstudy", gs),
+        ("dstudy", _records(dstudy_rows(d), "dstudy", lambda row: str(row["topics"]))),
+        ("topics_needed", needed),
+        ("variance", variance),
+        (
+            "tssd",
+            _records(
+                rows,
+                "tssd",
+                lambda row: (
+                    f"{row['design']}:"
+                    + (f"width={row['width']}" if "width" in row else f"min_diff={row['min_diff']}")
+                ),
+            ),
+        ),
+    ]
+    if budget is not None:
+        best, every, _, _ = allocation_records(budget, totals)
+        items += [("allocation", best), ("candidates", every)]
+    return Section(tuple(items))
+
+
+def design_report(
+    matrices: Sequence[ScoreMatrix], s: Settings, budget: BudgetReport | None = None
+) -> Report:
+    """The report of ``bvtest design``."""
+    notes: list[str] = []
+    totals: Sequence[int] = ()
+    if budget is not None:
+        budgets = sorted({c.budget for c in budget.cells})
+        totals = s.totals or tuple(dict.fromkeys(budget.n_topics * b for b in budgets))
+        scale = min(c.topics_scale for c in budget.cells)
+        notes.append(
+            f"allocation: cells of {s.budget_report} at topics_scale {scale} "
+            f"({budget.n_topics * scale} topics), the same in every measure's block"
+        )
+        unfit = [t for t in totals if t < min(budgets)]
+        if unfit:
+            notes.append(
+                f"allocation: total(s) {', '.join(map(str, unfit))} below every budget per "
+                "topic; no allocation"
+            )
+    blocks = [(m.measure, measure_block(m, s, budget, totals, notes)) for m in matrices]
+    body = section(
+        ("level", s.ci),
+        ("reliability", s.reliability),
+        ("significance", s.significance),
+        ("beta", s.beta),
+        ("bootstrap", s.bootstrap),
+        ("seed", s.seed),
+        ("drop", s.drop),
+        ("measures", Section(tuple(blocks))),
+    )
+    return Report(body, notes=tuple(notes))
+
+
+def build(s: Settings) -> Report:
+    """``bvtest design``: read the budget report (if any), evaluate, then the
+    design report per measure."""
+    if s.totals and s.budget_report is None:
+        # a usage error, in the words of options.NEEDS (whose table its test lists)
+        raise InputError("--total means something only with --budget-report FILE")
+    budget = read_budget_report(s.budget_report) if s.budget_report is not None else None
+    matrices, notes = load(s)
+    return design_report(matrices, s, budget).prefixed(notes)
