@@ -112,6 +112,10 @@ CASES["budget"] = (
     lambda: bvtest.budget(Q, R, budgets=[5, 9], repeats=3, samples=30,
                           methods=["statAP", "hedge"]),
 )  # fmt: skip
+CASES["design"] = (
+    ("design", "-m", "AP", "--bootstrap", "50", "--topic-counts", "25,50", Q, R),
+    lambda: bvtest.design(Q, R, measures="AP", bootstrap=50, topic_counts=[25, 50]),
+)
 WITHOUT_FORMAT = {"scores", "pool", "permute", "sample"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"

@@ -421,7 +421,9 @@ def scatter(points: Sequence[Point], xlabel: str, ylabel: str, caption: str,
         for a, b in itertools.pairwise(front):
             steps += [(b.x, a.y), (b.x, b.y)]
         coords = " ".join(f"{_num(axes.x(x))},{_num(axes.y(y))}" for x, y in steps)
-        body.append(f'<polyline class="pareto-front" points="{coords}" fill="none" aria-hidden="true"/>')
+        body.append(
+            f'<polyline class="pareto-front" points="{coords}" fill="none" aria-hidden="true"/>'
+        )
     many = len(shown) > MAX_NAMED
     named = [p for p in shown if not many or p.front or p.highlight]
     greyed = [p.name for p in points if p not in named]
