@@ -10,3 +10,8 @@ MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; the papers use at 
 # `bvtest variations`
 VARIATION_ALPHAS = "-20:20:1"  # the paper's small range (Zuccon16 §5.1)
 VARIATION_MODES = ("general", "intra", "inter")
+
+#: The tests of a paired difference in mean (`compare --test`, `sensitivity --test`).
+TESTS = ("randomization", "t", "wilcoxon", "sign", "bootstrap", "tukey", "randomised-tukey")
+#: Multiple-comparison corrections over the pairs compared (analyses.significance.adjust).
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")

@@ -19,11 +19,13 @@ from typing import Any
 import click
 
 from .defaults import (
+    CORRECTIONS,
     DEFAULT_ALPHAS,
     DEFAULT_MEASURES,
     DEFAULT_REPEATS,
     DEFAULT_SEED,
     MAX_ALPHA,
+    TESTS,
     VARIATION_ALPHAS,
     VARIATION_MODES,
 )
@@ -668,7 +670,29 @@ OPTIONS: dict[str, Option] = {
             "--pairs",
             type=click.Choice(["all"]),
             default=None,
-            help="all: every pair of runs, with Holm's correction over the pairs.",
+            help="all: every pair of runs, with --correction over the pairs.",
+        ),
+        _opt(
+            "test",
+            "--test",
+            type=click.Choice(TESTS),
+            default="randomization",
+            show_default=True,
+            help="The test of a difference in mean: randomization (paired sign flips; exact "
+            "where they can be enumerated, else resolved against the corrected threshold), "
+            "t (paired t), wilcoxon (signed rank), sign, bootstrap (Sakai's studentized paired "
+            "bootstrap), tukey (Tukey's HSD on the two-way ANOVA, simultaneous intervals), "
+            "randomised-tukey (Carterette's permutation version).",
+        ),
+        _opt(
+            "correction",
+            "--correction",
+            type=click.Choice(CORRECTIONS),
+            default="holm",
+            show_default=True,
+            help="Multiple-comparison correction over the pairs compared: holm, bonferroni, "
+            "bh (Benjamini–Hochberg, the false discovery rate) or none. Tukey's tests hold "
+            "the family-wise error themselves.",
         ),
         # Uncertainty: topic-bootstrap intervals and tests
         _opt(

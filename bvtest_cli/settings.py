@@ -65,6 +65,8 @@ class Settings:
     ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None
+    test: str = "randomization"  # `compare --test`: the test of a difference in mean
+    correction: str = "holm"  # over the pairs compared
     method: str = "pps"  # `sample --method`
     budgets: tuple[int, ...] = (100, 400)  # judgments per topic (`sample`: one)
     strata: int = 20

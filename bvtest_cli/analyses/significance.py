@@ -29,8 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-#: The corrections :func:`adjust` knows, the default first.
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+from ..defaults import CORRECTIONS  # the corrections :func:`adjust` knows, the default first
 
 #: Seed-sequence keys of the two resampling streams (topic resamples of the
 #: bootstrap, sign flips of the randomization test), apart from each other.
