@@ -67,6 +67,24 @@ def parse_group(value: str | None) -> tuple[str, int] | None:
         raise _bad(str(exc)) from None
 
 
+#: What `compare --fields` may name, in the order rows print.
+COMPARE_FIELDS = ("mean", "var", "mse", "georisk")
+
+
+def parse_compare_fields(text: str | None) -> tuple[str, ...] | None:
+    """``mean,var`` → ("mean", "var") in COMPARE_FIELDS order; None when not given."""
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    unknown = [n for n in names if n not in COMPARE_FIELDS]
+    if unknown or not any(names):
+        raise _bad(
+            f"unknown field {unknown[0] if unknown else text!r} (choose from "
+            f"{', '.join(COMPARE_FIELDS)})"
+        )
+    return tuple(f for f in COMPARE_FIELDS if f in names)
+
+
 def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
     """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
     Two alphas that are the same number are an error, however written."""
@@ -683,6 +701,15 @@ OPTIONS: dict[str, Option] = {
             "t (paired t), wilcoxon (signed rank), sign, bootstrap (Sakai's studentized paired "
             "bootstrap), tukey (Tukey's HSD on the two-way ANOVA, simultaneous intervals), "
             "randomised-tukey (Carterette's permutation version).",
+        ),
+        _opt(
+            "compare_fields",
+            "--fields",
+            metavar="FIELD[,FIELD...]",
+            default=None,
+            callback=_callback(parse_compare_fields),
+            help="The differences compared: mean, var, mse, georisk (at every --alpha) "
+            "[default: all four for named pairs; mean with --pairs all].",
         ),
         _opt(
             "correction",

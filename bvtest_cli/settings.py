@@ -67,6 +67,7 @@ class Settings:
     pairs: str | None = None
     test: str = "randomization"  # `compare --test`: the test of a difference in mean
     correction: str = "holm"  # over the pairs compared
+    compare_fields: tuple[str, ...] | None = None  # None: all, or mean with --pairs all
     method: str = "pps"  # `sample --method`
     budgets: tuple[int, ...] = (100, 400)  # judgments per topic (`sample`: one)
     strata: int = 20

@@ -31,5 +31,5 @@ def test_holm_family_is_the_distinct_pairs():
     # Holm over m = 2 tests, by hand: the smaller p doubled, the larger
     # max(that, itself), capped at 1.
     low, high = sorted(mean, key=lambda r: r["p"])
-    assert low["p_holm"] == min(1.0, 2 * low["p"])
-    assert high["p_holm"] == min(1.0, max(2 * low["p"], high["p"]))
+    assert low["p_adj"] == min(1.0, 2 * low["p"])
+    assert high["p_adj"] == min(1.0, max(2 * low["p"], high["p"]))

@@ -197,7 +197,7 @@ def sample_ci():
 def test_same_seed_same_intervals_whatever_the_jobs(sample_ci, bvtest):
     for fmt in ("trec", "json"):
         assert sample_ci["1", fmt] == sample_ci["2", fmt]
-    assert "AP.var.lo\tsys001\t" in sample_ci["1", "trec"]
+    assert f"{'AP.var.lo':<22}\tsys001\t" in sample_ci["1", "trec"]  # trec_eval's %-22s
     # A different seed draws other resamples: the intervals move.
     other = bvtest("eval", "--ci", "0.95", "--bootstrap", "300", "--seed", "7", "-j", "2",
                    SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
@@ -226,6 +226,9 @@ def test_ci_in_every_text_format(bvtest, pool_file):
     doc = run_json(bvtest, *args)
     ci = doc["measures"]["AP"]["systems"]["r2"]["mse_ci"]
     trec = bvtest(*args).stdout
+    trec = "".join(
+        f"{n.rstrip()}\t{rest}\n" for n, rest in (x.split("\t", 1) for x in trec.splitlines())
+    )
     assert f"AP.mse.lo\tr2\t{ci['lo']:.4f}" in trec and f"AP.mse.hi\tr2\t{ci['hi']:.4f}" in trec
     assert "AP.georisk(alpha=1).lo\tr2\t" in trec and "AP.tradeoff.pearson.lo\tall\t" in trec
     rows = list(csv.reader(io.StringIO(bvtest(*args, "-f", "csv").stdout)))
@@ -291,24 +294,35 @@ def test_compare_two_runs_equals_a_direct_computation(bvtest, tmp_path):
     reps = np.array([[v[0] - v[1] for v in values(x[:, row])] for row in idx])  # (B, 5)
     flips = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(1,))).random((B, 12))
     flips = flips < 0.5
+    every_flip = np.array(list(itertools.product([False, True], repeat=12)))
     est = [v[0] - v[1] for v in values(x)]
     for k, row in enumerate(rows):
         d = reps[:, k]
         assert row["diff"] == pytest.approx(est[k], abs=1e-14)
         assert row["lo"] == pytest.approx(np.quantile(d, 0.05), abs=1e-12)
         assert row["hi"] == pytest.approx(np.quantile(d, 0.95), abs=1e-12)
-        # p: the paired randomization test, each topic's two scores swapped
-        # with probability ½ in each of B relabellings (the documented stream)
-        flipped = [values(np.where(f, x[::-1], x)) for f in flips]
-        hits = sum(abs(v[k][0] - v[k][1]) >= abs(est[k]) * (1 - 1e-9) for v in flipped)
-        assert row["p"] == pytest.approx((1 + hits) / (1 + B), abs=1e-15)
-        assert row["p_holm"] == row["p"]  # one pair: nothing to adjust
+        assert row["test"] == "randomization"
+        if k < 3:
+            # mean, Var, MSE: the exact randomization test, every one of the
+            # 2^12 relabellings (each topic's two scores swapped or not)
+            # evaluated through the whole decomposition
+            hits = sum(
+                abs(v[k][0] - v[k][1]) >= abs(est[k]) * (1 - 1e-9)
+                for v in (values(np.where(f, x[::-1], x)) for f in every_flip)
+            )
+            assert row["p"] == pytest.approx(hits / len(every_flip), abs=1e-6)
+        else:
+            # GeoRisk: B relabellings, each topic's two scores swapped with
+            # probability ½ (the documented stream)
+            flipped = [values(np.where(f, x[::-1], x)) for f in flips]
+            hits = sum(abs(v[k][0] - v[k][1]) >= abs(est[k]) * (1 - 1e-9) for v in flipped)
+            assert row["p"] == pytest.approx((1 + hits) / (1 + B), abs=1e-15)
+        assert row["p_adj"] == row["p"]  # one pair: nothing to adjust
     var_row = rows[1]
-    assert var_row["test"] == "pitman-morgan"
     pm = stats.pearsonr(x[0] + x[1], x[0] - x[1]).pvalue
     assert var_row["p_pm"] == pytest.approx(pm, rel=1e-9)
-    assert var_row["p_pm_holm"] == var_row["p_pm"]
-    assert all("p_pm" not in r and "test" not in r for r in rows if r["field"] != "var")
+    assert var_row["p_pm_adj"] == var_row["p_pm"]
+    assert all("p_pm" not in r for r in rows if r["field"] != "var")
 
 
 def test_compare_pair_in_a_pool_uses_the_whole_pool(bvtest, pool_file):
@@ -344,7 +358,7 @@ def holm_by_hand(p: list[float]) -> list[float]:
 def test_pairs_all_holm_by_hand(bvtest, pool_file):
     doc = run_json(
         bvtest, "compare", "--scores", pool_file, "--pairs", "all", "--bootstrap", "100",
-        "--alpha", "0",
+        "--alpha", "0", "--fields", "mean,var,mse,georisk",
     )  # fmt: skip
     rows = doc["measures"]["AP"]["pairs"]
     pairs = list(itertools.combinations(NAMES, 2))
@@ -353,7 +367,7 @@ def test_pairs_all_holm_by_hand(bvtest, pool_file):
         family = [r for r in rows if r["field"] == field]
         assert len(family) == 10
         want = holm_by_hand([r["p"] for r in family])
-        assert [r["p_holm"] for r in family] == pytest.approx(want, abs=1e-15)
+        assert [r["p_adj"] for r in family] == pytest.approx(want, abs=1e-15)
     var_rows = [r for r in rows if r["field"] == "var"]
     pm = [
         stats.pearsonr(POOL[NAMES.index(a)] + POOL[NAMES.index(b)],
@@ -361,7 +375,7 @@ def test_pairs_all_holm_by_hand(bvtest, pool_file):
         for a, b in pairs
     ]  # fmt: skip
     assert [r["p_pm"] for r in var_rows] == pytest.approx(pm, rel=1e-9)
-    assert [r["p_pm_holm"] for r in var_rows] == pytest.approx(holm_by_hand(pm), rel=1e-9)
+    assert [r["p_pm_adj"] for r in var_rows] == pytest.approx(holm_by_hand(pm), rel=1e-9)
 
 
 def test_holm_by_hand_itself():
@@ -375,19 +389,20 @@ def test_compare_formats_and_names_by_path(bvtest):
             SAMPLE_QRELS, SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002")  # fmt: skip
     doc = run_json(bvtest, *args)
     trec = bvtest(*args).stdout.splitlines()
-    header = ["measure", "a", "b", "field", "diff", "lo", "hi", "p", "p_holm"]
-    header += ["test", "p_pm", "p_pm_holm"]
+    header = ["measure", "a", "b", "field", "diff", "lo", "hi", "p", "p_adj"]
+    header += ["test", "significant", "effect_size", "p_pm", "p_pm_adj"]
     assert trec[0].split("\t") == header
     assert len(trec) == 1 + 4
     var = next(r for r in doc["measures"]["AP"]["pairs"] if r["field"] == "var")
     cells = trec[2].split("\t")
-    assert cells[:4] == ["AP", "sys001", "sys002", "var"] and cells[9] == "pitman-morgan"
-    assert cells[4] == f"{var['diff']:.4f}" and cells[10] == f"{var['p_pm']:.4f}"
-    assert trec[1].split("\t")[9:] == ["", "", ""]
+    assert cells[:4] == ["AP", "sys001", "sys002", "var"] and cells[9] == "randomization"
+    assert cells[4] == f"{var['diff']:.4f}" and cells[12] == f"{var['p_pm']:.4f}"
+    mean = trec[1].split("\t")  # the mean row: its test's verdict and effect size, no p_pm
+    assert mean[9] == "randomization" and mean[10] in ("yes", "no") and mean[12:] == ["", ""]
     rows = list(csv.reader(io.StringIO(bvtest(*args, "-f", "csv").stdout)))
     assert rows[0] == header and len(rows) == 5
     table = bvtest(*args, "-f", "table").stdout
-    assert table.startswith("# AP") and "pitman-morgan" in table
+    assert table.startswith("# AP") and "p_pm" in table and "significance matrix" not in table
     by_path = run_json(
         bvtest, "compare", "-m", "AP", "--bootstrap", "50", "--alpha", "5",
         "--pair", str(SAMPLE_RUNS / "sys001"), "sys002", SAMPLE_QRELS, SAMPLE_RUNS,
@@ -432,7 +447,8 @@ def test_pareto_flags_on_seed_000_table_2(bvtest, tmp_path):
     assert [systems[f]["var"] for f in table] == pytest.approx([0.14 / 3, 0.02 / 3, 0.06 / 3])
     assert [systems[f]["pareto"] for f in table] == [True, True, False]
     trec = bvtest("eval", "--scores", path).stdout
-    assert "AP.pareto\tf1\t1\nAP.pareto\tf2\t1\nAP.pareto\tf3\t0\n" in trec
+    name = f"{'AP.pareto':<22}"  # trec_eval's %-22s name column
+    assert f"{name}\tf1\t1\n{name}\tf2\t1\n{name}\tf3\t0\n" in trec
     rows = [
         line.split() for line in bvtest("eval", "--scores", path, "-f", "table").stdout.splitlines()
     ]

@@ -1,12 +1,31 @@
-"""Paired tests of two runs over the same topics (``bvtest compare``).
+"""Paired comparisons of runs over the same topics (``bvtest compare``).
 
 For each pair: the difference of every compared field (mean, Var, MSE,
-GeoRisk at each α) with a paired topic-bootstrap interval, a two-sided
-paired randomization (sign-flip) p-value, Pitman–Morgan's test of equal
-variances for paired samples (Pitman 1939, Morgan 1939), and Holm's
-adjustment over the pairs (Holm 1979).
-The resampling and interval machinery is :mod:`bvtest_cli.analyses.uncertainty`'s.
-Pure numpy (scipy.special only), no I/O.
+GeoRisk at each α) with a paired topic-bootstrap interval
+(:mod:`bvtest_cli.analyses.uncertainty`'s engine in its paired mode), a
+two-sided p-value and its correction over the pairs; for the mean the test
+chosen (:mod:`bvtest_cli.analyses.significance`: randomization, t,
+Wilcoxon, sign, bootstrap; :mod:`bvtest_cli.analyses.anova`: Tukey's HSD and
+its randomised version), the effect size d/√V_E [Sakai14] and, against a
+baseline, Glass's Δ; for Var Pitman–Morgan's test of equal variances for
+paired samples (Pitman 1939, Morgan 1939).
+
+A relabelling of the randomization test swaps two runs' scores on some
+topics; the virtual target (the per-topic maximum over every run), c and
+the column totals do not change. So for the mean, Var and MSE the
+relabelled difference is the mean of sign-flipped per-topic values, and the
+no-floor sign-flip test (:func:`~bvtest_cli.analyses.significance.randomization_test`)
+is their exact randomization test:
+
+- mean: d_j = a_j − b_j;
+- Var: Var(a*) − Var(b*) = mean(ε_j v_j) with v_j = d_j (a_j + b_j − ā − b̄),
+  since a* + b* = a + b on every topic (up to the constant n/(n − ddof));
+- MSE: mean((a*_j − c)² − (b*_j − c)²) = mean(ε_j d_j (a_j + b_j − 2c)).
+
+GeoRisk is not linear in the relabelling: its p-value comes from B
+relabellings of the whole decomposition (:func:`randomization_p`), whose
+floor 1/(B + 1) the caller states.
+Pure numpy (scipy through the tests), no I/O.
 """
 
 from __future__ import annotations
@@ -151,10 +170,12 @@ class Comparison:
     """One paired comparison row: ``field`` of run ``a`` minus that of run ``b``.
 
     ``diff`` is the difference on the data, [lo, hi] its paired topic-bootstrap
-    interval, ``p`` the bootstrap p-value and ``p_holm`` its Holm adjustment
-    over the pairs compared. Rows of ``var`` also carry the Pitman–Morgan
-    test (``test = "pitman-morgan"``, ``p_pm`` and its Holm adjustment
-    ``p_pm_holm``); on other rows these are None.
+    interval (Tukey's simultaneous interval with ``test`` tukey), ``p`` the
+    two-sided p-value of ``test`` and ``p_adj`` its correction over the pairs
+    compared. Mean rows carry ``significant`` (after the correction),
+    ``effect_size`` (d/√V_E), ``glass_delta`` with a baseline and ``q`` with
+    Tukey's HSD; Var rows the Pitman–Morgan test (``p_pm``, ``p_pm_adj``).
+    Keys that do not apply are left out of :meth:`as_dict`.
     """
 
     a: str
@@ -163,11 +184,17 @@ class Comparison:
     diff: float
     lo: float
     hi: float
-    p: float
-    p_holm: float
-    test: str | None = None
+    p: float | None
+    p_adj: float | None
+    test: str | None
+    significant: bool | None = None
+    effect_size: float | None = None
+    glass_delta: float | None = None
+    q: float | None = None
     p_pm: float | None = None
-    p_pm_holm: float | None = None
+    p_pm_adj: float | None = None
+
+    OPTIONAL = ("significant", "effect_size", "glass_delta", "q", "p_pm", "p_pm_adj")
 
     def as_dict(self) -> dict[str, object]:
         row: dict[str, object] = {
@@ -178,14 +205,31 @@ class Comparison:
             "lo": self.lo,
             "hi": self.hi,
             "p": self.p,
-            "p_holm": self.p_holm,
+            "p_adj": self.p_adj,
+            "test": self.test,
         }
-        if self.test is not None:
-            row.update(test=self.test, p_pm=self.p_pm, p_pm_holm=self.p_pm_holm)
+        row.update({k: getattr(self, k) for k in self.OPTIONAL if getattr(self, k) is not None})
         return row
 
 
 COMPARED_FIELDS = ("mean", "var", "mse")
+
+#: GeoRisk differences are tested by relabelling the whole decomposition, B
+#: times per pair; beyond this many pairs that would dominate the run, so
+#: their p-values are left out (the caller says so).
+GEORISK_TEST_PAIRS = 300
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Every row of a comparison, and what the caller needs to say about it:
+    the pairs a randomization test could not resolve against the corrected
+    threshold (by field), and whether GeoRisk was tested."""
+
+    rows: list[Comparison]
+    unresolved: dict[str, list[tuple[str, str]]]
+    georisk_tested: bool
+    max_resamples: int
 
 
 def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]:
@@ -217,6 +261,85 @@ def _pair_indices(
     return ia, ib
 
 
+@dataclass(frozen=True)
+class MeanTest:
+    """The chosen test of the mean difference of pairs (ia, ib): p, p_adj,
+    significant, and Tukey's q and simultaneous interval where it applies."""
+
+    p: np.ndarray
+    p_adj: np.ndarray
+    significant: np.ndarray
+    q: np.ndarray | None = None
+    lo: np.ndarray | None = None
+    hi: np.ndarray | None = None
+    unresolved: tuple[int, ...] = ()
+
+
+def _all_pairs_order(m: int, ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each pair (ia, ib) sits among all pairs i < j, and +1/−1 for its orientation."""
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    index = lo * m - lo * (lo + 1) // 2 + (hi - lo - 1)
+    return index, np.where(ia < ib, 1.0, -1.0)
+
+
+def mean_test(
+    x: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    *,
+    test: str,
+    correction: str,
+    significance: float,
+    level: float,
+    B: int,
+    seed: int,
+) -> MeanTest:
+    """The test of a − b in mean over the topics for each pair, corrected over the pairs."""
+    from . import anova
+    from . import significance as sig
+
+    d = x[ia] - x[ib]
+    if test in ("tukey", "randomised-tukey"):
+        index, sign = _all_pairs_order(x.shape[0], ia, ib)
+        if test == "tukey":
+            t = anova.tukey_hsd(x, level=level)
+            p = t.p[index]
+            lo = np.where(sign > 0, t.lo[index], -t.hi[index])
+            hi = np.where(sign > 0, t.hi[index], -t.lo[index])
+            return MeanTest(p, p, p < significance, t.q[index], lo, hi)
+        p = anova.randomised_tukey(x, B=max(B, RANDOMISED_TUKEY_B), seed=seed)[index]
+        return MeanTest(p, p, p < significance)
+    if test == "randomization":
+        r = sig.randomization_test(
+            d, levels=(significance,), correction=correction, seed=seed,
+            max_resamples=max(B, sig.default_max_resamples(len(d), significance)),
+        )  # fmt: skip
+        return MeanTest(r.p, r.p_adjusted, r.significant[:, 0], unresolved=tuple(r.unresolved))
+    if test == "bootstrap":
+        p = sig.bootstrap_test(d, B=B, seed=seed).p
+    else:
+        p = {"t": sig.t_test, "wilcoxon": sig.wilcoxon_test, "sign": sig.sign_test}[test](d).p
+    p_adj = adjust(p, correction)
+    return MeanTest(p, p_adj, p_adj < significance)
+
+
+#: Permutations of the randomised Tukey HSD test at least (Carterette12 uses 10⁴-ish).
+RANDOMISED_TUKEY_B = 5000
+
+
+def sign_flip_test(
+    values: np.ndarray, *, correction: str, significance: float, B: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """(p, p_adj, unresolved) of the no-floor randomization test of mean(values) = 0 per row."""
+    from .significance import default_max_resamples, randomization_test
+
+    r = randomization_test(
+        values, levels=(significance,), correction=correction, seed=seed,
+        max_resamples=max(B, default_max_resamples(len(values), significance)),
+    )  # fmt: skip
+    return r.p, r.p_adjusted, tuple(r.unresolved)
+
+
 def compare_runs(
     x: np.ndarray,
     systems: Sequence[str],
@@ -231,14 +354,20 @@ def compare_runs(
     block: int | None = None,
     budget: int = REPLICATE_ELEMENTS,
     target_row: np.ndarray | None = None,
-) -> list[Comparison]:
-    """Paired comparisons of runs over the same topics (SPEC §11b): a − b in mean,
-    var, mse and georisk@alpha, each with a paired topic-bootstrap interval,
-    a paired randomization p-value (:func:`randomization_p`, B relabellings
-    seeded by ``seed``) and its Holm adjustment (Holm 1979, family = the
-    pairs, per field and alpha); var rows add the Pitman–Morgan test (Pitman
-    1939; Morgan 1939) on the per-topic scores. ``statistic`` takes a
-    ``target_row`` keyword (the virtual target, (n,)); ``target_row``
+    c: float | None = None,
+    test: str = "randomization",
+    correction: str = "holm",
+    significance: float = 0.05,
+    baseline: int | None = None,
+    fields: Sequence[str] = ("mean", "var", "mse", "georisk"),
+) -> Comparisons:
+    """Paired comparisons of runs over the same topics (docs/compare.md).
+
+    a − b in mean, var, mse and georisk@alpha, each with a paired
+    topic-bootstrap interval and a p-value corrected over the pairs (per field
+    and alpha) as the module docstring says; ``c`` is the target constant of
+    MSE (default: the mean of ``target_row``). ``statistic``
+    takes a ``target_row`` keyword (the virtual target, (n,)); ``target_row``
     defaults to the per-topic maximum of ``x``.
 
     ``x`` (m, n) is the whole score matrix: each resample draws the same topics
@@ -247,23 +376,28 @@ def compare_runs(
     which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
     (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
     its columns). ``pairs`` defaults to every pair (i < j) in the order of
-    ``systems``. Rows come pair by pair, fields in the order above. The
-    fields' replicates are kept while they fit ``budget`` elements; beyond,
-    the differences are streamed (:func:`streamed_intervals`), with the same
-    results bit for bit.
+    ``systems``. Rows come pair by pair, fields in the order above.
     """
+    from . import anova
+
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] != len(systems):
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
     ia, ib = _pair_indices(systems, pairs)
     labels, _ = _alpha_labels(alphas)
-    names = [*COMPARED_FIELDS, *(f"georisk@{label}" for label in labels)]
+    plain_fields = [f for f in COMPARED_FIELDS if f in fields]
+    georisk_labels = labels if "georisk" in fields else []
+    names = [*plain_fields, *(f"georisk@{label}" for label in georisk_labels)]
+    if not names:
+        raise ValueError("no field to compare")
     methods = [method_of(method, name.split("@")[0]) for name in names]
 
     def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         """The compared fields' columns (..., m), in the order of ``names``."""
-        georisk = values["georisk"]
-        return [values[f] for f in COMPARED_FIELDS] + [georisk[..., j] for j in range(len(labels))]
+        out = [values[f] for f in plain_fields]
+        if georisk_labels:
+            out += [values["georisk"][..., j] for j in range(len(georisk_labels))]
+        return out
 
     def columns(y: np.ndarray) -> dict[str, np.ndarray]:
         return dict(zip(names, compared(statistic(y)), strict=True))
@@ -278,51 +412,90 @@ def compare_runs(
         block=block,
         budget=budget,
     )
-    diffs = [intervals[name].estimate for name in names]
-    ends = [(intervals[name].lo, intervals[name].hi) for name in names]
     n_pairs = len(ia)
     if target_row is None:
         target_row = virtual_target(x)
-    tests = randomization_p(
-        x,
-        ia,
-        ib,
-        lambda y, t: compared(statistic(y, target_row=t)),
-        target_row,
-        diffs,
-        B=B,
-        seed=seed,
-    )
-    with_p = [(lo, hi, p) for (lo, hi), p in zip(ends, tests, strict=True)]
-    results: dict[str, tuple[np.ndarray, ...]] = {}
-    for name, diff, (lo, hi, p) in zip(names, diffs, with_p, strict=True):
-        lo, hi, p = (np.where(np.isfinite(diff), v, np.nan) for v in (lo, hi, p))
-        results[name] = (diff, lo, hi, p, holm(p))
+    if c is None:
+        c = float(np.mean(target_row))
+    a, b = x[ia], x[ib]
+    d = a - b
+    flips = dict(correction=correction, significance=significance, B=B, seed=seed)
+    unresolved: dict[str, list[tuple[str, str]]] = {}
 
-    _, _, p_pm = pitman_morgan(x[ia], x[ib])
-    p_pm_holm = holm(p_pm)
+    def named(ks: Sequence[int]) -> list[tuple[str, str]]:
+        return [(systems[ia[k]], systems[ib[k]]) for k in ks]
+
+    mean = mean_test(x, ia, ib, test=test, correction=correction, significance=significance,
+                     level=level, B=B, seed=seed)  # fmt: skip
+    if mean.unresolved and "mean" in names:
+        unresolved["mean"] = named(mean.unresolved)
+    tests: dict[str, tuple[np.ndarray | None, np.ndarray | None, str | None]] = {
+        "mean": (mean.p, mean.p_adj, test)
+    }
+    centred = a + b - (a.mean(axis=1, keepdims=True) + b.mean(axis=1, keepdims=True))
+    for name, values in (("var", d * centred), ("mse", d * (a + b - 2.0 * c))):
+        if name not in names:
+            continue
+        p, p_adj, open_ = sign_flip_test(values, **flips)
+        tests[name] = (p, p_adj, "randomization")
+        if open_:
+            unresolved[name] = named(open_)
+    georisk_tested = n_pairs <= GEORISK_TEST_PAIRS
+    georisk_names = names[len(plain_fields) :]
+    if georisk_tested and georisk_names:
+        georisk_p = randomization_p(
+            x, ia, ib,
+            lambda y, t: compared(statistic(y, target_row=t))[len(plain_fields) :],
+            target_row,
+            [intervals[n].estimate for n in georisk_names],
+            B=B,
+            seed=seed,
+        )  # fmt: skip
+        for name, p in zip(georisk_names, georisk_p, strict=True):
+            tests[name] = (p, adjust(p, correction), "randomization")
+    else:
+        for name in georisk_names:
+            tests[name] = (None, None, None)
+
+    anova_fit = anova.two_way(x) if x.shape[0] > 1 and x.shape[1] > 1 else None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff_mean = x[ia].mean(axis=1) - x[ib].mean(axis=1)
+        effect = (
+            diff_mean / np.sqrt(anova_fit.ms_residual) if anova_fit is not None
+            else np.full(n_pairs, np.nan)
+        )  # fmt: skip
+        glass = None
+        if baseline is not None and x.shape[1] > 1:
+            glass = diff_mean / x[baseline].std(ddof=1)
+    _, _, p_pm = pitman_morgan(a, b)
+    p_pm_adj = adjust(p_pm, correction)
+
+    def num(v: np.ndarray | None, k: int, defined: bool = True) -> float | None:
+        return None if v is None else float(v[k]) if defined else float("nan")
+
     rows: list[Comparison] = []
     for k in range(n_pairs):
-        a, b = systems[ia[k]], systems[ib[k]]
-        for name, (diff, lo, hi, p, ph) in results.items():
-            extra = {}
-            if name == "var":
-                extra = {
-                    "test": "pitman-morgan",
-                    "p_pm": float(p_pm[k]),
-                    "p_pm_holm": float(p_pm_holm[k]),
-                }
+        for name in names:
+            iv = intervals[name]
+            diff, lo, hi = float(iv.estimate[k]), float(iv.lo[k]), float(iv.hi[k])
+            p, p_adj, used = tests[name]
+            defined = np.isfinite(diff)
+            extra: dict[str, object] = {}
+            if name == "mean":
+                if mean.lo is not None and mean.hi is not None:
+                    lo, hi = float(mean.lo[k]), float(mean.hi[k])
+                extra["significant"] = bool(mean.significant[k]) and bool(defined)
+                extra["effect_size"] = float(effect[k])
+                if glass is not None:
+                    extra["glass_delta"] = float(glass[k])
+                if mean.q is not None:
+                    extra["q"] = float(mean.q[k])
+            elif name == "var":
+                extra = {"p_pm": float(p_pm[k]), "p_pm_adj": float(p_pm_adj[k])}
             rows.append(
                 Comparison(
-                    a,
-                    b,
-                    name,
-                    float(diff[k]),
-                    float(lo[k]),
-                    float(hi[k]),
-                    float(p[k]),
-                    float(ph[k]),
-                    **extra,
+                    systems[ia[k]], systems[ib[k]], name, diff, lo, hi,
+                    num(p, k, defined), num(p_adj, k, defined), used, **extra,  # type: ignore[arg-type]
                 )
-            )
-    return rows
+            )  # fmt: skip
+    return Comparisons(rows, unresolved, georisk_tested, max(B, 1))

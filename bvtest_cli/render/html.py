@@ -480,15 +480,16 @@ def _pairs(block: Section) -> list[Mapping[str, Any]]:
     for _, v in block.items:
         if isinstance(v, Records) and v.items:
             rows = [v.as_json(item) for item in v.items]
-            if {"a", "b", "field", "diff", "p_holm"} <= set(rows[0]):
+            if {"a", "b", "field", "diff", "p_adj"} <= set(rows[0]):
                 return [r for r in rows if r["field"] == "mean"]
     return []
 
 
 def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
     """Runs × runs, rows and columns by mean (highest first, from the paired
-    differences): ▲ the row's mean significantly higher (p_holm < .05), ▼
-    lower, · not significant; the numbers in each cell's title."""
+    differences): ▲ the row's mean significantly higher (the row's
+    ``significant``: the test and correction of the report), ▼ lower, · not
+    significant; the numbers in each cell's title."""
     diff: dict[tuple[str, str], Mapping[str, Any]] = {}
     total: dict[str, list[float]] = {}
     for r in pairs:
@@ -506,18 +507,19 @@ def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
             if r is None or a == b:
                 row.append(None)
                 continue
-            d, p = sign * _finite(r["diff"]), _finite(r["p_holm"])
+            d, p = sign * _finite(r["diff"]), _finite(r["p_adj"])
             lo, hi = sorted(sign * _finite(r[k]) for k in ("lo", "hi")) if "lo" in r else (0, 0)
-            significant = p < 0.05
+            significant = bool(r.get("significant"))
             symbol = ("▲" if d > 0 else "▼") if significant else "·"
             kind = ("better" if d > 0 else "worse") if significant else "same"
             title = (f"{a} − {b}: mean difference {fmt(d, 4)} [{fmt(lo, 4)}, {fmt(hi, 4)}], "
-                     f"p_holm {fmt(PValue(p), 4)}")  # fmt: skip
+                     f"p (corrected) {fmt(PValue(p), 4)}")  # fmt: skip
             row.append(svg.Cell(symbol, kind, title))
         cells.append(row)
     caption = (
         f"{measure}: runs × runs by mean, highest first: ▲ the row's mean is higher "
-        "than the column's (p_holm < .05), ▼ lower, · no significant difference"
+        "than the column's (significant after the correction), ▼ lower, · no significant "
+        "difference"
     )
     return svg.grid(svg.Grid(names, cells), caption, svg.shared_prefix(names))
 

@@ -747,14 +747,22 @@ def _render_measure_records(
         settings = [f"{k}={v}" for k, v in report.settings().items() if v is not None]
         out = []
         for measure, records in nested:
-            out.append(_title(markup, f"# {measure}  " + "  ".join(settings), measure))
+            if records.overview:
+                out.append(_title(markup, f"# {measure}  {records.overview}", measure))
+            else:
+                out.append(_title(markup, f"# {measure}  " + "  ".join(settings), measure))
             rows = [list(records.as_text(item, digits)) for item in records.items]
             out.append(_tabulate(markup, rows, list(records.header)))
             if markup.name == "latex":
                 out.append("\\end{table}")
             out.append("")
         return "\n".join(out)
-    lines = [records.as_text(item, digits) for _, records in nested for item in records.items]
+    lines = [
+        records.as_text(item, digits)
+        for _, records in nested
+        if not records.overview
+        for item in records.items
+    ]
     if fmt_name == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")

@@ -107,6 +107,10 @@ class Records:
     header: tuple[str, ...] = ()  # a first line of the trec format, if any
     # numbers in full precision in every format (a scores table is read back)
     full_precision: bool = False
+    # a reading aid beside the records of a block (compare's significance
+    # matrix), titled by this text: in JSON and the table-like formats, not in
+    # the line formats (trec, tsv, csv), whose lines are the block's records
+    overview: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import click
 import numpy as np
 
 from ...analyses import risk
-from ...analyses.paired import Comparison, compare_runs
+from ...analyses.paired import GEORISK_TEST_PAIRS, Comparison, Comparisons, compare_runs
 from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
@@ -34,7 +34,8 @@ from ...settings import Settings
 #: The registry fields a comparison differences (GeoRisk at every alpha).
 COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
 
-#: Columns of the text formats, in order (JSON keys of a row, and the measure).
+#: Columns of the text formats, in order (JSON keys of a row, and the measure);
+#: glass_delta (with --baseline) and q (--test tukey) go before p_pm.
 COLUMNS = (
     "measure",
     "a",
@@ -44,10 +45,12 @@ COLUMNS = (
     "lo",
     "hi",
     "p",
-    "p_holm",
+    "p_adj",
     "test",
+    "significant",
+    "effect_size",
     "p_pm",
-    "p_pm_holm",
+    "p_pm_adj",
 )
 
 
@@ -106,10 +109,11 @@ def _check_names(s: Settings) -> None:
         raise
 
 
-def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str]]:
+def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str], Records]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
-    order), and the notes."""
-    from ..eval.build import bootstrap_statistic
+    order), the notes, and the significance matrix of the mean."""
+    from ...measures.matrix import target_constant, virtual_target
+    from ..eval.build import baseline_index, bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
     check_request(s, len(m.systems), len(m.topics), "compare")
@@ -121,6 +125,8 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         x = m.values
         if x.shape[1] == 0:
             raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
+    if s.test in ("tukey", "randomised-tukey") and (x.shape[0] < 2 or x.shape[1] < 2):
+        raise InputError(f"{m.measure}: --test {s.test} needs at least 2 runs and 2 topics")
     notes = []
     if s.pair and len(distinct_pairs(s.pair)) < len(s.pair):
         notes.append(
@@ -129,16 +135,23 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         )
     if risk.has_negative(x):
         notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
-    statistic = bootstrap_statistic(m, COMPARED, s, None)
+    fields = compared_fields(s)
+    chosen = [f for f in COMPARED if f.name in fields]
+    statistic = bootstrap_statistic(m, chosen, s, None)
     assert s.ci is not None
 
     def with_georisk(y: np.ndarray, target_row: np.ndarray | None = None) -> dict[str, np.ndarray]:
         out = statistic(y, target_row=target_row)
-        if registry.GEORISK.name not in out:  # negative scores: GeoRisk undefined
+        if "georisk" in fields and registry.GEORISK.name not in out:  # negative scores
             out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(s.alphas)), np.nan)
         return out
 
-    rows = compare_runs(
+    # after normalization the target is 1 on every topic, as in eval
+    normalized = s.normalize != "none"
+    target_row = np.ones(x.shape[1]) if normalized else virtual_target(x)
+    fixed = normalized and s.target in ("max", "ideal")
+    c = 1.0 if fixed else target_constant(target_row, s.target)
+    result = compare_runs(
         x,
         m.systems,
         pairs,
@@ -147,44 +160,155 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         B=s.bootstrap,
         seed=s.seed,
         level=s.ci,
-        method=registry.interval_methods(s.ci_method, COMPARED, paired=True),
+        method=registry.interval_methods(s.ci_method, chosen, paired=True),
         budget=s.ci_budget,
-        # after normalization the target is 1 on every topic, as in eval
-        target_row=np.ones(x.shape[1]) if s.normalize != "none" else None,
+        target_row=np.ones(x.shape[1]) if normalized else None,
+        c=float(c),
+        test=s.test,
+        correction=s.correction,
+        significance=s.significance,
+        baseline=baseline_index(m.systems, s.baseline),
+        fields=fields,
     )
-    return rows, notes
+    notes += comparison_notes(m.measure, result, s)
+    return result.rows, notes, significance_matrix(m, result.rows)
+
+
+def compared_fields(s: Settings) -> tuple[str, ...]:
+    """--fields, or its default: every field for named pairs, the mean for all pairs."""
+    if s.compare_fields is not None:
+        return s.compare_fields
+    return ("mean",) if s.pairs == "all" else ("mean", "var", "mse", "georisk")
+
+
+def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str]:
+    """What a reader of the p-values must know: pairs left unresolved, GeoRisk's
+    floor or absence, and intervals that disagree with their test."""
+    notes = []
+    for field, pairs in result.unresolved.items():
+        shown = ", ".join(f"{a}:{b}" for a, b in pairs[:5]) + (", ..." if len(pairs) > 5 else "")
+        notes.append(
+            f"{measure}: {field}: {len(pairs)} pair(s) not resolved against the corrected "
+            f"threshold at {s.significance:g} by the randomization test ({shown}); their p is an "
+            f"upper bound; --bootstrap {4 * max(s.bootstrap, 1 << 21)} draws more relabellings"
+        )
+    n_pairs = len({(r.a, r.b) for r in result.rows})
+    georisk = [r for r in result.rows if r.field.startswith("georisk")]
+    if georisk and not result.georisk_tested:
+        notes.append(
+            f"{measure}: GeoRisk differences of {n_pairs} pairs are not tested (p null): a "
+            f"relabelling test of GeoRisk is run for at most {GEORISK_TEST_PAIRS} pairs; "
+            "name them with --pair"
+        )
+    elif georisk and s.correction != "none":
+        floor = min(1.0, n_pairs / (s.bootstrap + 1)) if s.correction != "bh" else None
+        if floor is not None and floor >= s.significance:
+            notes.append(
+                f"{measure}: GeoRisk p-values come from {s.bootstrap} relabellings (p ≥ "
+                f"1/{s.bootstrap + 1}); with {n_pairs} pairs and --correction {s.correction} "
+                f"no GeoRisk difference can reach {s.significance:g}: --bootstrap "
+                f"{int(np.ceil(20 * n_pairs / s.significance))} can"
+            )
+    disagree = [
+        r for r in result.rows
+        if r.p_adj is not None and r.field in ("mean", "var", "mse")
+        and np.isfinite(r.lo) and np.isfinite(r.hi) and np.isfinite(r.p)
+        and (r.p < 1 - s.ci) == (r.lo <= 0 <= r.hi)
+    ]  # fmt: skip
+    if disagree:
+        fields = {r.field for r in disagree}
+        notes.append(
+            f"{measure}: {len(disagree)} row(s) ({', '.join(sorted(fields))}) where the "
+            f"{s.ci:g} interval and the "
+            f"p-value at {1 - s.ci:g} disagree: the interval is a paired bootstrap, p a "
+            f"{s.test} test — different methods, which can differ near the edge"
+            + ("; MSE's interval also moves with the pool's target" if "mse" in fields else "")
+        )
+    return notes
+
+
+def significance_matrix(m: ScoreMatrix, rows: Sequence[Comparison]) -> Records:
+    """Runs × runs, sorted by mean (best first): ▲ where the row's run is
+    significantly above the column's after the correction, ▼ below, · not
+    significantly different, blank where the pair was not compared."""
+    means = m.values.mean(axis=1)
+    order = sorted(range(len(m.systems)), key=lambda i: (-means[i], m.systems[i]))
+    runs = [m.systems[i] for i in order]
+    mark: dict[tuple[str, str], str] = {}
+    for r in rows:
+        if r.field != "mean" or r.significant is None:
+            continue
+        up = r.diff > 0
+        mark[r.a, r.b] = ("▲" if up else "▼") if r.significant else "·"
+        mark[r.b, r.a] = ("▼" if up else "▲") if r.significant else "·"
+    cells = tuple(
+        (k + 1, run, float(means[order[k]]), tuple(mark.get((run, o), "") for o in runs))
+        for k, run in enumerate(runs)
+    )
+
+    def as_json(cell: tuple) -> dict[str, Any]:
+        rank, run, mean, marks = cell
+        return {
+            "rank": rank, "run": run, "mean": as_reported(mean, False),
+            "above": [o for o, x in zip(runs, marks, strict=True) if x == "▲"],
+            "below": [o for o, x in zip(runs, marks, strict=True) if x == "▼"],
+        }  # fmt: skip
+
+    def as_text(cell: tuple, digits: int) -> tuple[str, ...]:
+        rank, run, mean, marks = cell
+        return (str(rank), run, fmt(mean, digits), *(x or " " for x in marks))
+
+    header = ("rank", "run", "mean", *(str(k + 1) for k in range(len(runs))))
+    title = "the mean, row − column: ▲ significantly higher, ▼ lower, · no significant difference"
+    return Records(cells, as_json, as_text, header=header, overview=title)
 
 
 #: The p-value columns: printed in exponent notation below the printed digits.
-P_VALUES = ("p", "p_holm", "p_pm", "p_pm_holm")
+P_VALUES = ("p", "p_adj", "p_pm", "p_pm_adj")
 
 
 def _row_json(row: Comparison) -> dict[str, Any]:
     return {k: as_reported(v, k in P_VALUES) for k, v in row.as_dict().items()}
 
 
-def _row_text(measure: str):
+def columns_of(s: Settings) -> tuple[str, ...]:
+    """The text formats' columns: the measure, then the keys of a row (those
+    that apply to this run of the command)."""
+    extra = (*(("glass_delta",) if s.baseline else ()), *(("q",) if s.test == "tukey" else ()))
+    return (*COLUMNS[:-2], *extra, *COLUMNS[-2:])
+
+
+def _row_text(measure: str, columns: Sequence[str]):
     def text(row: Comparison, digits: int) -> tuple[str, ...]:
         d = row.as_dict()
         cells = [measure]
-        for name in COLUMNS[1:]:
-            value = as_reported(d.get(name), name in P_VALUES)
-            cells.append("" if value is None and name not in d else fmt(plain(value), digits))
+        for name in columns[1:]:
+            value = d.get(name)
+            if isinstance(value, bool):
+                cells.append("yes" if value else "no")
+                continue
+            value = as_reported(value, name in P_VALUES)
+            cells.append("" if value is None else fmt(plain(value), digits))
         return tuple(cells)
 
     return text
 
 
 def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
-    """The report of ``bvtest compare``: a Records of comparisons per measure."""
+    """The report of ``bvtest compare``: a Records of comparisons per measure,
+    and the significance matrix of the mean."""
     blocks = []
     notes: list[str] = []
+    columns = columns_of(s)
     for m in matrices:
-        rows, measure_notes = measure_pairs(m, s)
+        rows, measure_notes, matrix = measure_pairs(m, s)
         notes += measure_notes
-        records = Records(tuple(rows), _row_json, _row_text(m.measure), header=COLUMNS)
-        blocks.append((m.measure, section(("pairs", records))))
+        records = Records(tuple(rows), _row_json, _row_text(m.measure, columns), header=columns)
+        blocks.append((m.measure, section(("pairs", records), ("significance_matrix", matrix))))
     body = section(
+        ("test", s.test),
+        ("correction", s.correction if s.test not in ("tukey", "randomised-tukey") else "none"),
+        ("significance", s.significance),
         ("ci", s.ci),
         ("bootstrap", s.bootstrap),
         ("ci_method", s.ci_method),
