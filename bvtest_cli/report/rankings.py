@@ -143,13 +143,7 @@ def accuracy_report(
         (r.SE_SIGMA_REFERENCE, res.se_sigma_reference),
         ("collections", table),
     ]
-    notes = [
-        f"{c.name}: the bootstrap estimate b2 = {c.accuracy.b2:.3g} is negative (chance "
-        "error: |b| is indistinguishable from 0); bias is reported as -sqrt(-b2), "
-        "Cormack & Grossman's convention"
-        for c in res.collections
-        if c.accuracy.b2 < 0
-    ]
+    notes = [negative_b2_note(c.name, c.accuracy.b2) for c in res.collections if c.accuracy.b2 < 0]
     if res.table is not None:
         items.append(("matrix", _matrix(res)))
         b2 = res.table.b2
@@ -157,13 +151,24 @@ def accuracy_report(
         if negative:
             notes.append(
                 f"matrix: {negative} of {b2.size} pairwise b2 estimates are negative (chance "
-                "error; the diagonal's expectation is 0), reported as bias = -sqrt(-b2)"
+                "error; the diagonal's expectation is 0), reported as bias = -sqrt(-b2); "
+                "only bias is signed: rmse counts such a b2 as 0 (rmse = sigma there)"
             )
     if res.batches < 2:
         notes.append("standard errors need at least 2 bootstrap samples (batches); null")
     notes += res.notes
     return Report(
         section(*items), table_fields=r.RANKING_TABLE_FIELDS, notes=tuple(notes), measure=measure
+    )
+
+
+def negative_b2_note(name: str, b2: float) -> str:
+    """What a negative bootstrap estimate of b² does to the fields: only bias
+    takes the signed root; RMSE, a root of a sum of squares, is never negative."""
+    return (
+        f"{name}: the bootstrap estimate b2 = {b2:.3g} is negative (chance error: |b| is "
+        "indistinguishable from 0); only bias is signed, reported as -sqrt(-b2) (Cormack & "
+        "Grossman's convention); rmse counts b2 as 0 and equals sigma"
     )
 
 
