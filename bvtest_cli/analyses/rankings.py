@@ -688,7 +688,14 @@ def evaluate_collections(
         if not group:
             raise InputError(f"collection {name!r} has no qrels file")
         for f in group:
-            absent = sum(t not in f.table.topic_index for t in topics)
+            # a topic whose rows are all negative (a sample's -1: pooled, not
+            # judged) has no judgment either
+            table = f.table
+            judged = np.zeros(len(table.topics), dtype=bool)
+            judged[table.topic[table.grade >= 0]] = True
+            absent = sum(
+                t not in table.topic_index or not judged[table.topic_index[t]] for t in topics
+            )
             if absent == len(topics):
                 # Every run would score 0 on every topic: a wrong file, not a
                 # collection (said after the runs are checked against the

@@ -152,6 +152,19 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         # after normalization the target is 1 on every topic, as in eval
         target_row=np.ones(x.shape[1]) if s.normalize != "none" else None,
     )
+    tested = [d for d in (row.as_dict() for row in rows) if d.get("test") == "pitman-morgan"]
+    undefined = sum(1 for d in tested if d.get("p_pm") is None or not np.isfinite(d["p_pm"]))
+    if undefined:
+        n = x.shape[1]
+        why = (
+            f"the test has n - 2 degrees of freedom and needs at least 3 topics, got {n}"
+            if n < 3
+            else "the scores leave its statistic undefined"
+        )
+        notes.append(
+            f"{m.measure}: the Pitman–Morgan p of equal variances (p_pm, p_pm_holm) is null "
+            f"for {undefined} of {len(tested)} pair(s): {why}"
+        )
     return rows, notes
 
 

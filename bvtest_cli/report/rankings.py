@@ -27,7 +27,14 @@ from ..errors import InputError
 from ..io.files import checked_target, new_directory
 from ..io.sources import Qrels, Run, docno_text, expand_sources, output_bytes
 from ..io.trec import QrelsFile, read_qrels, sort_topics
-from ..measures.evaluate import check_shared_topics, how, map_runs, parse_measures
+from ..measures.evaluate import (
+    MeasureSpec,
+    check_shared_topics,
+    how,
+    is_sampled,
+    map_runs,
+    parse_measures,
+)
 from ..measures.parallel import default_jobs, progress
 from ..report import registry as r
 from ..report.model import Records, Report, Section, Table, section
@@ -88,6 +95,7 @@ def rankings_report(s: Settings) -> Report:
     collections = {
         name: [read(p) for p in _sample_files(files, notes.append)] for name, files in s.collections
     }
+    notes += _sampled_notes(specs[0], collections)
     (scores,) = evaluate_collections(
         reference,
         collections,
@@ -114,6 +122,34 @@ def rankings_report(s: Settings) -> Report:
         n_systems=len(sources),
     )
     return report.prefixed(notes)
+
+
+def _sampled_notes(spec: MeasureSpec, collections: dict[str, list[QrelsFile]]) -> list[str]:
+    """What a measure cannot know of a sampled collection (sample_eval.pl's
+    5-column layout, rel −1: pooled, not judged): a measure for full
+    judgments counts the unjudged documents as non-relevant, and infAP's
+    one-stratum estimate ignores the strata of a stratified sample."""
+    name = spec.measure.NAME
+    notes = []
+    for cname, files in collections.items():
+        sampled = [f for f in files if f.stratified]
+        if not sampled:
+            continue
+        if name == "infAP":
+            strata = max(len(np.unique(f.table.stratum)) for f in sampled)
+            if strata > 1:
+                notes.append(
+                    f"{cname}: a sample of {strata} strata; infAP estimates as if every listed "
+                    "document had one inclusion probability and is biased there: rank by "
+                    "-m xinfAP or -m statAP"
+                )
+        elif not is_sampled(spec) and any((f.table.grade < 0).any() for f in sampled):
+            notes.append(
+                f"{cname}: a sampled collection (pooled documents left unjudged, rel -1); "
+                f"{spec.name} is for full judgments and counts them non-relevant: rank by "
+                "-m statAP or -m xinfAP"
+            )
+    return notes
 
 
 def accuracy_report(
