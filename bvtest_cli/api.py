@@ -30,8 +30,8 @@ command line takes: ``alphas="0,5"`` or ``alphas=[0, 5]``, ``group="random:5"``
 or ``("random", 5)``, ``target="ideal"`` or ``0.5``. Output options
 (``--format``, ``--digits``) belong to :meth:`Report.render`. Every mistake
 raises :class:`InputError` (``file`` and ``line`` set where there is one),
-in the API's words: a keyword (``bootstrap=``, ``measures:``) where the CLI
-names a flag (``--bootstrap``, ``-m:``).
+in the API's words: a keyword (``bootstrap=``, ``measures=``) where the CLI
+names a flag (``--bootstrap``, ``-m``).
 An empty list or dict (``measures=[]``, ``runs={}``) is an error, not the
 default; a score or grade given as a string is an error (files are parsed,
 Python values are not).
@@ -321,10 +321,7 @@ def _in_keywords(exc: InputError) -> InputError:
             text,
         )
 
-    if exc.file is not None and exc.file in words:
-        # an error about an option (``-m: unknown measure``): the keyword names it
-        return InputError(f"{words[exc.file][:-1]}: {keyword(exc.message)}", None, exc.line)
-    file = None if exc.file is None else keyword(exc.file)
+    file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``
     return InputError(keyword(exc.message), file, exc.line)
 
 

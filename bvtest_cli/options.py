@@ -884,10 +884,6 @@ def _pps_methods(s: Settings) -> bool:
 METHOD_NEEDS: dict[tuple[str, str], tuple[str, Callable[[Settings], bool]]] = {
     ("strata", "method"): ("--method pps", lambda s: s.method == "pps"),
     ("strata", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
-    ("repeats", "method"): (
-        "--method uniform or pps (one sample of the others is all there is)",
-        lambda s: s.method in ("uniform", "pps"),
-    ),
     ("repeats", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
     ("rel_level", "method"): (
         "--method mtf or hedge (the methods that learn from relevance)",

@@ -29,7 +29,7 @@ def error_of(call) -> str:
 @pytest.mark.parametrize(
     ("call", "keyword"),
     [
-        (lambda: bvtest.evaluate(SAMPLE_QRELS, SAMPLE_RUNS, measures="XX"), "measures"),
+        (lambda: bvtest.evaluate(SAMPLE_QRELS, SAMPLE_RUNS, measures="XX"), "measures="),
         (lambda: bvtest.evaluate(SAMPLE_QRELS, SAMPLE_RUNS, measures="AP", bootstrap=50), "ci="),
         (
             lambda: bvtest.run("budget", SAMPLE_QRELS, SAMPLE_RUNS, methods="depth", strata=3),
@@ -55,7 +55,7 @@ def error_of(call) -> str:
                 collections=[f"x={SAMPLE_QRELS}"],
                 measures="AP,P@10",
             ),
-            "measures",
+            "measures=",
         ),
     ],
 )

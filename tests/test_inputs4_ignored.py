@@ -19,8 +19,6 @@ Q, R = SAMPLE_QRELS, SAMPLE_RUNS
     [
         (["--method", "hedge", "--budget", 5, "--strata", 4], "--strata"),
         (["--method", "uniform", "--budget", 5, "--strata", 4], "--strata"),
-        (["--method", "depth", "--depth", 2, "--repeats", 3], "--repeats"),
-        (["--method", "mtf", "--budget", 5, "--repeats", 3], "--repeats"),
         (["--method", "pps", "--budget", 5, "-l", 2], "--rel-level"),
         (["--method", "uniform", "--budget", 5, "-l", 2], "--rel-level"),
     ],
@@ -35,6 +33,14 @@ def test_sample_refuses_an_option_its_method_ignores(bvtest, tmp_path, args, fla
 def test_budget_refuses_pps_options_without_a_pps_method(bvtest, option):
     proc = bvtest("budget", "--methods", "depth,hedge", *option, Q, R)
     assert_one_line_error(proc, option[0], "xinfAP or statAP")
+
+
+def test_sample_repeats_of_a_method_that_is_not_random_is_noted(bvtest, tmp_path):
+    proc = bvtest("sample", "--method", "depth", "--depth", 2, "--repeats", 3,
+                  "--out", tmp_path / "d", Q, R)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "--repeats: depth is not random; one sample is written" in proc.stderr
+    assert [p.name for p in (tmp_path / "d").iterdir()] == ["depth.001.qrels"]
 
 
 def test_the_options_work_where_they_mean_something(bvtest, tmp_path):

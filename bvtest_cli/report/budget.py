@@ -191,6 +191,8 @@ def sample_files(s: Settings) -> Report:
     topics = sort_topics(qrels_file.topics())
     checked_target(s.output, s.input_paths(), "--out")
     repeats = s.repeats if s.method in RANDOM_METHODS else 1
+    if s.repeats > 1 and s.method not in RANDOM_METHODS:
+        notes.append(f"--repeats: {s.method} is not random; one sample is written")
     check_request(s, len(sources), len(topics), "sample")
     track = read_track(qrels_file, sources, topics, s)
     check_request(s, len(sources), len(topics), "sample", documents=int(track.offsets[-1]),
