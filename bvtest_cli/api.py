@@ -30,7 +30,8 @@ command line takes: ``alphas="0,5"`` or ``alphas=[0, 5]``, ``group="random:5"``
 or ``("random", 5)``, ``target="ideal"`` or ``0.5``. Output options
 (``--format``, ``--digits``) belong to :meth:`Report.render`. Every mistake
 raises :class:`InputError` (``file`` and ``line`` set where there is one),
-in the API's words: a keyword (``bootstrap=``) where the CLI names a flag.
+in the API's words: a keyword (``bootstrap=``, ``measures=``) where the CLI
+names a flag (``--bootstrap``, ``-m``).
 An empty list or dict (``measures=[]``, ``runs={}``) is an error, not the
 default; a score or grade given as a string is an error (files are parsed,
 Python values are not).
@@ -45,7 +46,10 @@ tuple or a list of tuples), ``pairs`` (``--pairs all``), ``per_topic``
 (``-q``), ``rel_level`` (``-l``), ``err_impl`` (``--err-impl``),
 ``random_size``/``difficulty_size`` (``--random-size``/``--difficulty-size``),
 ``ci_method``/``ci_memory`` (``--ci-method``/``--ci-memory``), ``output``
-(``-o``/``--out``), ``plot`` (``--plot``).
+(``-o``/``--out``), ``plot`` (``--plot``), ``measures`` (``-m``/``--measure``),
+``alphas`` (``--alpha``), ``budgets`` (``--budget``), ``topics_scale``
+(``--topics-scale``), ``methods`` (``--methods``), ``samples``
+(``-k``/``--samples``), ``jobs`` (``-j``).
 """
 
 from __future__ import annotations
@@ -311,14 +315,18 @@ def _in_keywords(exc: InputError) -> InputError:
     would name its flag (``--bootstrap``)."""
     from .options import OPTIONS
 
-    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("--")}
+    # every flag, long and short (-m, -l, -k, -o: the API has no short names)
+    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
 
-    def keyword(text: str | None) -> str | None:
-        if text is None:
-            return None
-        return re.sub(r"(?<![\w-])--[a-z][\w-]*", lambda m: words.get(m[0], m[0]), text)
+    def keyword(text: str) -> str:
+        return re.sub(
+            r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))",
+            lambda m: words.get(m[0], m[0]),
+            text,
+        )
 
-    return InputError(keyword(exc.message) or "", keyword(exc.file), exc.line)
+    file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``
+    return InputError(keyword(exc.message), file, exc.line)
 
 
 def _usage_message(exc: click.UsageError, options: Mapping[str, Any]) -> str:

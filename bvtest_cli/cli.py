@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 import warnings
 from typing import Any, NoReturn
@@ -171,6 +172,23 @@ def _numpy_quiet() -> Any:
     return np.errstate(all="ignore")
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is: what it was writing is removed on
+    the way out (io.files cleans up on any BaseException), as after SIGINT."""
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    if os.getpid() != _MAIN_PID:
+        # a forked worker: die as SIGTERM says, the main process cleans up
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise Terminated
+
+
+_MAIN_PID = os.getpid()
+
+
 def main() -> None:
     """Entry point: click's usage errors become one line too (exit 2).
 
@@ -185,6 +203,9 @@ def main() -> None:
     # with the machine's number of cores. A user's own setting is kept.
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(variable, "1")
+    global _MAIN_PID
+    _MAIN_PID = os.getpid()
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with _numpy_quiet(), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -217,6 +238,9 @@ def main() -> None:
     except click.Abort:
         say("bvtest: aborted")
         sys.exit(130)
+    except Terminated:
+        say("bvtest: terminated")
+        sys.exit(128 + signal.SIGTERM)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -57,14 +57,21 @@ def parse_target(value: str) -> str | float:
     return c
 
 
+MAX_GROUP_SIZE = 2**31 - 1
+
+
 def parse_group(value: str | None) -> tuple[str, int] | None:
     """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
     from .analyses.grouping import parse_group as parse
 
     try:
-        return parse(value)
+        group = parse(value)
     except ValueError as exc:
         raise _bad(str(exc)) from None
+    if group is not None and group[1] > MAX_GROUP_SIZE:
+        # numpy's integers end at 2**63 − 1; no topic set comes near it
+        raise _bad(f"invalid group {value!r}: K must be at most {MAX_GROUP_SIZE}, got {group[1]}")
+    return group
 
 
 #: What `compare --fields` may name, in the order rows print.
@@ -890,6 +897,15 @@ SAMPLE_DEPTH = dict(required=False, default=None, help="Pool depth K of --method
 SAMPLE_REPEATS = dict(
     help="Samples drawn by the random methods (uniform, pps), each its own file.", default=1
 )
+SAMPLE_REL_LEVEL = dict(
+    help="mtf and hedge: a document is relevant when its grade >= L (what moves a run to the "
+    "front, what Hedge learns from); the other methods do not use relevance."
+)
+SAMPLE_JOBS = dict(help="Runs read in parallel [default: all cores]. Output does not depend on it.")
+SAMPLE_STRATA = dict(
+    help="Strata of the pps design (equal AP-prior mass; Cormack & Grossman 2019: 20); at "
+    "most --budget: more would leave strata unsampled (a note says so)."
+)
 BUDGET_REPEATS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
 VARIATIONS_ALPHAS = dict(
     default=VARIATION_ALPHAS,
@@ -1007,6 +1023,25 @@ NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
 }
 
 
+def _pps_methods(s: Settings) -> bool:
+    return any(m in ("xinfAP", "statAP") for m in s.methods)
+
+
+#: Options that mean something only with some sampling methods, in the
+#: commands that choose one (sample: ``method``; budget: ``methods``):
+#: (option, the choosing option) → (the choice, as the user would write it;
+#: whether ``s`` made it). Given without it, the option would be ignored.
+METHOD_NEEDS: dict[tuple[str, str], tuple[str, Callable[[Settings], bool]]] = {
+    ("strata", "method"): ("--method pps", lambda s: s.method == "pps"),
+    ("strata", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
+    ("repeats", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
+    ("rel_level", "method"): (
+        "--method mtf or hedge (the methods that learn from relevance)",
+        lambda s: s.method in ("mtf", "hedge"),
+    ),
+}
+
+
 def given(ctx: click.Context) -> frozenset[str]:
     """The options the user set (on the command line, or as API keywords)."""
     from click.core import ParameterSource
@@ -1031,6 +1066,9 @@ def validate(
     for name in sorted(set_by_user & NEEDS.keys()):
         need, met = NEEDS[name]
         if name in names and not met(s, names):
+            raise click.UsageError(f"{_flag(name)} means something only with {need}")
+    for (name, chooser), (need, chosen) in METHOD_NEEDS.items():
+        if name in set_by_user and name in names and chooser in names and not chosen(s):
             raise click.UsageError(f"{_flag(name)} means something only with {need}")
     if "inputs" in names and s.scores is None and len(s.inputs) < 2:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")

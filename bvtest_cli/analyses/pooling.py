@@ -66,8 +66,9 @@ def pool(qrels: Qrels, runs: Iterable[Run], depth: int) -> Pool:
     Only the qrels' topics are pooled (a run's other topics have nothing to
     judge them). A topic whose pool holds no judged document is left out of
     the pooled qrels: under them it is unjudged. Pooled documents that the
-    qrels do not judge are counted (``unjudged``), as trec_eval would treat
-    them as non-relevant.
+    qrels do not judge — absent, or with a negative grade (sample_eval.pl's
+    −1: pooled, not judged) — are left out and counted (``unjudged``), as
+    trec_eval would treat them as non-relevant.
     """
     if depth < 1:
         raise ValueError(f"the pool depth must be at least 1, got {depth}")
@@ -82,7 +83,8 @@ def pool(qrels: Qrels, runs: Iterable[Run], depth: int) -> Pool:
         judged = qrels[topic]
         docs = pools[topic]
         pooled += len(docs)
-        kept = {d: judged[d] for d in sorted(docs) if d in judged}
+        # a negative grade (a sample's -1) marks a pooled document nobody judged
+        kept = {d: judged[d] for d in sorted(docs) if judged.get(d, -1) >= 0}
         unjudged += len(docs) - len(kept)
         if kept:
             out[topic] = kept

@@ -406,7 +406,7 @@ class Accuracy:
     b2: float  # Δ(X, G) − σ²(X) − σ²(G)
     bias: float  # |b| = √b², or −√(−b²) when b² < 0
     sigma: float  # σ(X)
-    rmse: float  # √(b² + σ²(X)) (signed like bias in the unlikely case it is negative)
+    rmse: float  # √(max(b², 0) + σ²(X)): never negative, never below σ
     se_b2: float
     se_bias: float
     se_sigma: float
@@ -475,23 +475,30 @@ def _accuracy(d: DeltaEstimate, s2x: DeltaEstimate, s2g: DeltaEstimate) -> Accur
     σ² estimates (``DeltaEstimate`` objects holding ½ Δ(Z_a, Z_b)). The
     standard errors are batch means of the squares b², σ²(X) and b² + σ²(X),
     whose estimates are means of batch values, mapped to |b|, σ and RMSE by
-    :func:`mapped_se`."""
+    :func:`mapped_se`.
+
+    Only |b| takes the signed root of a negative b² (the paper's convention,
+    which shows the chance error). RMSE = √(b² + σ²) is a root of a sum of
+    squares and never negative: a negative b² estimate says |b| is
+    indistinguishable from 0, so RMSE counts it as 0 and is σ there (the
+    positive-part estimator; RMSE ≥ σ always holds in truth)."""
     b2 = d.value - s2x.value - s2g.value
     b2_batches = d.batches - s2x.batches - s2g.batches
     se_b2 = standard_error(np.asarray(b2_batches))
     se_s2 = standard_error(np.asarray(s2x.batches))
     se_mse = standard_error(np.asarray(b2_batches + s2x.batches))
+    mse = max(b2, 0.0) + s2x.value if not math.isnan(b2) else b2 + s2x.value
     with np.errstate(invalid="ignore"):
         return Accuracy(
             delta=float(d.value),
             b2=float(b2),
             bias=float(signed_sqrt(b2)),
             sigma=float(np.sqrt(s2x.value)),
-            rmse=float(signed_sqrt(b2 + s2x.value)),
+            rmse=float(np.sqrt(mse)),
             se_b2=se_b2,
             se_bias=mapped_se(float(b2), se_b2),
             se_sigma=mapped_se(float(s2x.value), se_s2),
-            se_rmse=mapped_se(float(b2 + s2x.value), se_mse),
+            se_rmse=mapped_se(float(mse), se_mse if b2 >= 0 else se_s2),
         )
 
 
@@ -681,7 +688,14 @@ def evaluate_collections(
         if not group:
             raise InputError(f"collection {name!r} has no qrels file")
         for f in group:
-            absent = sum(t not in f.table.topic_index for t in topics)
+            # a topic whose rows are all negative (a sample's -1: pooled, not
+            # judged) has no judgment either
+            table = f.table
+            judged = np.zeros(len(table.topics), dtype=bool)
+            judged[table.topic[table.grade >= 0]] = True
+            absent = sum(
+                t not in table.topic_index or not judged[table.topic_index[t]] for t in topics
+            )
             if absent == len(topics):
                 # Every run would score 0 on every topic: a wrong file, not a
                 # collection (said after the runs are checked against the

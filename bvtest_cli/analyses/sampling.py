@@ -428,6 +428,16 @@ def allocate(sizes: Sequence[int], budget: int) -> list[int]:
     return given
 
 
+def strata_for_budget(strata: int, budget: int) -> int:
+    """The strata a pps design of ``budget`` draws per topic can sample:
+    min(strata, budget). With more strata than draws, :func:`allocate` gives
+    the last strata nothing, their documents have inclusion probability 0
+    and no estimator can be unbiased (Horvitz–Thompson needs π > 0)."""
+    _check_positive(strata, "number of strata")
+    _check_positive(budget, "budget")
+    return min(strata, budget)
+
+
 @dataclass(frozen=True)
 class _PpsTopic:
     docs: list[str]  # the pool, sorted

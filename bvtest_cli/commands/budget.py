@@ -16,15 +16,21 @@ def run(s: Settings) -> Report:
 
     QRELS is the truth and plays the assessor. For each budget N (judgments
     per topic) the collections of each method are built from the runs:
-    xinfAP and statAP on R pps samples (--repeats; 20 AP-prior strata),
-    depth-k pooling with the largest k whose pool holds at most N documents
-    per topic on average, hedge and mtf with N judgments per topic. For each
+    xinfAP and statAP on R pps samples (--repeats; --strata S AP-prior
+    strata, at most N), depth-k pooling with the largest k whose pool holds
+    at most N documents per topic on average (when even depth 1 holds more,
+    depth-1 at its own, larger cost: a note says so), hedge and mtf with N
+    judgments per topic. Cells of unequal cost are named in a note; the
+    assessments column gives each cell's. --repeats and --strata need a pps
+    method (xinfAP, statAP). QRELS and the runs must share a topic. For each
     topic-set size K·n (--topics-scale), the accuracy of each collection's
     ranking of the runs by mean AP against QRELS' (bvtest rankings): |b|,
-    sigma, RMSE and their standard errors, with the assessments each method
-    used; and sigma of QRELS itself (the paper's Reference row). With
-    --engineered, the runs and their engineered permutations are ranked
-    (Table 2); the collections are still built from the runs.
+    sigma, RMSE = sqrt(max(b^2, 0) + sigma^2) (never negative; only bias
+    takes the signed root -sqrt(-b^2) of a negative estimate) and their
+    standard errors, with the assessments each method used; and sigma of
+    QRELS itself (the paper's Reference row). With --engineered, the runs
+    and their engineered permutations are ranked (Table 2); the collections
+    are still built from the runs.
 
     \b
     JSON: {"samples", "seed", "measure", "n_topics", "n_systems", "repeats",

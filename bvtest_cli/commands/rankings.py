@@ -21,8 +21,9 @@ def run(s: Settings) -> Report:
     and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
     Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
     sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
-    the estimate is negative), sigma, rmse, b2, delta and batch-means
-    standard errors (se_*); sigma_reference. With two or more collections,
+    the estimate is negative, a note says so), sigma, rmse (never negative:
+    a negative b^2 counts as 0 there, so rmse = sigma), b2, delta and
+    batch-means standard errors (se_*); sigma_reference. With two or more collections,
     matrix (the paper's Table 3): every collection measured against every
     other one as the reference, RMSE with sigma on the diagonal.
 
@@ -31,7 +32,8 @@ def run(s: Settings) -> Report:
     NAME=DIR (every file in DIR) gives a collection as several qrels samples
     (a statistical method, e.g. from bvtest sample): each drawn topic takes one
     of them at random. On sampled qrels, rank by an estimator: -m statAP or
-    -m xinfAP.
+    -m xinfAP (a note says so for another measure, and for infAP on a sample
+    of several strata).
 
     \b
     JSON: {"reference", "samples", "topics", "seed", "measure", "n_topics",

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import RUNS, SAMPLE_BUDGET, SAMPLE_DEPTH, SAMPLE_OUT, SAMPLE_REPEATS, Command
+from ..options import (
+    RUNS,
+    SAMPLE_BUDGET,
+    SAMPLE_DEPTH,
+    SAMPLE_JOBS,
+    SAMPLE_OUT,
+    SAMPLE_REL_LEVEL,
+    SAMPLE_REPEATS,
+    SAMPLE_STRATA,
+    Command,
+)
 from ..settings import Settings
 
 if TYPE_CHECKING:
@@ -20,8 +30,10 @@ def run(s: Settings) -> Report:
     (move-to-front pooling, Cormack, Palmer & Clarke 1998), hedge (Aslam,
     Pavlu & Savell 2003), uniform (a simple random sample) or pps (AP-prior
     strata of equal mass, a simple random sample of N/S from each of S
-    strata; Cormack & Grossman 2019: 5 from each of 20); depth takes the top
-    K of every run instead (--depth K, as bvtest pool).
+    strata; Cormack & Grossman 2019: 5 from each of 20; at most N strata, so
+    that every stratum gets a draw); depth takes the top K of every run
+    instead (--depth K, as bvtest pool). Every qrels topic with a pool is
+    sampled; QRELS and the runs must share a topic.
 
     \b
     Files: DIR/METHOD.001.qrels, ... (--repeats R for uniform and pps).
@@ -49,6 +61,7 @@ COMMAND = Command(
     run,
     overrides={
         "inputs": RUNS, "output": SAMPLE_OUT, "budgets": SAMPLE_BUDGET, "depth": SAMPLE_DEPTH,
-        "repeats": SAMPLE_REPEATS,
+        "repeats": SAMPLE_REPEATS, "rel_level": SAMPLE_REL_LEVEL, "jobs": SAMPLE_JOBS,
+        "strata": SAMPLE_STRATA,
     },
 )  # fmt: skip

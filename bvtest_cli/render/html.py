@@ -571,6 +571,13 @@ def _counts(report: Report) -> list[tuple[str, str]]:
         if leaves.get(registry.N_TOPICS.name) is not None:
             out.append(("topics", str(leaves[registry.N_TOPICS.name])))
         out.append(("measures", ", ".join(name for name, _ in blocks)))
+        return out
+    # a report without measure blocks (budget) may still state them at its top
+    leaves = {str(k): v for k, v in report.body.items if is_leaf(v)}
+    for label, key in (("runs", registry.N_SYSTEMS.name), ("topics", registry.N_TOPICS.name),
+                       ("measures", "measure")):  # fmt: skip
+        if leaves.get(key) is not None:
+            out.append((label, str(leaves[key])))
     return out
 
 

@@ -28,12 +28,18 @@ import numpy as np
 
 from ..analyses.pooling import engineered_name
 from ..analyses.rankings import ranking_accuracy, stream
-from ..analyses.sampling import RANDOM_METHODS, depth_for_budget, pps_design, sample
+from ..analyses.sampling import (
+    RANDOM_METHODS,
+    depth_for_budget,
+    pps_design,
+    sample,
+    strata_for_budget,
+)
 from ..errors import InputError
 from ..io.files import checked_target, new_directory
 from ..io.sources import Source, docno_bytes, docno_text, expand_sources, output_bytes
 from ..io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns, sort_topics
-from ..measures.evaluate import list_topics, map_runs, topic_set
+from ..measures.evaluate import check_shared_topics, list_topics, map_runs, topic_set
 from ..measures.fastmeasures import ranking_order
 from ..measures.parallel import default_jobs, progress
 from ..measures.sampled import SampledRankings
@@ -104,6 +110,9 @@ def read_track(
         tick=progress(len(sources), s.quiet),
         reader=read_run_columns,
     )
+    # qrels that share no topic with the runs leave nothing to sample: an
+    # error naming the qrels, as the evaluating commands give
+    check_shared_topics(qrels_file.label, topics, [src.name for src in sources], runs)
     qrels = qrels_file.qrels
     docnos, grades, judged, rankings = [], [], [], [[] for _ in runs]
     offsets = [0]
@@ -115,7 +124,8 @@ def read_track(
         docnos.append(universe)
         text = [d.decode("latin-1") for d in universe.tolist()]
         grades.append(np.array([max(judged_docs.get(d, 0), 0) for d in text], dtype=np.int64))
-        judged.append(np.array([d in judged_docs for d in text], dtype=bool))
+        # a negative grade (a sample's -1: pooled, not judged) is no judgment
+        judged.append(np.array([judged_docs.get(d, -1) >= 0 for d in text], dtype=bool))
         offsets.append(offsets[-1] + universe.size)
         for j, run in enumerate(runs):
             ids = np.searchsorted(universe, run[t].astype(bytes)) if t in run else np.zeros(0, int)
@@ -180,19 +190,27 @@ def sample_files(s: Settings) -> Report:
     sources = expand_sources(s.inputs[1:], notes.append)
     topics = sort_topics(qrels_file.topics())
     checked_target(s.output, s.input_paths(), "--out")
-    track = read_track(qrels_file, sources, topics, s)
-    rankings, grades = track.for_sampling()
     repeats = s.repeats if s.method in RANDOM_METHODS else 1
     if s.repeats > 1 and s.method not in RANDOM_METHODS:
         notes.append(f"--repeats: {s.method} is not random; one sample is written")
-    design = pps_design(rankings, s.strata) if s.method == "pps" else None
+    check_request(s, len(sources), len(topics), "sample")
+    track = read_track(qrels_file, sources, topics, s)
+    check_request(s, len(sources), len(topics), "sample", documents=int(track.offsets[-1]),
+                  out=s.output)  # fmt: skip
+    rankings, grades = track.for_sampling()
+    strata = s.strata
+    if s.method == "pps":
+        strata = strata_for_budget(s.strata, budget)
+        if strata < s.strata:
+            notes.append(strata_note(s.strata, strata, budget))
+    design = pps_design(rankings, strata) if s.method == "pps" else None
     stratified = s.method in RANDOM_METHODS
     judged_total = 0
     with new_directory(s.output) as out:
         for rep in range(repeats):
             drawn = sample(
                 s.method, rankings, grades, budget=budget, depth=s.depth or 1,
-                strata=s.strata, seed=s.seed, repeat=rep, rel_level=s.rel_level, design=design,
+                strata=strata, seed=s.seed, repeat=rep, rel_level=s.rel_level, design=design,
             )  # fmt: skip
             judged_total += drawn.judged()
             text = _sample_text(track, drawn.topics, stratified)
@@ -207,6 +225,14 @@ def sample_files(s: Settings) -> Report:
         f"topic on average over {len(drawn.topics)} topics"
     )
     return Report(section(), notes=tuple(notes))
+
+
+def strata_note(asked: int, strata: int, budget: int) -> str:
+    return (
+        f"--strata {asked}: a budget of {budget} judgments per topic samples at most {budget} "
+        f"strata (the others would have inclusion probability 0 and bias every estimate); "
+        f"{strata} strata used"
+    )
 
 
 def _sample_budget(s: Settings, notes: list[str]) -> int:
@@ -298,7 +324,13 @@ class _Experiment:
     grades: dict
     topics: list[str]
     evaluator: SampledRankings
-    design: object  # PpsDesign, or None without a pps method
+    designs: dict  # strata → PpsDesign, built on first use
+
+    def strata(self, budget: int) -> int:
+        """The strata a budget can sample: at most the budget (every stratum
+        gets a draw) and at most the largest pool (no empty labels)."""
+        largest = int(np.diff(self.track.offsets).max()) if len(self.topics) else 1
+        return min(strata_for_budget(self.s.strata, budget), max(largest, 1))
 
     def scores(self, values: np.ndarray) -> np.ndarray:
         return values.reshape(len(self.track.names), len(self.topics))
@@ -308,25 +340,30 @@ class _Experiment:
         mean number of judgments. In this process: forked workers would each
         copy the samplers' and the evaluator's state, for little gain
         (measured: docs/performance.md)."""
-        code_of = _stratum_order(self.s.strata)
+        strata = self.strata(budget)
+        if strata not in self.designs:
+            self.designs[strata] = pps_design(self.rankings, strata)
+        code_of = _stratum_order(strata)
         shape = (self.s.repeats, len(self.track.names), len(self.topics))
         cube = {x: np.empty(shape) for x in kinds}
         judged = 0
         for rep in range(self.s.repeats):
             drawn = sample(
-                "pps", self.rankings, self.grades, budget=budget, strata=self.s.strata,
-                seed=self.s.seed, repeat=rep, design=self.design,
+                "pps", self.rankings, self.grades, budget=budget, strata=strata,
+                seed=self.s.seed, repeat=rep, design=self.designs[strata],
             )  # fmt: skip
             listed, code, grade = _arrays(self.track, drawn.topics, code_of)
-            got = self.evaluator.evaluate(kinds, listed, code, grade, self.s.strata, "pps")
+            got = self.evaluator.evaluate(kinds, listed, code, grade, strata, ("pps", strata))
             for x in kinds:
                 cube[x][rep] = self.scores(got[x])
             judged += drawn.judged()
             tick()
         return cube, judged / self.s.repeats
 
-    def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int]:
-        """(name, AP on the judged documents, judgments) of depth-k, hedge or mtf."""
+    def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int, bool]:
+        """(name, AP on the judged documents, judgments, whether the mean
+        judgments per pooled topic fit the budget) of depth-k, hedge or mtf:
+        depth-1 may not fit, when even it pools more than the budget."""
         depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
         drawn = sample(method, self.rankings, self.grades, budget=budget, depth=depth,
                        seed=self.s.seed, rel_level=self.s.rel_level)  # fmt: skip
@@ -335,7 +372,8 @@ class _Experiment:
         # one stratum, every listed document judged: statAP is AP
         got = self.evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
         name = f"depth-{depth}" if method == "depth" else method
-        return name, self.scores(got["statAP"]), drawn.judged()
+        fits = drawn.judged() <= budget * max(1, len(drawn.topics))
+        return name, self.scores(got["statAP"]), drawn.judged(), fits
 
 
 def budget_report(s: Settings) -> Report:
@@ -354,7 +392,7 @@ def budget_report(s: Settings) -> Report:
     pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))
     ex = _Experiment(
         s, track, rankings, grades, topics, _evaluator(track, s.rel_level),
-        pps_design(rankings, s.strata) if pps else None,
+        {},
     )  # fmt: skip
     m, n = len(track.names), len(topics)
     # the reference: every judged document, one stratum (statAP is AP)
@@ -370,6 +408,8 @@ def budget_report(s: Settings) -> Report:
     cells: list[tuple] = []
     reference_rows: list[tuple] = []
     depths: dict[int, str] = {}
+    over: dict[int, tuple[str, float]] = {}  # budget → the depth pool beyond it, its cost
+    negative: list[str] = []
     for budget in s.budgets:
         collections: dict[str, np.ndarray] = {}
         used: dict[str, float] = {}
@@ -378,11 +418,22 @@ def budget_report(s: Settings) -> Report:
             for x in pps:
                 collections[x], used[x] = cube[x], judged
         for x in pooled_methods:
-            name, values, judged = ex.pooled(x, budget)
+            name, values, judged, fits = ex.pooled(x, budget)
             collections[name], used[name] = values, float(judged)
             if x == "depth":
-                depths[budget] = name
+                if fits:
+                    depths[budget] = name
+                else:
+                    over[budget] = (name, judged / n)
             tick()
+        costs = {name: used[name] / n for name in collections}
+        if max(costs.values()) - min(costs.values()) > 0.01 * budget:
+            shown = ", ".join(f"{name} {cost:.3g}" for name, cost in costs.items())
+            notes.append(
+                f"--budget {budget}: the methods' collections cost different numbers of "
+                f"judgments per topic ({shown}); a row compares them at their own cost "
+                "(the assessments column), not at one budget"
+            )
         for scale in s.topics_scale:
             try:
                 res = ranking_accuracy(
@@ -397,16 +448,40 @@ def budget_report(s: Settings) -> Report:
                     (budget, scale, c.name, a.bias, a.sigma, a.rmse, a.se_bias, a.se_sigma,
                      a.se_rmse, round(used[c.name] * scale))
                 )  # fmt: skip
+                if a.b2 < 0:
+                    negative.append(f"{budget}/{scale}/{c.name}")
             notes += [note for note in res.notes if note not in notes]
             if budget == s.budgets[0]:
                 reference_rows.append(
                     (scale, res.sigma_reference, res.se_sigma_reference,
                      int(track.judged.sum()) * scale)
                 )  # fmt: skip
+    if pps:
+        reduced = {b: ex.strata(b) for b in s.budgets if ex.strata(b) < s.strata}
+        if reduced:
+            shown = ", ".join(f"budget {b}: {k}" for b, k in reduced.items())
+            notes.append(
+                f"--strata {s.strata}: a pps sample of N judgments per topic samples at most N "
+                "strata (more would leave strata with inclusion probability 0 and bias every "
+                f"estimate); strata used: {shown}"
+            )
     if depths:
         chosen = ", ".join(f"{b}: {k}" for b, k in depths.items())
         notes.append(f"depth pools matched to the budgets (mean pool size per topic ≤ budget): "
                      f"{chosen}")  # fmt: skip
+    for budget, (name, cost) in over.items():
+        notes.append(
+            f"--budget {budget}: no pool depth fits (the {name} pool holds {cost:.3g} documents "
+            f"per topic on average, more than {budget}); its cells cost more than the budget"
+        )
+    if negative:
+        shown = ", ".join(negative[:5]) + (", ..." if len(negative) > 5 else "")
+        notes.append(
+            f"{len(negative)} cell(s) have a negative bootstrap estimate of b2 (chance error: |b| "
+            f"is indistinguishable from 0; budget/topics_scale/method: {shown}); only bias is "
+            "signed, reported as -sqrt(-b2) (Cormack & Grossman's convention); rmse counts b2 "
+            "as 0 and equals sigma"
+        )
     if s.engineered:
         notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "
                      "the collections are built from the submitted runs")  # fmt: skip

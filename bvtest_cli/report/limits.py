@@ -16,7 +16,9 @@ The estimates are upper bounds of the largest arrays the analyses build
 
 from __future__ import annotations
 
+import math
 import os
+import shutil
 
 from ..errors import InputError
 from ..settings import Settings
@@ -25,6 +27,9 @@ MEMORY_ENV = "BVTEST_MEMORY_MB"
 WORK_LIMIT = 1e13  # ~ 3 hours at 1e9 operations per second: no analysis needs more
 _FLOAT = 8
 _COPIES = 4  # live float64 arrays of the largest shape at once, generously
+_BASE = 64 << 20  # the interpreter, numpy and the counts of one step (64 MiB)
+_LINE = 40  # bytes of a written sample line ``qid 0 docno stratum rel``
+_DOCUMENT_WORK = 200  # elementary operations a sampler spends on a pooled document
 
 
 def memory_limit() -> int:
@@ -32,9 +37,13 @@ def memory_limit() -> int:
     text = os.environ.get(MEMORY_ENV, "").strip()
     if text:
         try:
-            return int(float(text) * (1 << 20))
+            mib = float(text)
         except ValueError:
             raise InputError(f"{MEMORY_ENV}={text!r} is not a number of MiB") from None
+        if not (math.isfinite(mib) and mib > 0):
+            raise InputError(f"{MEMORY_ENV}={text!r}: the memory limit must be a positive "
+                             "number of MiB")  # fmt: skip
+        return int(mib * (1 << 20))
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -54,8 +63,23 @@ def refuse_memory(option: str, value: object, needed: float, what: str) -> None:
     if needed > limit:
         raise InputError(
             f"{option} {value}: {what} needs about {_size(needed)}, more than the limit "
-            f"{_size(limit)} (3/4 of this machine's memory; ${MEMORY_ENV} sets it)"
+            f"{_size(limit)} ({_limit_source()})"
         )
+
+
+def _limit_source() -> str:
+    if os.environ.get(MEMORY_ENV, "").strip():
+        return f"set by ${MEMORY_ENV}"
+    return f"3/4 of this machine's memory; ${MEMORY_ENV} sets it"
+
+
+def _bootstrap_bytes(samples: int, topics: int, m: int) -> float:
+    """The peak of B bootstrap samples of n′ topics (analyses.rankings):
+    the drawn topics and picks (B, n′) int64, and two temporaries of that
+    size while they are turned into counts (measured: 27 MB a sample of
+    870 000 topics, 3.9 × 8 bytes a topic), the means and sign columns of m
+    runs, and the interpreter with numpy and the inputs (~64 MiB)."""
+    return float(samples) * (5 * topics + _COPIES * m) * _FLOAT + _BASE
 
 
 def refuse_work(option: str, value: object, operations: float, what: str) -> None:
@@ -66,10 +90,39 @@ def refuse_work(option: str, value: object, operations: float, what: str) -> Non
         )
 
 
-def check_request(s: Settings, m: int, n: int, command: str = "eval") -> None:
+def check_request(
+    s: Settings,
+    m: int,
+    n: int,
+    command: str = "eval",
+    *,
+    documents: int | None = None,
+    out: str | None = None,
+) -> None:
     """Refuse what the options of ``s`` ask of m systems × n topics, beyond
-    the limits (InputError naming the option)."""
+    the limits (InputError naming the option). ``documents``: the pooled
+    documents over all topics once known (sample, budget); ``out``: the
+    directory sample writes to (its file system's free space)."""
     m, n = max(m, 1), max(n, 1)
+    # before the runs are read, a budget of N pools at least N documents a topic
+    docs = float(documents) if documents is not None else float(n) * min(s.budgets or (1,))
+    if command == "sample":
+        repeats = s.repeats if s.method in ("uniform", "pps") else 1
+        refuse_work("--repeats", s.repeats, repeats * docs * _DOCUMENT_WORK,
+                    f"{s.repeats} samples of {int(docs)} pooled documents")  # fmt: skip
+        if out is not None and documents is not None:
+            parent = os.path.dirname(os.path.realpath(out)) or "."
+            try:
+                free = shutil.disk_usage(parent).free
+            except OSError:
+                free = None
+            need = repeats * docs * _LINE
+            if free is not None and need > free:
+                raise InputError(
+                    f"--repeats {s.repeats}: {repeats} sample files of {int(docs)} lines need "
+                    f"about {_size(need)}, more than the {_size(free)} free where --out "
+                    "writes"
+                )
     if (s.group is not None and s.group[0] == "random") or command == "tradeoff":
         # R repeats of a (m, groups) matrix per field, groups ≤ n
         need = float(s.repeats) * m * n * _FLOAT * _COPIES
@@ -89,13 +142,20 @@ def check_request(s: Settings, m: int, n: int, command: str = "eval") -> None:
         m_all = m * (2 if s.engineered else 1)
         # per budget: R samples' scores of every run and topic, two estimators;
         # the bootstrap's counts over the R·n sampled topics
+        pps = any(x in ("xinfAP", "statAP") for x in s.methods)
+        repeats = s.repeats if pps else 1
         refuse_memory("--repeats", s.repeats,
-                      float(s.repeats) * m_all * n * _FLOAT * (2 + _COPIES)
-                      + float(s.samples) * s.repeats * n * _FLOAT,
+                      float(repeats) * m_all * n * _FLOAT * (2 + _COPIES) + _BASE,
                       f"{s.repeats} samples of {m_all} runs × {n} topics")  # fmt: skip
+        refuse_work(
+            "--repeats", s.repeats, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
+            f"{s.repeats} pps samples of {int(docs)} pooled documents per budget",
+        )  # fmt: skip
         topics = max(s.topics_scale) * n
-        refuse_memory("--samples", s.samples,
-                      float(s.samples) * (2 * topics + _COPIES * m_all) * _FLOAT,
+        option, value = ("--samples", s.samples)
+        if _bootstrap_bytes(s.samples, n, m_all) <= memory_limit():
+            option, value = ("--topics-scale", max(s.topics_scale))
+        refuse_memory(option, value, _bootstrap_bytes(s.samples, topics, m_all),
                       f"{s.samples} bootstrap samples of {topics} topics")  # fmt: skip
         refuse_work("--samples", s.samples,
                     float(s.samples) ** 2 * m_all * (m_all - 1) / 2 * 4 * len(s.budgets)
@@ -103,9 +163,9 @@ def check_request(s: Settings, m: int, n: int, command: str = "eval") -> None:
                     f"Δ over {s.samples}² pairs of rankings of {m_all} runs, per cell")  # fmt: skip
     if command == "rankings":
         topics = s.topics or n
-        need = float(s.samples) * (2 * topics + _COPIES * m) * _FLOAT
+        need = _bootstrap_bytes(s.samples, topics, m)
         # blame --topics when the default n′ = n would have fitted
-        fits_with_n = float(s.samples) * (2 * n + _COPIES * m) * _FLOAT <= memory_limit()
+        fits_with_n = _bootstrap_bytes(s.samples, n, m) <= memory_limit()
         by_topics = s.topics is not None and fits_with_n
         option, value = ("--topics", topics) if by_topics else ("--samples", s.samples)
         refuse_memory(option, value, need, f"{s.samples} bootstrap samples of {topics} topics")

@@ -27,7 +27,14 @@ from ..errors import InputError
 from ..io.files import checked_target, new_directory
 from ..io.sources import Qrels, Run, docno_text, expand_sources, output_bytes
 from ..io.trec import QrelsFile, read_qrels, sort_topics
-from ..measures.evaluate import check_shared_topics, how, map_runs, parse_measures
+from ..measures.evaluate import (
+    MeasureSpec,
+    check_shared_topics,
+    how,
+    is_sampled,
+    map_runs,
+    parse_measures,
+)
 from ..measures.parallel import default_jobs, progress
 from ..report import registry as r
 from ..report.model import Records, Report, Section, Table, section
@@ -88,6 +95,7 @@ def rankings_report(s: Settings) -> Report:
     collections = {
         name: [read(p) for p in _sample_files(files, notes.append)] for name, files in s.collections
     }
+    notes += _sampled_notes(specs[0], collections)
     (scores,) = evaluate_collections(
         reference,
         collections,
@@ -114,6 +122,34 @@ def rankings_report(s: Settings) -> Report:
         n_systems=len(sources),
     )
     return report.prefixed(notes)
+
+
+def _sampled_notes(spec: MeasureSpec, collections: dict[str, list[QrelsFile]]) -> list[str]:
+    """What a measure cannot know of a sampled collection (sample_eval.pl's
+    5-column layout, rel −1: pooled, not judged): a measure for full
+    judgments counts the unjudged documents as non-relevant, and infAP's
+    one-stratum estimate ignores the strata of a stratified sample."""
+    name = spec.measure.NAME
+    notes = []
+    for cname, files in collections.items():
+        sampled = [f for f in files if f.stratified]
+        if not sampled:
+            continue
+        if name == "infAP":
+            strata = max(len(np.unique(f.table.stratum)) for f in sampled)
+            if strata > 1:
+                notes.append(
+                    f"{cname}: a sample of {strata} strata; infAP estimates as if every listed "
+                    "document had one inclusion probability and is biased there: rank by "
+                    "-m xinfAP or -m statAP"
+                )
+        elif not is_sampled(spec) and any((f.table.grade < 0).any() for f in sampled):
+            notes.append(
+                f"{cname}: a sampled collection (pooled documents left unjudged, rel -1); "
+                f"{spec.name} is for full judgments and counts them non-relevant: rank by "
+                "-m statAP or -m xinfAP"
+            )
+    return notes
 
 
 def accuracy_report(
@@ -143,13 +179,7 @@ def accuracy_report(
         (r.SE_SIGMA_REFERENCE, res.se_sigma_reference),
         ("collections", table),
     ]
-    notes = [
-        f"{c.name}: the bootstrap estimate b2 = {c.accuracy.b2:.3g} is negative (chance "
-        "error: |b| is indistinguishable from 0); bias is reported as -sqrt(-b2), "
-        "Cormack & Grossman's convention"
-        for c in res.collections
-        if c.accuracy.b2 < 0
-    ]
+    notes = [negative_b2_note(c.name, c.accuracy.b2) for c in res.collections if c.accuracy.b2 < 0]
     if res.table is not None:
         items.append(("matrix", _matrix(res)))
         b2 = res.table.b2
@@ -157,13 +187,24 @@ def accuracy_report(
         if negative:
             notes.append(
                 f"matrix: {negative} of {b2.size} pairwise b2 estimates are negative (chance "
-                "error; the diagonal's expectation is 0), reported as bias = -sqrt(-b2)"
+                "error; the diagonal's expectation is 0), reported as bias = -sqrt(-b2); "
+                "only bias is signed: rmse counts such a b2 as 0 (rmse = sigma there)"
             )
     if res.batches < 2:
         notes.append("standard errors need at least 2 bootstrap samples (batches); null")
     notes += res.notes
     return Report(
         section(*items), table_fields=r.RANKING_TABLE_FIELDS, notes=tuple(notes), measure=measure
+    )
+
+
+def negative_b2_note(name: str, b2: float) -> str:
+    """What a negative bootstrap estimate of b² does to the fields: only bias
+    takes the signed root; RMSE, a root of a sum of squares, is never negative."""
+    return (
+        f"{name}: the bootstrap estimate b2 = {b2:.3g} is negative (chance error: |b| is "
+        "indistinguishable from 0); only bias is signed, reported as -sqrt(-b2) (Cormack & "
+        "Grossman's convention); rmse counts b2 as 0 and equals sigma"
     )
 
 

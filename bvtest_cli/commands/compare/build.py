@@ -171,6 +171,19 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         fields=fields,
     )
     notes += comparison_notes(m.measure, result, s)
+    tested = [r for r in result.rows if r.field == "var"]
+    undefined = sum(1 for r in tested if r.p_pm is None or not np.isfinite(r.p_pm))
+    if undefined:
+        n = x.shape[1]
+        why = (
+            f"the test has n - 2 degrees of freedom and needs at least 3 topics, got {n}"
+            if n < 3
+            else "the scores leave its statistic undefined"
+        )
+        notes.append(
+            f"{m.measure}: the Pitman–Morgan p of equal variances (p_pm, p_pm_adj) is null "
+            f"for {undefined} of {len(tested)} pair(s): {why}"
+        )
     return result.rows, notes, significance_matrix(m, result.rows)
 
 
