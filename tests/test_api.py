@@ -436,8 +436,8 @@ def test_errors_are_the_cli_errors(cli_args, call):
     proc = run_bvtest(*cli_args, cwd=REPO)
     assert proc.returncode == 2
     cli_line = proc.stderr.strip().removeprefix("bvtest: ")
-    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("--")}
-    expected = re.sub(r"(?<![\w-])--[a-z][\w-]*", lambda m: words.get(m[0], m[0]), cli_line)
+    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
+    expected = re.sub(r"(?<![\w-])--?[a-z][\w-]*", lambda m: words.get(m[0], m[0]), cli_line)
     assert str(error(call)) == expected
     assert "--" not in str(error(call)).split(":")[0]
 

@@ -114,11 +114,12 @@ class BruteForce:
             "b2": b2,
             "bias": root(b2),
             "sigma": math.sqrt(sx),
-            "rmse": root(b2 + sx),
+            # RMSE = √(max(b², 0) + σ²): a negative b² estimate adds nothing
+            "rmse": math.sqrt(max(b2, 0.0) + sx),
             "se_b2": b2_batch.std(ddof=1) / root_k,
             "se_bias": mapped(b2, b2_batch),
             "se_sigma": mapped(sx, sx_batch),
-            "se_rmse": mapped(b2 + sx, b2_batch + sx_batch),
+            "se_rmse": mapped(b2 + sx, b2_batch + sx_batch) if b2 >= 0 else mapped(sx, sx_batch),
         }
 
 
@@ -268,7 +269,7 @@ def test_rmse_squared_is_bias_squared_plus_variance():
     res = ranking_accuracy(named["G"], {"X": named["X"], "Y": named["Y"]}, samples=200, seed=3)
     for ca in res.collections:
         a = ca.accuracy
-        assert a.rmse * abs(a.rmse) == pytest.approx(a.b2 + a.sigma**2, abs=1e-12)
+        assert a.rmse**2 == pytest.approx(max(a.b2, 0.0) + a.sigma**2, abs=1e-12)
         assert a.bias * abs(a.bias) == pytest.approx(a.b2, abs=1e-12)
     t = res.table
     k = len(t.names)
@@ -276,8 +277,8 @@ def test_rmse_squared_is_bias_squared_plus_variance():
         for j in range(k):
             if i != j:
                 sigma_i = t.rmse[i, i]
-                assert t.rmse[i, j] * abs(t.rmse[i, j]) == pytest.approx(
-                    t.b2[i, j] + sigma_i**2, abs=1e-12
+                assert t.rmse[i, j] ** 2 == pytest.approx(
+                    max(t.b2[i, j], 0.0) + sigma_i**2, abs=1e-12
                 )
 
 

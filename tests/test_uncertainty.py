@@ -399,6 +399,7 @@ def test_compare_runs_against_a_direct_loop():
         c = y.max(axis=1).mean(axis=-1)[:, np.newaxis]
         return {"mean": y.mean(axis=2), "var": y.var(axis=2),
                 "mse": ((y - c[..., np.newaxis]) ** 2).mean(axis=2)}  # fmt: skip
+
     # the relabellings' documented stream: each topic swapped with probability ½
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
     flips = rng.random((B, 15)) < 0.5
