@@ -214,8 +214,15 @@ def run_bvtest_in_process(
     """``bvtest ARGS`` through ``bvtest_cli.cli.main`` in this process: the exit
     status of its SystemExit (an escaping exception is a traceback on stderr
     and status 1, as in the interpreter), stdout and stderr as captured."""
-    from bvtest_cli.cli import main
+    from bvtest_cli.cli import cli, main
 
+    # click >= 8.2 keeps each command's help option once made; one made in a
+    # context without the group's settings (bvtest_cli.api makes such contexts)
+    # would leave `--help` without `-h` for the rest of this process, where a
+    # process of its own makes it afresh.
+    for command in (cli, *cli.commands.values()):
+        if getattr(command, "_help_option", None) is not None:
+            command._help_option = None
     argv = ["bvtest", *map(str, args)]
     forks_before = _forks[0]
     with _as_a_process_of_its_own(argv, stdin or b"", cwd, env or {}) as (out, err):
