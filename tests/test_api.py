@@ -1,9 +1,9 @@
 """The Python API: the same reports as the CLI, the same checks.
 
-Expected values come from the CLI itself run as a separate process (the API
-must give exactly what `bvtest CMD -f json` prints), from ir_measures' own
-readers and evaluator, from hand computations written here, and from click's
-completion scripts.
+Expected values come from the CLI itself, run through the console script's
+``cli.main()`` (the API must give exactly what `bvtest CMD -f json` prints),
+from ir_measures' own readers and evaluator, from hand computations written
+here, and from click's completion scripts.
 """
 
 from __future__ import annotations
@@ -562,32 +562,20 @@ def test_api_functions_have_examples():
     ],
 )
 def test_completion_script(shell, fragment):
-    env = {**os.environ, "_BVTEST_COMPLETE": f"{shell}_source"}
-    proc = _run_with_env(env)
+    proc = run_bvtest(env={"_BVTEST_COMPLETE": f"{shell}_source"})
     assert proc.returncode == 0 and fragment in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_completion_completes_commands_choices_and_files():
     def complete(words: str, cword: int) -> list[str]:
-        env = {**os.environ, "_BVTEST_COMPLETE": "bash_complete", "COMP_WORDS": words,
-               "COMP_CWORD": str(cword)}  # fmt: skip
-        return _run_with_env(env).stdout.split()
+        env = {"_BVTEST_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+        return run_bvtest(env=env, cwd=REPO).stdout.split()
 
     assert "plain,eval" in complete("bvtest ev", 1)
     assert complete("bvtest eval --normalize ", 3) == ["plain,none", "plain,minmax", "plain,ratio"]
     assert complete("bvtest eval qrels/", 2) == ["file,qrels/"]
     assert complete("bvtest eval --scores te", 3) == ["file,te"]
     assert complete("bvtest check q p new", 4) == ["file,new"]
-
-
-def _run_with_env(env):
-    import subprocess
-
-    from conftest import bvtest_executable
-
-    env = {k: v for k, v in env.items() if not k.startswith("PYTEST")}
-    proc = subprocess.run([bvtest_executable()], env=env, capture_output=True, text=True)
-    return proc
 
 
 def test_to_frame_without_pandas_says_how_to_install(monkeypatch):

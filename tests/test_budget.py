@@ -180,6 +180,7 @@ def test_budget_is_deterministic_and_engineered_doubles_the_runs(bvtest):
     a = bvtest(*args, "-j", 1, QRELS, RUNS)
     b = bvtest(*args, "-j", 2, QRELS, RUNS)
     assert a.returncode == 0, a.stderr
+    assert a.forks == 0 and b.forks > 0  # in this process: -j 2 forks its workers
     assert a.stdout == b.stdout
     e = bvtest(*args, "--engineered", QRELS, RUNS)
     assert json.loads(e.stdout)["n_systems"] == 2 * json.loads(a.stdout)["n_systems"]

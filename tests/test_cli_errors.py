@@ -226,6 +226,7 @@ def test_error_in_parallel_worker_keeps_line(bvtest, files, tmp_path):
     (tmp_path / "runs" / "r2.run").write_text(GOOD_RUN + "2 Q0 d9 1\n")
     proc = bvtest("eval", "-m", "AP", "-j", "2", qrels, tmp_path / "runs")
     assert_one_line_error(proc, "r2.run:4:", "6 fields")
+    assert proc.forks > 0  # the error came back from a worker process
 
 
 def test_error_after_notes_is_still_one_line(bvtest, files):

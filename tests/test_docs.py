@@ -8,19 +8,23 @@
 
 Examples of one page (or one command's help) run in order in one scratch
 directory holding qrels/, sample_runs/ and docs/examples/, so an example may
-use a file an earlier one wrote (``> scores.tsv``).
+use a file an earlier one wrote (``> scores.tsv``). An example that is only
+bvtest commands piped into each other, the last one's output maybe sent to a
+file, runs in this process (tests/test_entry_point.py starts the installed
+script itself); any other shell syntax runs in bash with the installed script.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, bvtest_executable, clean_env
+from conftest import REPO, bvtest_executable, clean_env, run_bvtest
 
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
@@ -57,10 +61,7 @@ def page_examples(page: Path) -> list[str]:
 
 
 def _help(command: str) -> str:
-    env = {**os.environ, "COLUMNS": "80"}
-    proc = subprocess.run(
-        [bvtest_executable(), command, "--help"], capture_output=True, text=True, env=env
-    )
+    proc = run_bvtest(command, "--help", env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -78,18 +79,87 @@ def _scratch(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# Outside quotes and the trailing comment, what a line of bvtest commands may
+# hold besides words: " | " between commands and one " > FILE" at the end.
+OTHER_SHELL = re.compile(r"[$`*?~\\;&()<\[\]{}!]|>>|>&|\S>|>\S|\S\||\|\S")
+
+
+def bvtest_pipeline(example: str) -> tuple[list[list[str]], str | None] | None:
+    """``bvtest A | bvtest B > FILE`` as ([A, B], FILE); None when the
+    example needs more of the shell than that."""
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "''", example)
+    unquoted = re.sub(r"\s#.*$", "", unquoted)
+    if OTHER_SHELL.search(unquoted):
+        return None
+    words = shlex.split(example, comments=True)
+    target = None
+    if ">" in words:
+        if words.index(">") != len(words) - 2:
+            return None
+        words, target = words[:-2], words[-1]
+    commands: list[list[str]] = [[]]
+    for word in words:
+        if word == "|":
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    if not all(command and command[0] == "bvtest" for command in commands):
+        return None
+    return [command[1:] for command in commands], target
+
+
+def _run(example: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run ``example`` as ``bash -o pipefail`` would: its status and stderr."""
+    pipeline = bvtest_pipeline(example)
+    if pipeline is None:
+        proc = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", example],
+            cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        return proc.returncode, proc.stderr
+    commands, target = pipeline
+    status, stderr, data = 0, "", b""
+    for args in commands:
+        proc = run_bvtest(*args, stdin=data, cwd=cwd, binary=True)
+        status = proc.returncode or status
+        stderr += proc.stderr
+        data = proc.stdout
+    if target is not None:
+        (cwd / target).write_bytes(data)
+    return status, stderr
+
+
+def test_pipelines_are_recognised():
+    assert bvtest_pipeline("bvtest eval q r/ > e.json  # a comment") == (
+        [["eval", "q", "r/"]],
+        "e.json",
+    )
+    assert bvtest_pipeline("bvtest scores q r | bvtest eval --scores - -g 'A:m<=0.3'") == (
+        [["scores", "q", "r"], ["eval", "--scores", "-", "-g", "A:m<=0.3"]],
+        None,
+    )
+    shell_lines = [
+        "bvtest eval q r | grep AP",
+        "bvtest eval q r/* > x",
+        "bvtest eval q r 2>/dev/null",
+        "bvtest eval $Q r",
+        "bvtest eval q r > a > b",
+        "bvtest eval q r >> x",
+        "bvtest eval q r>x",
+    ]
+    for shell in shell_lines:
+        assert bvtest_pipeline(shell) is None, shell
+
+
 def _run_all(examples: list[str], cwd: Path) -> None:
     assert examples
     env = clean_env()
     env["PATH"] = str(Path(bvtest_executable()).parent) + os.pathsep + env.get("PATH", "")
     for example in examples:
-        proc = subprocess.run(
-            ["bash", "-o", "pipefail", "-c", example],
-            cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+        status, stderr = _run(example, cwd, env)
         allowed = (0, 1) if example.startswith("bvtest check") else (0,)
-        assert proc.returncode in allowed, f"{example!r} → {proc.returncode}: {proc.stderr}"
-        assert "Traceback" not in proc.stderr, example
+        assert status in allowed, f"{example!r} → {status}: {stderr}"
+        assert "Traceback" not in stderr, example
 
 
 @pytest.mark.parametrize("page", [p.name for p in PAGES if page_examples(p)])

@@ -236,6 +236,7 @@ def test_same_bytes_whatever_jobs():
     one = run_bvtest(*args, "-f", "html", "-j", "1")
     two = run_bvtest(*args, "-f", "html", "-j", "2")
     assert one.returncode == 0
+    assert one.forks == 0 and two.forks > 0  # in this process: -j 2 forks its workers
     # the command line differs (-j); nothing else
     assert one.stdout.replace("-j 1</code>", "-j 2</code>") == two.stdout
 

@@ -51,8 +51,10 @@ def ok(proc) -> str:
 @pytest.mark.parametrize("which", ["sample", "generated"])
 def test_scores_identical_single_process_and_two_jobs(bvtest, small_track, which):
     qrels, runs = (SAMPLE_QRELS, SAMPLE_RUNS) if which == "sample" else small_track
-    single = ok(bvtest("scores", "-j", "1", qrels, runs))
-    double = ok(bvtest("scores", "-j", "2", qrels, runs))
+    single = bvtest("scores", "-j", "1", qrels, runs)
+    double = bvtest("scores", "-j", "2", qrels, runs)
+    assert single.forks == 0 and double.forks > 0  # in this process: -j 2 forks its workers
+    single, double = ok(single), ok(double)
     assert single == double
     n_runs = sum(1 for p in runs.iterdir() if not p.name.startswith("."))
     lines = single.splitlines()
@@ -63,7 +65,10 @@ def test_scores_identical_single_process_and_two_jobs(bvtest, small_track, which
 @pytest.mark.parametrize("which", ["sample", "generated"])
 def test_eval_output_byte_identical_whatever_jobs(bvtest, small_track, which):
     qrels, runs = (SAMPLE_QRELS, SAMPLE_RUNS) if which == "sample" else small_track
-    outputs = {jobs: ok(bvtest("eval", "--jobs", jobs, qrels, runs)) for jobs in ("1", "2", "3")}
+    procs = {jobs: bvtest("eval", "--jobs", jobs, qrels, runs) for jobs in ("1", "2", "3")}
+    # In this process: -j 2 and -j 3 fork their workers.
+    assert [procs[jobs].forks > 0 for jobs in "123"] == [False, True, True]
+    outputs = {jobs: ok(proc) for jobs, proc in procs.items()}
     assert outputs["1"] == outputs["2"] == outputs["3"]
     assert outputs["1"].count("\n") > 100
     as_json = {jobs: ok(bvtest("eval", "-f", "json", "-j", jobs, qrels, runs)) for jobs in "13"}
@@ -102,6 +107,7 @@ def test_bad_run_among_good_ones_same_error_whatever_jobs(bvtest, small_track, t
     good[7] = good[7].replace(" Q0 ", " Q0 extra ", 1)  # shifted line: rank is a docno
     (tmp_path / "sys003b").write_text("".join(good))
     proc = bvtest("eval", "--quiet", "-j", jobs, qrels, tmp_path)
+    assert (proc.forks > 0) == (jobs != "1")  # the error of a worker process, or not
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         f"bvtest: {tmp_path / 'sys003b'}:8: rank "

@@ -72,6 +72,7 @@ def test_deterministic_and_jobs_independent(bvtest):
     b = bvtest("pertopic", "-k", "20", "--seed", "3", "-j", "2", SAMPLE_QRELS, SAMPLE_RUNS)
     c = bvtest("pertopic", "-k", "20", "--seed", "4", "-j", "2", SAMPLE_QRELS, SAMPLE_RUNS)
     assert a.returncode == 0, a.stderr
+    assert a.forks == 0 and b.forks > 0  # in this process: -j 2 forks its workers
     assert a.stdout == b.stdout
     assert a.stdout != c.stdout
 

@@ -289,6 +289,7 @@ def test_same_seed_same_bytes_whatever_jobs_other_seed_differs(bvtest, pools):
     one = ok(bvtest("rankings", "-j", "1", *args))
     two = ok(bvtest("rankings", "-j", "2", *args))
     assert one.stdout == two.stdout and one.stderr == two.stderr
+    assert one.forks == 0 and two.forks > 0  # in this process: -j 2 forks its workers
     other = ok(bvtest("rankings", "-j", "2", "--seed", "1", *args))
     assert other.stdout != one.stdout
 
@@ -387,6 +388,7 @@ def test_pool_same_bytes_whatever_jobs(bvtest):
     one = ok(bvtest("pool", "--depth", "7", "-j", "1", SAMPLE_QRELS, SAMPLE_RUNS))
     two = ok(bvtest("pool", "--depth", "7", "-j", "2", SAMPLE_QRELS, SAMPLE_RUNS))
     assert (one.stdout, one.stderr) == (two.stdout, two.stderr)
+    assert one.forks == 0 and two.forks > 0  # in this process: -j 2 forks its workers
 
 
 @pytest.mark.parametrize(
@@ -441,8 +443,9 @@ def test_engineered_runs_score_exactly_as_their_sources(bvtest, tmp_path, pools)
 
 def test_permute_same_seed_same_files_whatever_jobs(bvtest, tmp_path):
     for name, jobs, seed in (("a", "1", "3"), ("b", "2", "3"), ("c", "2", "4")):
-        ok(bvtest("permute", "-j", jobs, "--seed", seed, "-o", tmp_path / name, SAMPLE_QRELS,
-                  SAMPLE_RUNS))  # fmt: skip
+        proc = ok(bvtest("permute", "-j", jobs, "--seed", seed, "-o", tmp_path / name,
+                         SAMPLE_QRELS, SAMPLE_RUNS))  # fmt: skip
+        assert (proc.forks > 0) == (jobs == "2")  # in this process: -j 2 forks its workers
     a, b, c = (digests(tmp_path / n) for n in "abc")
     assert a == b
     assert all(a[k] != c[k] for k in a)

@@ -190,6 +190,7 @@ def sample_ci():
                 SAMPLE_QRELS, SAMPLE_RUNS,
             )  # fmt: skip
             assert proc.returncode == 0, proc.stderr
+            assert (proc.forks > 0) == (jobs == "2")  # in this process: -j 2 forks its workers
             runs[jobs, fmt] = proc.stdout
     return runs
 

@@ -483,6 +483,7 @@ def test_same_output_whatever_jobs(bvtest, uqv):
     one = _run(bvtest, uqv, "--map", uqv.map_path, "-j", "1", "-f", "json")
     two = _run(bvtest, uqv, "--map", uqv.map_path, "-j", "2", "-f", "json")
     assert one.returncode == 0 and one.stdout == two.stdout and one.stderr == two.stderr
+    assert one.forks == 0 and two.forks > 0  # in this process: -j 2 forks its workers
 
 
 def test_per_topic_flag_outside_intra_mode_is_a_note(bvtest, uqv):
