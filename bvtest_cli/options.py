@@ -673,6 +673,24 @@ OPTIONS: dict[str, Option] = {
             help="all: every pair of runs, with --correction over the pairs.",
         ),
         _opt(
+            "subset_sizes",
+            "--subset-sizes",
+            metavar="C[,C...]",
+            callback=_callback(parse_positive_list),
+            help="Sizes c of the two disjoint topic subsets of the swap rates, each at most "
+            "n/2 [default: 5, 10, ... up to n/2, n the topics].",
+        ),
+        _opt(
+            "bin_width",
+            "--bin-width",
+            type=click.FloatRange(0.0, 1.0, min_open=True),
+            default=0.01,
+            show_default=True,
+            metavar="W",
+            help="Width of the bins of the difference in mean on the first subset, by "
+            "which the swap rates are counted.",
+        ),
+        _opt(
             "test",
             "--test",
             type=click.Choice(TESTS),
