@@ -982,7 +982,8 @@ class Command:
 #: choice, as the user would write it; whether ``s`` made it, in a command
 #: taking ``names``). Given without it, an option would be ignored: an error.
 NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
-    "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None),
+    # a command without --ci (sensitivity) resamples whatever --ci says
+    "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None or "ci" not in names),
     "ci_method": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "ci_memory": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "repeats": (
