@@ -672,6 +672,7 @@ OPTIONS: dict[str, Option] = {
             default=None,
             help="all: every pair of runs, with --correction over the pairs.",
         ),
+        # Swap rates (`sensitivity`)
         _opt(
             "subset_sizes",
             "--subset-sizes",
@@ -982,7 +983,6 @@ class Command:
 #: choice, as the user would write it; whether ``s`` made it, in a command
 #: taking ``names``). Given without it, an option would be ignored: an error.
 NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
-    # a command without --ci (sensitivity) resamples whatever --ci says
     "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None or "ci" not in names),
     "ci_method": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "ci_memory": ("--ci LEVEL", lambda s, names: s.ci is not None),
