@@ -160,6 +160,30 @@ def test_t_test_discriminative_power_is_scipys(ap_matrix):
     np.testing.assert_allclose(block["asl"], sorted(p), rtol=1e-10)
 
 
+def test_tukey_is_the_studentized_range_of_the_two_way_anova(ap_matrix):
+    """--test tukey: q = |x̄_i − x̄_j| / √(MS_residual / n), the residual mean
+    square of the two-way ANOVA written out here, and scipy's studentized
+    range with m means and (m − 1)(n − 1) degrees of freedom. The test holds
+    the family-wise error itself: --correction leaves it alone, and says so."""
+    x = ap_matrix
+    m, n = x.shape
+    residual = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0) + x.mean()
+    df = (m - 1) * (n - 1)
+    ms_residual = (residual**2).sum() / df
+    means = x.mean(axis=1)
+    q = [abs(means[i] - means[j]) / math.sqrt(ms_residual / n) for i, j in pairs_of(x)]
+    p = stats.studentized_range.sf(q, m, df)
+    args = ("-m", "AP", "--test", "tukey", "--bootstrap", 50, "--subset-sizes", 5, *INPUTS)
+    doc = json.loads(cli_out("sensitivity", "-f", "json", *args))
+    block = doc["measures"]["AP"]
+    assert block["correction"] == "none"
+    assert any("holds the family-wise error itself" in note for note in doc["notes"])
+    for level in LEVELS:
+        key = repr(level)
+        assert block["discriminative_power"][key] == share_below(p, level)
+        assert block["discriminative_power_corrected"][key] == share_below(p, level)
+
+
 def test_corrections_never_count_more_pairs(ap_doc):
     block = ap_doc["measures"]["AP"]
     for key, share in block["discriminative_power"].items():

@@ -74,19 +74,20 @@ def subset_sizes(s: Settings, n: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class TestResult:
+class PairPValues:
     """The p-value of every pair i < j under one test, raw and adjusted by the
     correction (``adjusted`` is ``p`` for a test that needs none), and the
-    randomization test's pairs whose decision its resamples left unsettled."""
+    number of pairs whose randomization-test decision at some level (raw or
+    corrected) its resamples left unsettled."""
 
     p: np.ndarray
     adjusted: np.ndarray
     unresolved: int = 0
 
 
-def test_p_values(
+def pair_p_values(
     x: np.ndarray, s: Settings, levels: Sequence[float], bootstrap: DeltaNeeded
-) -> TestResult:
+) -> PairPValues:
     """The p-values of --test for every pair i < j of the rows of x (m, n).
 
     ``bootstrap`` is the paired bootstrap test already run (Sakai's, by
@@ -99,25 +100,25 @@ def test_p_values(
     test = s.test
     if test in FAMILY_WISE:
         p = tukey_hsd(x).p if test == "tukey" else randomised_tukey(x, s.bootstrap, s.seed)
-        return TestResult(p, p)
+        return PairPValues(p, p)
     if test == "randomization":
         d = x[i] - x[j]
         raw = randomization_test(d, levels=tuple(levels), correction="none", seed=s.seed)
-        unresolved = int((~raw.resolved).sum())
+        unsettled = ~raw.resolved
         adjusted = raw.p
         if s.correction != "none":
             corrected = randomization_test(
                 d, levels=tuple(levels), correction=s.correction, seed=s.seed
             )
             adjusted = corrected.p_adjusted
-            unresolved += int((~corrected.resolved).sum())
-        return TestResult(raw.p, adjusted, unresolved)
+            unsettled |= ~corrected.resolved
+        return PairPValues(raw.p, adjusted, int(unsettled.sum()))
     if test == "bootstrap":
         p = bootstrap.p
     else:
         paired = {"t": t_test, "wilcoxon": wilcoxon_test, "sign": sign_test}[test]
         p = paired(x[i] - x[j]).p
-    return TestResult(p, adjust(p, s.correction))
+    return PairPValues(p, adjust(p, s.correction))
 
 
 # --------------------------------------------------------------------------- records
@@ -246,12 +247,12 @@ def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
     check_request(s, systems, topics, sizes)
     levels = levels_of(s)
     bootstrap = delta_needed(x, s.significance, s.bootstrap, s.seed)
-    result = test_p_values(x, s, levels, bootstrap)
+    result = pair_p_values(x, s, levels, bootstrap)
     if result.unresolved:
         notes.append(
-            f"{m.measure}: {result.unresolved} pair decision(s) of the randomization test "
-            "left unsettled by its resamples; counted as not significant (the conservative "
-            "decision)"
+            f"{m.measure}: the randomization test's resamples left the decision of "
+            f"{result.unresolved} pair(s) at some level unsettled; counted there as not "
+            "significant (the conservative decision)"
         )
     if s.test in FAMILY_WISE and s.correction != "none":
         notes.append(
