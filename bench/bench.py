@@ -48,7 +48,8 @@ Run: ``make bench`` or ``python bench/bench.py [--repeat 3] [--extras]``.
 
 Goals are printed PASS/MISS beside each figure; ``--check`` exits 1 on a MISS.
 
-``--extras`` also times ``bvtest rankings`` on the same track
+``--extras`` also times ``bvtest rankings`` on the same track,
+``bvtest sensitivity`` on one measure of 129 runs x 50 topics (goal ≤ 30 s),
 and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
 track's scores, and
 runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
@@ -480,6 +481,37 @@ def budget_bench(bvtest: str, track_dir: Path) -> bool:
     return ok
 
 
+SENSITIVITY_WALL_S = 30.0  # bvtest sensitivity, one measure of 129 runs x 50 topics
+
+
+def sensitivity_bench(bvtest: str, repeat: int) -> bool:
+    """`bvtest sensitivity` with its defaults (randomization test with Holm's
+    correction, B = 1000, swap rates at c = 5 … 25) on one measure of 129 runs
+    x 50 topics: a long scores file of AP-like scores (run effects, topic
+    difficulty, some zeros) from a seeded numpy generator."""
+    import numpy as np
+
+    rng = np.random.default_rng(np.random.SeedSequence(8, spawn_key=(0x5E,)))
+    m, n = 129, 50
+    x = rng.beta(1.5, 3.0, (m, n)) + rng.normal(0, 0.08, (m, 1)) + rng.normal(0, 0.15, (1, n))
+    x = np.clip(x, 0.0, 1.0)
+    x[rng.random((m, n)) < 0.08] = 0.0
+    with tempfile.TemporaryDirectory(prefix="sensitivity.") as tmp:
+        scores = Path(tmp) / "scores.tsv"
+        lines = (f"run{i:03d}\t{400 + t}\tAP\t{v!r}\n" for i, row in enumerate(x.tolist())
+                 for t, v in enumerate(row))  # fmt: skip
+        scores.write_text("".join(lines))
+        cmd = [bvtest, "sensitivity", "--quiet", "-f", "json", "--scores", str(scores)]
+        timed = median([measure(cmd) for _ in range(repeat)])
+    ok = timed.wall <= SENSITIVITY_WALL_S
+    print(
+        f"bvtest sensitivity (1 measure): {timed.wall:6.2f} s wall, {timed.cpu:.2f} s CPU, "
+        f"median of {repeat}, 129 runs x 50 topics, largest process {timed.rss:.0f} MiB, "
+        f"load average {os.getloadavg()[0]:.2f}; goal <= {SENSITIVITY_WALL_S:.0f} s: {verdict(ok)}"
+    )
+    return ok
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=129)
@@ -638,6 +670,7 @@ def main() -> int:
     if args.extras:
         checks.append(rankings_bench(bvtest, out, args.repeat))
         checks.append(budget_bench(bvtest, out))
+        checks.append(sensitivity_bench(bvtest, args.repeat))
 
     extras = [
         (REPO / "bench" / "bench_grouping.py", []),

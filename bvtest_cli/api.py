@@ -87,6 +87,7 @@ __all__ = [
     "plot",
     "run",
     "scores",
+    "sensitivity",
     "tradeoff",
 ]
 
@@ -226,7 +227,7 @@ def run(
 #: Options whose command-line value is a comma-separated list: a Python list works too.
 _LIST_ATTRS = (
     "alphas", "budgets", "topics_scale", "methods", "topic_counts", "min_diffs", "ci_widths",
-    "totals",
+    "totals", "subset_sizes",
 )  # fmt: skip
 
 
@@ -814,6 +815,29 @@ def design(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options
     True
     """
     return run("design", qrels, runs, scores=scores, **options)
+
+
+def sensitivity(
+    qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any
+) -> Report:
+    """``bvtest sensitivity``: how discriminating each measure is — the
+    discriminative power and ASL curve of ``test`` (raw, and after
+    ``correction``) and of Sakai's bootstrap test, the estimated difference
+    required, and swap rates with their extrapolation to all topics.
+
+    Options: measures, test, correction, significance, bootstrap,
+    subset_sizes, bin_width, repeats, seed (and the evaluation options of
+    ``evaluate``).
+
+    >>> report = sensitivity("qrels/qrels.txt", "sample_runs/", measures="AP", test="t",
+    ...                      bootstrap=100, subset_sizes=[5, 10])
+    >>> block = report.to_dict()["measures"]["AP"]
+    >>> block["pairs"], len(block["asl"]), sorted({row["c"] for row in block["swap_rates"]})
+    (66, 66, [5, 10])
+    >>> list(block["discriminative_power"])
+    ['0.01', '0.05', '0.1']
+    """
+    return run("sensitivity", qrels, runs, scores=scores, **options)
 
 
 def plot(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any) -> Report:

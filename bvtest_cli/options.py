@@ -697,6 +697,25 @@ OPTIONS: dict[str, Option] = {
             default=None,
             help="all: every pair of runs, with --correction over the pairs.",
         ),
+        # Swap rates (`sensitivity`)
+        _opt(
+            "subset_sizes",
+            "--subset-sizes",
+            metavar="C[,C...]",
+            callback=_callback(parse_positive_list),
+            help="Sizes c of the two disjoint topic subsets of the swap rates, each at most "
+            "n/2 [default: 5, 10, ... up to n/2, n the topics].",
+        ),
+        _opt(
+            "bin_width",
+            "--bin-width",
+            type=click.FloatRange(0.0, 1.0, min_open=True),
+            default=0.01,
+            show_default=True,
+            metavar="W",
+            help="Width of the bins of the difference in mean on the first subset, by "
+            "which the swap rates are counted.",
+        ),
         _opt(
             "test",
             "--test",
@@ -1007,7 +1026,7 @@ class Command:
 #: choice, as the user would write it; whether ``s`` made it, in a command
 #: taking ``names``). Given without it, an option would be ignored: an error.
 NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
-    "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None),
+    "bootstrap": ("--ci LEVEL", lambda s, names: s.ci is not None or "ci" not in names),
     "ci_method": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "ci_memory": ("--ci LEVEL", lambda s, names: s.ci is not None),
     "repeats": (

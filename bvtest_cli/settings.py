@@ -86,6 +86,9 @@ class Settings:
     variance: str = "residual"
     budget_report: str | None = None
     totals: tuple[int, ...] = ()  # (): n·N for each budget N of the report
+    # `sensitivity`: swap rates [Voorhees02]
+    subset_sizes: tuple[int, ...] = ()  # topic-subset sizes c (): 5, 10, … up to n // 2
+    bin_width: float = 0.01  # width of the bins of the difference on the first subset
 
     @property
     def ci_budget(self) -> int:

@@ -116,6 +116,12 @@ CASES["design"] = (
     ("design", "-m", "AP", "--bootstrap", "50", "--topic-counts", "25,50", Q, R),
     lambda: bvtest.design(Q, R, measures="AP", bootstrap=50, topic_counts=[25, 50]),
 )
+CASES["sensitivity"] = (
+    ("sensitivity", "-m", "AP", "--test", "t", "--bootstrap", "100", "--subset-sizes", "5,10",
+     Q, R),
+    lambda: bvtest.sensitivity(Q, R, measures="AP", test="t", bootstrap=100,
+                               subset_sizes=[5, 10]),
+)  # fmt: skip
 WITHOUT_FORMAT = {"scores", "pool", "permute", "sample"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"

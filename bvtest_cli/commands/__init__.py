@@ -33,6 +33,7 @@ from . import (
     rankings,
     sample,
     scores,
+    sensitivity,
     tradeoff,
     variations,
 )
@@ -62,6 +63,6 @@ COMMANDS: dict[str, Command] = {
     m.COMMAND.name: _named(m.COMMAND)
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
-        permute, sample, budget, variations, compare, design,
+        permute, sample, budget, variations, compare, design, sensitivity,
     )
 }  # fmt: skip

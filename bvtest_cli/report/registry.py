@@ -576,3 +576,83 @@ DESIGN_FIELDS: tuple[Field, ...] = (
     *GSTUDY_FIELDS, *DSTUDY_FIELDS, *NEEDED_FIELDS, *VARIANCE_FIELDS, *TSSD_FIELDS,
     *ALLOCATION_FIELDS,
 )  # fmt: skip
+
+
+# =========================================================================== sensitivity
+# `bvtest sensitivity`: how discriminating a measure is over the systems at
+# hand. Discriminative power and the estimated difference required [Sakai06],
+# swap rates and their extrapolation [Voorhees02].
+
+SENS_PAIRS = Field("pairs", "system pairs compared, m(m − 1)/2", "Sakai06")
+SENS_TEST = Field("test", "the test whose p-values give discriminative_power and asl (--test)")
+SENS_CORRECTION = Field(
+    "correction", "the correction of discriminative_power_corrected (--correction)"
+)
+DISCRIMINATIVE_POWER = Field(
+    "discriminative_power",
+    "share of system pairs whose p-value (ASL) under --test is below α, uncorrected",
+    "Sakai06",
+    alpha=True,
+    better="higher",
+)
+DISCRIMINATIVE_POWER_CORRECTED = Field(
+    "discriminative_power_corrected",
+    "share of system pairs whose p-value under --test, adjusted by --correction, is below α",
+    "Sakai06; Holm79; BH95",
+    alpha=True,
+    better="higher",
+)
+BOOTSTRAP_DISCRIMINATIVE_POWER = Field(
+    "bootstrap_discriminative_power",
+    "share of system pairs whose paired bootstrap ASL (B = --bootstrap) is below α",
+    "Sakai06",
+    alpha=True,
+    better="higher",
+)
+SENS_ASL = Field("asl", "p-values of every pair under --test, ascending: the ASL curve", "Sakai06")
+BOOTSTRAP_ASL = Field(
+    "bootstrap_asl", "paired bootstrap ASLs of every pair, ascending: the ASL curve", "Sakai06"
+)
+DELTA_NEEDED = Field(
+    "delta_needed",
+    "estimated difference in mean required for significance at --significance with these "
+    "topics: the largest over pairs of |w̄*| of the bootstrap sample at the critical t*",
+    "Sakai06 §4",
+    better="lower",
+)
+DELTA_NEEDED_OBSERVED_SD = Field(
+    "delta_needed_observed_sd",
+    "the same with each pair's observed sd of the differences: max t*_crit · sd(d)/√n",
+    "Sakai06 §4",
+    better="lower",
+)
+SWAP_C = Field("c", "topics in each of the two disjoint subsets", "Voorhees02")
+SWAP_BIN_LO = Field(
+    "bin_lo", "lower end of the bin of |difference| on the first subset", "Voorhees02"
+)
+SWAP_BIN_HI = Field("bin_hi", "upper end (excluded) of the bin", "Voorhees02")
+SWAP_PAIRS = Field("pairs", "(pair, draw) observations in the bin", "Voorhees02")
+SWAP_SWAPS = Field(
+    "swaps", "observations whose two subsets order the pair oppositely", "Voorhees02"
+)
+SWAP_RATE = Field("swap_rate", "swaps / pairs", "Voorhees02", better="lower")
+FIT_SIZES = Field("sizes", "subset sizes with a swap rate above 0 in the bin (the fit's points)",
+                  "Voorhees02")  # fmt: skip
+FIT_A = Field("a", "decay of log swap_rate per topic: log rate ≈ intercept − a·c", "Voorhees02")
+FIT_INTERCEPT = Field("intercept", "intercept of the fit of log swap_rate on c", "Voorhees02")
+FIT_TOPICS = Field("topics", "n, the topics the rate is extrapolated to", "Voorhees02")
+FIT_PREDICTED = Field(
+    "predicted", "swap rate extrapolated to n topics, exp(intercept − a·n)", "Voorhees02",
+    better="lower",
+)  # fmt: skip
+SWAP_FIELDS: tuple[Field, ...] = (
+    SWAP_C, SWAP_BIN_LO, SWAP_BIN_HI, SWAP_PAIRS, SWAP_SWAPS, SWAP_RATE,
+)  # fmt: skip
+EXTRAPOLATION_FIELDS: tuple[Field, ...] = (
+    SWAP_BIN_LO, SWAP_BIN_HI, FIT_SIZES, FIT_A, FIT_INTERCEPT, FIT_TOPICS, FIT_PREDICTED,
+)  # fmt: skip
+SENSITIVITY_FIELDS: tuple[Field, ...] = (
+    SENS_PAIRS, SENS_TEST, SENS_CORRECTION, DISCRIMINATIVE_POWER, DISCRIMINATIVE_POWER_CORRECTED,
+    BOOTSTRAP_DISCRIMINATIVE_POWER, SENS_ASL, BOOTSTRAP_ASL, DELTA_NEEDED,
+    DELTA_NEEDED_OBSERVED_SD, *SWAP_FIELDS, *EXTRAPOLATION_FIELDS[2:],
+)  # fmt: skip

@@ -1,0 +1,309 @@
+"""The report of ``bvtest sensitivity``: per measure, the discriminative power
+and ASL curve of a significance test and of Sakai's paired bootstrap test,
+the estimated difference required [Sakai06], and swap rates with their
+extrapolation to the whole topic set [Voorhees02].
+
+Every number comes from :mod:`bvtest_cli.analyses.sensitivity`,
+:mod:`bvtest_cli.analyses.significance` and :mod:`bvtest_cli.analyses.anova`;
+this module chooses the test's p-values, checks the request against the
+inputs' size, and lays the results out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...analyses.anova import randomised_tukey, system_pairs, tukey_hsd
+from ...analyses.sensitivity import (
+    DeltaNeeded,
+    asl_curve,
+    delta_needed,
+    discriminative_power,
+    fit_swap_extrapolation,
+    swap_rates,
+)
+from ...analyses.significance import (
+    adjust,
+    randomization_test,
+    sign_test,
+    t_test,
+    wilcoxon_test,
+)
+from ...errors import InputError
+from ...measures.matrix import ScoreMatrix
+from ...report import registry as r
+from ...report.limits import refuse_memory, refuse_work
+from ...report.model import Records, Report, Section, section
+from ...report.values import as_reported, fmt, plain
+from ...settings import Settings
+
+#: The levels of discriminative power always reported, besides --significance.
+LEVELS = (0.01, 0.05, 0.10)
+
+#: Tests that hold the family-wise error rate of all pairs themselves: their
+#: p-values are not adjusted again by --correction.
+FAMILY_WISE = ("tukey", "randomised-tukey")
+
+#: Subset sizes of the swap rates by default: 5, 10, … up to n // 2.
+SIZE_STEP = 5
+
+
+def levels_of(s: Settings) -> tuple[float, ...]:
+    """.01, .05, .10 and --significance, ascending, each once."""
+    return tuple(sorted({*LEVELS, float(s.significance)}))
+
+
+def level_key(level: float) -> str:
+    """A level as a JSON key: ``0.05``, ``0.1`` (the shortest repr)."""
+    return repr(float(level))
+
+
+def subset_sizes(s: Settings, n: int) -> tuple[int, ...]:
+    """--subset-sizes, or 5, 10, … up to n // 2 (none below 10 topics)."""
+    if s.subset_sizes:
+        return tuple(s.subset_sizes)
+    return tuple(range(SIZE_STEP, n // 2 + 1, SIZE_STEP))
+
+
+# --------------------------------------------------------------------------- p-values
+
+
+@dataclass(frozen=True)
+class PairPValues:
+    """The p-value of every pair i < j under one test, raw and adjusted by the
+    correction (``adjusted`` is ``p`` for a test that needs none), and the
+    number of pairs whose randomization-test decision at some level (raw or
+    corrected) its resamples left unsettled."""
+
+    p: np.ndarray
+    adjusted: np.ndarray
+    unresolved: int = 0
+
+
+def pair_p_values(
+    x: np.ndarray, s: Settings, levels: Sequence[float], bootstrap: DeltaNeeded
+) -> PairPValues:
+    """The p-values of --test for every pair i < j of the rows of x (m, n).
+
+    ``bootstrap`` is the paired bootstrap test already run (Sakai's, by
+    :func:`delta_needed`): ``--test bootstrap`` is that test, on the same
+    resamples. The randomization test is decided at ``levels`` without a
+    correction (its p-values are narrowed only until each decision is
+    settled) and, for the corrected shares, again under the correction.
+    """
+    i, j = system_pairs(x.shape[0])
+    test = s.test
+    if test in FAMILY_WISE:
+        p = tukey_hsd(x).p if test == "tukey" else randomised_tukey(x, s.bootstrap, s.seed)
+        return PairPValues(p, p)
+    if test == "randomization":
+        d = x[i] - x[j]
+        raw = randomization_test(d, levels=tuple(levels), correction="none", seed=s.seed)
+        unsettled = ~raw.resolved
+        adjusted = raw.p
+        if s.correction != "none":
+            corrected = randomization_test(
+                d, levels=tuple(levels), correction=s.correction, seed=s.seed
+            )
+            adjusted = corrected.p_adjusted
+            unsettled |= ~corrected.resolved
+        return PairPValues(raw.p, adjusted, int(unsettled.sum()))
+    if test == "bootstrap":
+        p = bootstrap.p
+    else:
+        paired = {"t": t_test, "wilcoxon": wilcoxon_test, "sign": sign_test}[test]
+        p = paired(x[i] - x[j]).p
+    return PairPValues(p, adjust(p, s.correction))
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _records(rows: list[dict[str, Any]], kind: str, key: Callable[[dict], str]) -> Records:
+    """Records of dicts: the JSON objects as given; a trec line each,
+    ``KIND<TAB>KEY<TAB>field=value ...`` (one line holds a whole record)."""
+
+    def as_json(row: dict[str, Any]) -> dict[str, Any]:
+        return row
+
+    def as_text(row: dict[str, Any], digits: int) -> tuple[str, str, str]:
+        shown = " ".join(f"{k}={fmt(plain(v), digits)}" for k, v in row.items())
+        return kind, key(row), shown
+
+    return Records(tuple(rows), as_json, as_text, header=tuple(rows[0]) if rows else ())
+
+
+def _edge(value: float) -> float:
+    """A bin's end as the decimal it stands for (k · 0.01 is 0.07000000000000001)."""
+    return float(f"{value:.12g}")
+
+
+def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Records, Records]:
+    """The swap rates by size and bin, and their extrapolation to n topics."""
+    n = x.shape[1]
+    rows = swap_rates(x, sizes, s.bin_width, s.repeats, s.seed)
+    swaps = [
+        {
+            r.SWAP_C.name: int(row["c"]),
+            r.SWAP_BIN_LO.name: _edge(row["bin_lo"]),
+            r.SWAP_BIN_HI.name: _edge(row["bin_hi"]),
+            r.SWAP_PAIRS.name: int(row["pairs"]),
+            r.SWAP_SWAPS.name: int(row["swaps"]),
+            r.SWAP_RATE.name: float(row["swap_rate"]),
+        }
+        for row in rows
+    ]
+    fit = fit_swap_extrapolation(rows, n) if len(rows) else []
+    extrapolation = [
+        {
+            r.SWAP_BIN_LO.name: _edge(row["bin_lo"]),
+            r.SWAP_BIN_HI.name: _edge(row["bin_hi"]),
+            r.FIT_SIZES.name: int(row["sizes"]),
+            r.FIT_A.name: float(row["a"]),
+            r.FIT_INTERCEPT.name: float(row["intercept"]),
+            r.FIT_TOPICS.name: n,
+            r.FIT_PREDICTED.name: float(row["predicted"]),
+        }
+        for row in fit
+    ]
+    return (
+        _records(swaps, "swap_rates", lambda row: f"c={row['c']}:{row['bin_lo']:g}"),
+        _records(extrapolation, "extrapolation", lambda row: f"{row['bin_lo']:g}"),
+    )
+
+
+# --------------------------------------------------------------------------- one measure
+
+
+def _shares(levels: Sequence[float], shares: np.ndarray) -> Section:
+    """{level: share} (a Section keyed by an alpha-indexed field prints as
+    ``field(alpha=LEVEL)`` in the text formats)."""
+    return Section(tuple((level_key(a), float(v)) for a, v in zip(levels, shares, strict=True)))
+
+
+class AslCurve(tuple):
+    """The ASL curve: every pair's p-value, ascending (NaN last). A list in
+    JSON (and in the HTML page's table); one line in the text formats, where
+    thousands of numbers in one cell would not read: how many, the least and
+    the largest."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        finite = [v for v in self if math.isfinite(v)]
+        if not finite:
+            return f"{len(self)} p-values, none defined"
+        return f"{len(self)} p-values from {finite[0]:.2g} to {finite[-1]:.2g} (every one: -f json)"
+
+
+def _curve(p: np.ndarray) -> AslCurve:
+    """The ASL curve of p-values (NaN is null in JSON)."""
+    return AslCurve(as_reported(float(v), True) for v in asl_curve(p))
+
+
+def check_request(s: Settings, m: int, n: int, sizes: Sequence[int]) -> None:
+    """Refuse a request too big for the machine before any array is built."""
+    pairs = m * (m - 1) // 2
+    refuse_work(
+        "--bootstrap", s.bootstrap, 4.0 * s.bootstrap * pairs * n,
+        f"the paired bootstrap test of {pairs} pairs × {n} topics",
+    )  # fmt: skip
+    # swap_rates holds two (repeats, pairs) differences and their products per size
+    refuse_memory(
+        "--repeats", s.repeats, 8.0 * 4 * s.repeats * pairs,
+        f"{s.repeats} draws of topic subsets for {pairs} pairs",
+    )  # fmt: skip
+    refuse_work(
+        "--repeats", s.repeats, float(s.repeats) * len(sizes) * (pairs + m * n),
+        f"{s.repeats} draws of topic subsets of {len(sizes)} size(s)",
+    )  # fmt: skip
+
+
+def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
+    x = np.asarray(m.values, dtype=float)
+    systems, topics = x.shape
+    if systems < 2 or topics < 2:
+        raise InputError(
+            f"{m.measure}: sensitivity needs at least 2 systems and 2 topics, got "
+            f"{systems} × {topics}"
+        )
+    sizes = subset_sizes(s, topics)
+    too_big = [c for c in sizes if c > topics // 2]
+    if too_big:
+        raise InputError(
+            f"{m.measure}: --subset-sizes {too_big[0]} is more than half of the {topics} "
+            "topics: two disjoint subsets need c ≤ n/2",
+        )
+    if not sizes:
+        notes.append(
+            f"{m.measure}: {topics} topics: no subset size c = 5, 10, … up to n/2; no swap "
+            "rates (--subset-sizes chooses them)"
+        )
+    check_request(s, systems, topics, sizes)
+    levels = levels_of(s)
+    bootstrap = delta_needed(x, s.significance, s.bootstrap, s.seed)
+    result = pair_p_values(x, s, levels, bootstrap)
+    if result.unresolved:
+        notes.append(
+            f"{m.measure}: the randomization test's resamples left the decision of "
+            f"{result.unresolved} pair(s) at some level unsettled; counted there as not "
+            "significant (the conservative decision)"
+        )
+    if s.test in FAMILY_WISE and s.correction != "none":
+        notes.append(
+            f"{m.measure}: --test {s.test} holds the family-wise error itself; "
+            f"discriminative_power_corrected is its p-values without --correction {s.correction}"
+        )
+    swaps, extrapolation = swap_records(x, s, sizes)
+    return section(
+        (r.N_SYSTEMS, systems),
+        (r.N_TOPICS, topics),
+        (r.SENS_PAIRS, systems * (systems - 1) // 2),
+        (r.SENS_TEST, s.test),
+        (r.SENS_CORRECTION, "none" if s.test in FAMILY_WISE else s.correction),
+        (r.DISCRIMINATIVE_POWER, _shares(levels, discriminative_power(result.p, levels))),
+        (
+            r.DISCRIMINATIVE_POWER_CORRECTED,
+            _shares(levels, discriminative_power(result.adjusted, levels)),
+        ),
+        (
+            r.BOOTSTRAP_DISCRIMINATIVE_POWER,
+            _shares(levels, discriminative_power(bootstrap.p, levels)),
+        ),
+        (r.DELTA_NEEDED, bootstrap.delta),
+        (r.DELTA_NEEDED_OBSERVED_SD, bootstrap.delta_observed_sd),
+        (r.SENS_ASL, _curve(result.p)),
+        (r.BOOTSTRAP_ASL, _curve(bootstrap.p)),
+        ("swap_rates", swaps),
+        ("extrapolation", extrapolation),
+    )
+
+
+def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest sensitivity``."""
+    notes: list[str] = []
+    blocks = [(m.measure, measure_block(m, s, notes)) for m in matrices]
+    body = section(
+        ("significance", s.significance),
+        ("levels", levels_of(s)),
+        ("bootstrap", s.bootstrap),
+        ("seed", s.seed),
+        ("repeats", s.repeats),
+        ("bin_width", s.bin_width),
+        ("measures", Section(tuple(blocks))),
+    )
+    return Report(body, notes=tuple(notes))
+
+
+def build(s: Settings) -> Report:
+    """``bvtest sensitivity``: evaluate (or read the scores, a wide CSV matrix
+    too), then the sensitivity of every measure."""
+    from ..design.build import load
+
+    matrices, notes = load(s)
+    return sensitivity_report(matrices, s).prefixed(notes)
