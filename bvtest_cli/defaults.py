@@ -15,3 +15,8 @@ VARIATION_MODES = ("general", "intra", "inter")
 TESTS = ("randomization", "t", "wilcoxon", "sign", "bootstrap", "tukey", "randomised-tukey")
 #: Multiple-comparison corrections over the pairs compared (analyses.significance.adjust).
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+#: The output formats of -f, every command that has it; html is one page.
+FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown", "html")
+#: The formats rendered as text by render.text (all but html).
+TEXT_FORMATS = FORMATS[:-1]

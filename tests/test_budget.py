@@ -20,9 +20,9 @@ import pytest
 from conftest import assert_one_line_error
 from scipy.stats import kendalltau
 
+from bvtest_cli.commands.budget.build import _evaluator, read_track, stratum_order
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels
-from bvtest_cli.report.budget import _evaluator, _stratum_order, read_track
 from bvtest_cli.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     from_file = scores_of(bvtest, out / "pps.001.qrels", "xinfAP,statAP")
 
     from bvtest_cli.analyses.sampling import pps_design, sample
-    from bvtest_cli.report.budget import _arrays
+    from bvtest_cli.commands.budget.build import _arrays
 
     qrels_file = read_qrels(str(QRELS))
     sources = expand_sources([str(RUNS)])
@@ -126,7 +126,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     rankings, grades = track.for_sampling()
     design = pps_design(rankings, 12)
     drawn = sample("pps", rankings, grades, budget=12, seed=5, strata=12, design=design)
-    listed, code, grade = _arrays(track, drawn.topics, _stratum_order(12))
+    listed, code, grade = _arrays(track, drawn.topics, stratum_order(12))
     got = _evaluator(track, 1).evaluate(("xinfAP", "statAP"), listed, code, grade, 12, "pps")
     checked = 0
     for kind in ("xinfAP", "statAP"):
@@ -195,8 +195,8 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     the same doubles as the written files: see above). Truth: AP under the
     qrels restricted to the pool, over every topic with a relevant document."""
     from bvtest_cli.analyses.sampling import pps_design, sample
+    from bvtest_cli.commands.budget.build import _arrays
     from bvtest_cli.measures.evaluate import topic_set
-    from bvtest_cli.report.budget import _arrays
 
     robust = shared_data / "robust2003"
     qrels_file = read_qrels(str(robust / "qrels.txt"))
@@ -218,7 +218,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     est = {"statAP": [], "xinfAP": []}
     for rep in range(60):
         drawn = sample("pps", rankings, grades, budget=100, seed=11, repeat=rep, design=design)
-        listed, code, grade = _arrays(track, drawn.topics, _stratum_order(20))
+        listed, code, grade = _arrays(track, drawn.topics, stratum_order(20))
         got = evaluator.evaluate(("statAP", "xinfAP"), listed, code, grade, 20, "pps")
         for kind in est:
             est[kind].append(got[kind].reshape(m, n).mean(1))

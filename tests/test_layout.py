@@ -212,7 +212,7 @@ def test_each_option_declared_once():
         assert set(command.overrides) <= set(command.options), command.name
         for changes in command.overrides.values():
             assert "decls" not in changes and "param_decls" not in changes
-    source = (PACKAGE / "options.py").read_text()
+    source = (PACKAGE / "options" / "__init__.py").read_text()
     assert source.count("_opt(") + source.count("_count(") + source.count("_arg(") >= len(OPTIONS)
 
 

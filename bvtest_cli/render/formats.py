@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from ..report.model import Report
 from .html import Page, render_html
-from .text import FORMATS as TEXT_FORMATS
 from .text import TABLE_WIDTH
 from .text import render as render_text
-
-FORMATS = (*TEXT_FORMATS, "html")
 
 
 def render(

@@ -41,7 +41,7 @@ from ..report import registry
 from ..report.model import Records, Report, Section, Table, leaves, table_of
 
 #: Output formats, by file extension.
-FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
+FIGURE_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
 #: Above this many runs, panel 3 has no legend (it would hide the lines).
 LEGEND_MAX_RUNS = 12
 #: Above this many runs, panel 1 has no x tick labels (they would overlap).
@@ -70,11 +70,11 @@ def output_format(path: str) -> str:
     Cheap and free of matplotlib, so the CLI calls it before any evaluation.
     """
     ext = os.path.splitext(path)[1].lower().lstrip(".")
-    if ext not in FORMATS:
+    if ext not in FIGURE_FORMATS:
         what = f"'.{ext}' is not a" if ext else "the name has no extension, so no"
         raise ValueError(
             f"cannot write a plot to {path!r}: {what} supported format; "
-            f"use a file name ending in {', '.join('.' + f for f in FORMATS)}"
+            f"use a file name ending in {', '.join('.' + f for f in FIGURE_FORMATS)}"
         )
     return ext
 

@@ -29,7 +29,6 @@ from ..report.model import Records, Report, Section, Table, Value, is_leaf
 from ..report.registry import Field
 from ..report.values import fmt, plain
 
-FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown")  # and html: render.formats
 ALL = "all"  # the system column of results that belong to no single system
 
 Row = tuple[str, str, str, Any]  # measure, name, system, value

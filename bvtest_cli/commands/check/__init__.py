@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import click
+
+from ...defaults import FORMATS
 from ...options import (
     ANALYSIS,
-    CHECK_FORMAT,
-    CHECK_NEW_RUNS,
-    CHECK_POOL,
-    CHECK_QRELS,
     CI,
     EVALUATION,
     OUTPUT,
@@ -19,6 +18,25 @@ from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+CHECK_FORMAT = dict(
+    type=click.Choice(["text", *FORMATS]),
+    default="text",
+    show_default=True,
+    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
+    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
+    "verdicts as a table; html: a page with the verdicts' table.",
+)
+
+
+CHECK_QRELS = dict(metavar="[QRELS", required=False)
+
+
+CHECK_POOL = dict(metavar="POOL", required=False)
+
+
+CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
 
 
 def run(s: Settings) -> Report:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import click
+
+from ...defaults import FORMATS
 from ...options import (
     CI,
     COMPARE_CI,
-    COMPARE_CI_METHOD,
-    COMPARE_FORMAT,
     EVALUATION,
     INPUTS,
     OUTPUT,
@@ -18,6 +19,27 @@ from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+#: compare's --ci-method: the same choices; auto differs for the difference of Var.
+COMPARE_CI_METHOD = dict(
+    help="Interval method of the differences. auto: studentized (bootstrap-t with jackknife "
+    "standard errors) for mean, mse and georisk, percentile for var (a difference of two "
+    "exchangeable runs' variances is symmetric about 0: percentile covers 0.94 there, "
+    "bootstrap-t and bca 0.90; docs/uncertainty.md). Or one method for all: studentized, "
+    "bca or percentile. The p-values do not depend on it.",
+)
+
+
+#: compare's --format: its results are records, one line per comparison.
+COMPARE_FORMAT = dict(
+    type=click.Choice(FORMATS),
+    default="trec",
+    show_default=True,
+    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
+    "same with commas; table: one table per measure; json: the stable schema; html: one "
+    "self-contained page.",
+)
 
 
 def run(s: Settings) -> Report:

@@ -4,11 +4,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import CONDITIONS_MAP, CONDITIONS_PLOT, EVALUATION, INPUTS, OUTPUT, Command
+from ...options import EVALUATION, INPUTS, OUTPUT, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
+CONDITIONS_MAP = dict(
+    help="Lines 'run system condition' (# comments allowed): which system and "
+    "condition each run (or scores-file system) stands for."
+)
+
+
+CONDITIONS_PLOT = dict(
+    metavar="FILE",
+    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
+    "to FILE (.png, .svg or .pdf; needs matplotlib).",
+)
 
 
 def run(s: Settings) -> Report:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import (
-    DESIGN_BOOTSTRAP,
-    DESIGN_CI,
+    COMPARE_CI,
     DESIGN_SCORES,
     EVALUATION,
     INPUTS,
@@ -18,6 +17,15 @@ from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+#: design's --ci (a level always), --bootstrap and --scores (wide CSV matrices too).
+DESIGN_CI = {**COMPARE_CI, "help": "Confidence level of every interval (two-sided): the "
+             "D-study's, the topics needed, and the topic bootstrap's."}  # fmt: skip
+
+
+DESIGN_BOOTSTRAP = dict(help="Topic-bootstrap resamples for the intervals of the variance "
+                        "estimates and of the topic-set sizes (seeded by --seed).")  # fmt: skip
 
 
 def run(s: Settings) -> Report:

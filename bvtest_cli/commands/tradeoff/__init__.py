@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import EVALUATION, INPUTS, OUTPUT, TRADEOFF_NORMALIZE, Command
+import click
+
+from ...options import EVALUATION, INPUTS, OUTPUT, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+TRADEOFF_NORMALIZE = dict(
+    type=click.Choice(["minmax", "ratio"]),
+    default="minmax",
+    show_default=True,
+    help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
+)
 
 
 def run(s: Settings) -> Report:

@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import EVALUATION, INPUTS, OUTPUT, VARIATIONS_ALPHAS, VARIATIONS_MAP, Command
+from ...defaults import VARIATION_ALPHAS
+from ...options import EVALUATION, INPUTS, OUTPUT, Command, parse_variation_alphas, parsed_by
 from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
+
+
+VARIATIONS_ALPHAS = dict(
+    default=VARIATION_ALPHAS,
+    show_default=True,
+    metavar="LIST|START:STOP:STEP",
+    callback=parsed_by(parse_variation_alphas),
+    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
+    "(STOP included when reached); negative alphas favour unstable systems.",
+)
+
+
+VARIATIONS_MAP = dict(
+    help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
+    "keyed by topic and apply to every variation of it."
+)
 
 
 def run(s: Settings) -> Report:

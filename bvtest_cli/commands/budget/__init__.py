@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import BUDGET_REPEATS, OUTPUT, RANKINGS_SAMPLES, RUNS, Command
-from ..settings import Settings
+from ...options import OUTPUT, RANKINGS_SAMPLES, RUNS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
+
+
+BUDGET_REPEATS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
 
 
 def run(s: Settings) -> Report:
@@ -43,9 +46,9 @@ def run(s: Settings) -> Report:
       bvtest budget --budget 10,40 --repeats 20 --samples 200 qrels/qrels.txt sample_runs/
       bvtest budget --engineered -f table qrels/qrels.txt sample_runs/
     """
-    from ..report.budget import budget_report
+    from .build import build
 
-    return budget_report(s)
+    return build(s)
 
 
 COMMAND = Command(

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import PERMUTE_OUT, RUNS, Command
-from ..settings import Settings
+from ...options import RUNS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
+
+
+PERMUTE_OUT = dict(
+    required=True,
+    metavar="DIR",
+    help="New directory for the engineered runs, NAME.perm: written whole or not at "
+    "all; an existing directory must be empty.",
+)
 
 
 def run(s: Settings) -> Report:
@@ -27,9 +35,9 @@ def run(s: Settings) -> Report:
       bvtest pool --depth 5 qrels/qrels.txt sample_runs/ > depth5.qrels   # the real runs' pool
       bvtest rankings --reference qrels/qrels.txt --collection depth5.qrels sample_runs/ eng/
     """
-    from ..report.rankings import permute_files
+    from .build import build
 
-    return permute_files(s)
+    return build(s)
 
 
 COMMAND = Command(

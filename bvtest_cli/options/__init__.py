@@ -6,241 +6,50 @@ attribute it fills. Commands name the options they take (:data:`INPUTS`,
 receive one :class:`Settings`; a flag means the same in every command that
 has it (trec_eval's meaning where trec_eval has the flag: ``-q`` is per-topic
 output, ``-l`` the relevance level, ``-m`` the measure, ``-c`` is implied).
-Values are checked here, at the boundary; the analyses trust them.
+Values are checked here, at the boundary (their parsers in
+:mod:`~bvtest_cli.options.parsers`); the analyses trust them. May import the
+foundation (defaults, settings, errors) and, inside parsers, io and analyses.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import click
 
-from .defaults import (
+from ..defaults import (
     CORRECTIONS,
     DEFAULT_ALPHAS,
     DEFAULT_MEASURES,
     DEFAULT_REPEATS,
     DEFAULT_SEED,
-    MAX_ALPHA,
+    FORMATS,
     TESTS,
-    VARIATION_ALPHAS,
     VARIATION_MODES,
 )
-from .settings import Settings
-
-FORMATS = ("trec", "table", "tsv", "csv", "json", "latex", "markdown", "html")
-
-
-# --------------------------------------------------------------------------- values
-
-
-def _bad(message: str) -> click.BadParameter:
-    return click.BadParameter(message)
-
-
-def _callback(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    return lambda ctx, param, value: parse(value)
-
-
-def parse_target(value: str) -> str | float:
-    if value in ("max", "ideal"):
-        return value
-    try:
-        c = float(value)
-    except ValueError:
-        raise _bad("expected max, ideal or a number in [0, 1]") from None
-    if not 0.0 <= c <= 1.0:
-        raise _bad("a constant target must lie in [0, 1]")
-    return c
-
-
-MAX_GROUP_SIZE = 2**31 - 1
-
-
-def parse_group(value: str | None) -> tuple[str, int] | None:
-    """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
-    from .analyses.grouping import parse_group as parse
-
-    try:
-        group = parse(value)
-    except ValueError as exc:
-        raise _bad(str(exc)) from None
-    if group is not None and group[1] > MAX_GROUP_SIZE:
-        # numpy's integers end at 2**63 − 1; no topic set comes near it
-        raise _bad(f"invalid group {value!r}: K must be at most {MAX_GROUP_SIZE}, got {group[1]}")
-    return group
-
-
-#: What `compare --fields` may name, in the order rows print.
-COMPARE_FIELDS = ("mean", "var", "mse", "georisk")
-
-
-def parse_compare_fields(text: str | None) -> tuple[str, ...] | None:
-    """``mean,var`` → ("mean", "var") in COMPARE_FIELDS order; None when not given."""
-    if text is None:
-        return None
-    names = [t.strip() for t in text.split(",")]
-    unknown = [n for n in names if n not in COMPARE_FIELDS]
-    if unknown or not any(names):
-        raise _bad(
-            f"unknown field {unknown[0] if unknown else text!r} (choose from "
-            f"{', '.join(COMPARE_FIELDS)})"
-        )
-    return tuple(f for f in COMPARE_FIELDS if f in names)
-
-
-def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
-    """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
-    Two alphas that are the same number are an error, however written."""
-    alphas = tuple(a.strip() for a in text.split(","))
-    if not any(alphas):
-        raise _bad("empty alpha list")
-    if not all(alphas):
-        raise _bad(f"empty item in the alpha list {text!r}")
-    seen: dict[float, str] = {}
-    for a in alphas:
-        try:
-            value = float(a)
-        except ValueError:
-            raise _bad(f"alpha {a!r} is not a number") from None
-        if not math.isfinite(value) or (value < 0 and not negative) or abs(value) > MAX_ALPHA:
-            low = "-1e6" if negative else "0"
-            raise _bad(f"alpha {a!r} is out of range: expected a number in [{low}, 1e6]")
-        if value in seen:
-            raise _bad(f"alpha {a!r} is listed twice (as {seen[value]!r})")
-        seen[value] = a
-    return alphas
-
-
-def parse_variation_alphas(text: str) -> tuple[str, ...]:
-    from .analyses.variations import parse_alphas as parse_grid
-
-    try:
-        return parse_grid(text)
-    except ValueError as exc:
-        raise _bad(str(exc)) from None
-
-
-def parse_baseline(value: str | None) -> str | None:
-    """A run name, or the path of a run file as typed (``sample_runs/sys003``,
-    ``runs/x.run.gz``): both name the system by the rule of SPEC §1."""
-    if value is None:
-        return None
-    if not value.strip():
-        raise _bad("expected a run name or the path of a run file")
-    from .io.sources import system_name
-
-    return system_name(value)
-
-
-def parse_pattern(value: str | None) -> str | None:
-    """A regular expression with named groups ``system`` and ``condition``."""
-    if value is None:
-        return None
-    import re
-
-    try:
-        compiled = re.compile(value)
-    except re.error as exc:
-        raise _bad(f"not a regular expression: {exc}") from None
-    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
-    if missing:
-        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
-    return value
-
-
-def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
-    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
-    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
-    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
-    from .io.sources import system_name
-
-    name, sep, rest = value.partition("=")
-    if not sep or "/" in name:
-        if not value.strip():
-            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
-        return system_name(value), (value,)
-    name = name.strip()
-    if not name:
-        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
-    files = tuple(f.strip() for f in rest.split(","))
-    if not rest.strip() or not all(files):
-        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
-    return name, files
-
-
-def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    parsed = tuple(parse_collection(v) for v in values)
-    seen: set[str] = set()
-    for name, _ in parsed:
-        if name in seen:
-            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
-        seen.add(name)
-    return parsed
-
-
-def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
-    name, files = parse_collection(value)
-    if len(files) != 1:
-        raise _bad(f"{value!r}: the reference is one qrels file")
-    return name, files
-
-
-def parse_positive_list(value: str | tuple[int, ...] | None) -> tuple[int, ...]:
-    """``100,400`` → (100, 400): positive integers, each once, in the order
-    given; () when not given (a command without a default)."""
-    if value is None:
-        return ()
-    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    try:
-        numbers = tuple(v if isinstance(v, int) else int(str(v).strip()) for v in parts)
-    except ValueError:
-        raise _bad(f"{value!r}: expected positive integers, comma-separated") from None
-    if not numbers or min(numbers) < 1:
-        raise _bad(f"{value!r}: expected positive integers, comma-separated")
-    if len(set(numbers)) != len(numbers):
-        raise _bad(f"{value!r}: a value is given twice")
-    return numbers
-
-
-def parse_positive_floats(value: str | tuple[float, ...] | None) -> tuple[float, ...]:
-    """``0.05,0.1`` → (0.05, 0.1): finite positive numbers, each once, in order."""
-    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    try:
-        numbers = tuple(float(v) for v in parts)
-    except ValueError:
-        numbers = ()
-    if not numbers or not all(math.isfinite(v) and v > 0 for v in numbers):
-        raise _bad(f"{value!r}: expected positive numbers, comma-separated")
-    if len(set(numbers)) != len(numbers):
-        raise _bad(f"{value!r}: a value is given twice")
-    return numbers
-
-
-BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
-
-
-def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
-    """``depth,hedge`` → ("depth", "hedge"), each one of :data:`BUDGET_METHODS`."""
-    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    names = tuple(str(v).strip() for v in parts)
-    unknown = [n for n in names if n not in BUDGET_METHODS]
-    if unknown or not names:
-        raise _bad(
-            f"unknown method {unknown[0] if unknown else ''!r}; known: {', '.join(BUDGET_METHODS)}"
-        )
-    if len(set(names)) != len(names):
-        raise _bad(f"{value!r}: a method is given twice")
-    return names
-
-
-def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
-    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
-
+from ..settings import Settings
+from .parsers import (  # noqa: F401 (re-exported: the option table's values)
+    BUDGET_METHODS,
+    COMPARE_FIELDS,
+    MAX_GROUP_SIZE,
+    parse_alphas,
+    parse_baseline,
+    parse_collection,
+    parse_collections,
+    parse_compare_fields,
+    parse_group,
+    parse_methods,
+    parse_pair,
+    parse_pattern,
+    parse_positive_floats,
+    parse_positive_list,
+    parse_reference,
+    parse_target,
+    parse_variation_alphas,
+    parsed_by,
+)
 
 # --------------------------------------------------------------------------- declarations
 
@@ -324,7 +133,7 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
     ),
     _opt(
         "topic_counts", "--topic-counts", metavar="N[,N...]",
-        callback=_callback(parse_positive_list),
+        callback=parsed_by(parse_positive_list),
         help="Numbers of topics of the D-study [default: n, 2n and 4n, n the topics "
         "of the scores].",
     ),
@@ -336,13 +145,13 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
            "Type II error rate β of the topic-set-size designs (power 1 − β)."),
     _opt(
         "min_diffs", "--min-diff", default="0.05,0.10", show_default=True,
-        metavar="D[,D...]", callback=_callback(parse_positive_floats),
+        metavar="D[,D...]", callback=parsed_by(parse_positive_floats),
         help="Smallest difference in mean score the t-test should detect (and the "
         "smallest range of means the ANOVA should), in the measure's units.",
     ),
     _opt(
         "ci_widths", "--ci-width", default="0.05,0.10", show_default=True,
-        metavar="W[,W...]", callback=_callback(parse_positive_floats),
+        metavar="W[,W...]", callback=parsed_by(parse_positive_floats),
         help="Widest confidence interval (at level 1 − --significance) of a difference "
         "in mean score the collection should give.",
     ),
@@ -364,7 +173,7 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
         "numbers of topics and spend --total judgments where it is least.",
     ),
     _opt(
-        "totals", "--total", metavar="T[,T...]", callback=_callback(parse_positive_list),
+        "totals", "--total", metavar="T[,T...]", callback=parsed_by(parse_positive_list),
         help="Total judgments to allocate (with --budget-report) [default: n·N for each "
         "budget N of the report, n its topics].",
     ),
@@ -411,7 +220,7 @@ OPTIONS: dict[str, Option] = {
             "--reference",
             required=True,
             metavar="[NAME=]FILE",
-            callback=_callback(parse_reference),
+            callback=parsed_by(parse_reference),
             help="The reference qrels G (gold standard); named after its file name unless "
             "NAME= is given.",
         ),
@@ -421,7 +230,7 @@ OPTIONS: dict[str, Option] = {
             multiple=True,
             required=True,
             metavar="[NAME=]FILE[,FILE...]",
-            callback=_callback(parse_collections),
+            callback=parsed_by(parse_collections),
             help="A test collection X over the same runs (repeatable): its qrels, or several "
             "qrels samples of one statistical method, comma-separated, or a directory "
             "holding them (as bvtest sample writes them).",
@@ -437,7 +246,7 @@ OPTIONS: dict[str, Option] = {
             "condition_pattern",
             "--pattern",
             metavar="REGEX",
-            callback=_callback(parse_pattern),
+            callback=parsed_by(parse_pattern),
             help="Instead of --map: a regular expression with named groups system and "
             "condition matched against the whole run name.",
         ),
@@ -509,7 +318,7 @@ OPTIONS: dict[str, Option] = {
             "--target",
             default="max",
             show_default=True,
-            callback=_callback(parse_target),
+            callback=parsed_by(parse_target),
             help="c for Bias²: max = mean of the virtual target (best score per topic), "
             "ideal = 1, or a constant in [0, 1]. With normalization max and ideal mean c = 1.",
         ),
@@ -517,7 +326,7 @@ OPTIONS: dict[str, Option] = {
             "group",
             "--group",
             metavar="difficulty:K|random:K",
-            callback=_callback(parse_group),
+            callback=parsed_by(parse_group),
             help="Average topics in groups of K (hardest first, or random with --repeats).",
         ),
         _opt(
@@ -547,14 +356,14 @@ OPTIONS: dict[str, Option] = {
             "--alpha",
             default=",".join(DEFAULT_ALPHAS),
             show_default=True,
-            callback=_callback(parse_alphas),
+            callback=parsed_by(parse_alphas),
             help="Risk-aversion values in [0, 1e6] for URisk, TRisk, ZRisk and GeoRisk.",
         ),
         _opt(
             "baseline",
             "--baseline",
             metavar="RUN",
-            callback=_callback(parse_baseline),
+            callback=parsed_by(parse_baseline),
             help="A run among the inputs (its name or path): adds urisk, trisk and zrisk_baseline.",
         ),
         _opt(
@@ -616,7 +425,7 @@ OPTIONS: dict[str, Option] = {
             default="100,400",
             show_default=True,
             metavar="N[,N...]",
-            callback=_callback(parse_positive_list),
+            callback=parsed_by(parse_positive_list),
             help="Judgments per topic (the assessment budget): each value is a row of the table.",
         ),
         _count(
@@ -633,7 +442,7 @@ OPTIONS: dict[str, Option] = {
             default="1,4",
             show_default=True,
             metavar="K[,K...]",
-            callback=_callback(parse_positive_list),
+            callback=parsed_by(parse_positive_list),
             help="Topic-set sizes as multiples of the qrels' n: bootstrap samples of K·n topics "
             "(4: the paper's 200 topics from 50).",
         ),
@@ -643,7 +452,7 @@ OPTIONS: dict[str, Option] = {
             default=",".join(BUDGET_METHODS),
             show_default=True,
             metavar="M[,M...]",
-            callback=_callback(parse_methods),
+            callback=parsed_by(parse_methods),
             help="The collections compared: xinfAP and statAP on pps samples, depth-k pooling "
             "(k matched to the budget), hedge, mtf.",
         ),
@@ -686,7 +495,7 @@ OPTIONS: dict[str, Option] = {
             nargs=2,
             multiple=True,
             metavar="RUN_A RUN_B",
-            callback=_callback(parse_pair),
+            callback=parsed_by(parse_pair),
             help="Compare RUN_A with RUN_B (names or paths); repeatable. Default with "
             "exactly two runs: those two.",
         ),
@@ -702,7 +511,7 @@ OPTIONS: dict[str, Option] = {
             "subset_sizes",
             "--subset-sizes",
             metavar="C[,C...]",
-            callback=_callback(parse_positive_list),
+            callback=parsed_by(parse_positive_list),
             help="Sizes c of the two disjoint topic subsets of the swap rates, each at most "
             "n/2 [default: 5, 10, ... up to n/2, n the topics].",
         ),
@@ -733,7 +542,7 @@ OPTIONS: dict[str, Option] = {
             "--fields",
             metavar="FIELD[,FIELD...]",
             default=None,
-            callback=_callback(parse_compare_fields),
+            callback=parsed_by(parse_compare_fields),
             help="The differences compared: mean, var, mse, georisk (at every --alpha) "
             "[default: all four for named pairs; mean with --pairs all].",
         ),
@@ -863,90 +672,12 @@ OUTPUT = ("fmt", "digits", "caption", "width")
 
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
 RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
-TRADEOFF_NORMALIZE = dict(
-    type=click.Choice(["minmax", "ratio"]),
-    default="minmax",
-    show_default=True,
-    help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",
-)
-CHECK_FORMAT = dict(
-    type=click.Choice(["text", *FORMATS]),
-    default="text",
-    show_default=True,
-    help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
-    'json: {"verdicts": [...], "passed": bool}; table, tsv, csv, latex, markdown: the '
-    "verdicts as a table; html: a page with the verdicts' table.",
-)
-CHECK_QRELS = dict(metavar="[QRELS", required=False)
-CHECK_POOL = dict(metavar="POOL", required=False)
-CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
-RANKINGS_MEASURE = dict(
-    multiple=True,
-    default=("AP",),
-    show_default=True,
-    metavar="MEASURE",
-    help="The one measure whose mean scores rank the systems: any ir_measures measure "
-    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
-)
 RANKINGS_SAMPLES = dict(
     type=click.IntRange(min=1),
     default=1000,
     show_default=True,
     metavar="B",
     help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
-)
-PERMUTE_OUT = dict(
-    required=True,
-    metavar="DIR",
-    help="New directory for the engineered runs, NAME.perm: written whole or not at "
-    "all; an existing directory must be empty.",
-)
-SAMPLE_OUT = dict(
-    required=True,
-    metavar="DIR",
-    help="New directory for the samples, METHOD.NNN.qrels: written whole or not at all; "
-    "an existing directory must be empty.",
-)
-SAMPLE_BUDGET = dict(
-    default=None,
-    metavar="N",
-    help="Judgments per topic (min(N, pool size)); not with depth, whose K sets the size.",
-)
-SAMPLE_DEPTH = dict(required=False, default=None, help="Pool depth K of --method depth.")
-SAMPLE_REPEATS = dict(
-    help="Samples drawn by the random methods (uniform, pps), each its own file.", default=1
-)
-SAMPLE_REL_LEVEL = dict(
-    help="mtf and hedge: a document is relevant when its grade >= L (what moves a run to the "
-    "front, what Hedge learns from); the other methods do not use relevance."
-)
-SAMPLE_JOBS = dict(help="Runs read in parallel [default: all cores]. Output does not depend on it.")
-SAMPLE_STRATA = dict(
-    help="Strata of the pps design (equal AP-prior mass; Cormack & Grossman 2019: 20); at "
-    "most --budget: more would leave strata unsampled (a note says so)."
-)
-BUDGET_REPEATS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
-VARIATIONS_ALPHAS = dict(
-    default=VARIATION_ALPHAS,
-    show_default=True,
-    metavar="LIST|START:STOP:STEP",
-    callback=_callback(parse_variation_alphas),
-    help="The alpha grid of O = mu - alpha var: a list (-1,0,0.5) or START:STOP:STEP "
-    "(STOP included when reached); negative alphas favour unstable systems.",
-)
-VARIATIONS_MAP = dict(
-    help="Query variations: 'variation_id topic_id [user]' lines. The qrels are "
-    "keyed by topic and apply to every variation of it."
-)
-#: conditions --plot FILE: the same attribute as variations' --plot, its own help.
-CONDITIONS_MAP = dict(
-    help="Lines 'run system condition' (# comments allowed): which system and "
-    "condition each run (or scores-file system) stands for."
-)
-CONDITIONS_PLOT = dict(
-    metavar="FILE",
-    help="Also draw Bias² and Var per system, one mark per condition (Zhang22 Figs. 2-3), "
-    "to FILE (.png, .svg or .pdf; needs matplotlib).",
 )
 #: compare's --ci: a level always (the paired intervals are its output).
 COMPARE_CI = dict(
@@ -956,31 +687,9 @@ COMPARE_CI = dict(
     metavar="LEVEL",
     help="Confidence level of the paired intervals.",
 )
-#: compare's --ci-method: the same choices; auto differs for the difference of Var.
-COMPARE_CI_METHOD = dict(
-    help="Interval method of the differences. auto: studentized (bootstrap-t with jackknife "
-    "standard errors) for mean, mse and georisk, percentile for var (a difference of two "
-    "exchangeable runs' variances is symmetric about 0: percentile covers 0.94 there, "
-    "bootstrap-t and bca 0.90; docs/uncertainty.md). Or one method for all: studentized, "
-    "bca or percentile. The p-values do not depend on it.",
-)
-#: design's --ci (a level always), --bootstrap and --scores (wide CSV matrices too).
-DESIGN_CI = {**COMPARE_CI, "help": "Confidence level of every interval (two-sided): the "
-             "D-study's, the topics needed, and the topic bootstrap's."}  # fmt: skip
-DESIGN_BOOTSTRAP = dict(help="Topic-bootstrap resamples for the intervals of the variance "
-                        "estimates and of the topic-set sizes (seeded by --seed).")  # fmt: skip
 DESIGN_SCORES = dict(help="A long scores file (from `bvtest scores`; - for stdin) or a wide "
                      "CSV matrix (a header of run names, a row of scores per topic; its measure "
                      "-m or the file's name) instead of QRELS and RUNS.")  # fmt: skip
-#: compare's --format: its results are records, one line per comparison.
-COMPARE_FORMAT = dict(
-    type=click.Choice(FORMATS),
-    default="trec",
-    show_default=True,
-    help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "
-    "same with commas; table: one table per measure; json: the stable schema; html: one "
-    "self-contained page.",
-)
 
 
 # --------------------------------------------------------------------------- commands

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import RUNS, Command
-from ..settings import Settings
+from ...options import RUNS, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
 
 
 def run(s: Settings) -> Report:
@@ -26,9 +26,9 @@ def run(s: Settings) -> Report:
       bvtest pool --depth 10 qrels/qrels.txt sample_runs/ > depth10.qrels
       bvtest rankings --reference qrels/qrels.txt --collection depth10.qrels sample_runs/
     """
-    from ..report.rankings import pool_report
+    from .build import build
 
-    return pool_report(s)
+    return build(s)
 
 
 COMMAND = Command(

@@ -4,21 +4,52 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import (
+from ...options import (
     RUNS,
-    SAMPLE_BUDGET,
-    SAMPLE_DEPTH,
-    SAMPLE_JOBS,
-    SAMPLE_OUT,
-    SAMPLE_REL_LEVEL,
-    SAMPLE_REPEATS,
-    SAMPLE_STRATA,
     Command,
 )
-from ..settings import Settings
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
+
+
+SAMPLE_OUT = dict(
+    required=True,
+    metavar="DIR",
+    help="New directory for the samples, METHOD.NNN.qrels: written whole or not at all; "
+    "an existing directory must be empty.",
+)
+
+
+SAMPLE_BUDGET = dict(
+    default=None,
+    metavar="N",
+    help="Judgments per topic (min(N, pool size)); not with depth, whose K sets the size.",
+)
+
+
+SAMPLE_DEPTH = dict(required=False, default=None, help="Pool depth K of --method depth.")
+
+
+SAMPLE_REPEATS = dict(
+    help="Samples drawn by the random methods (uniform, pps), each its own file.", default=1
+)
+
+
+SAMPLE_REL_LEVEL = dict(
+    help="mtf and hedge: a document is relevant when its grade >= L (what moves a run to the "
+    "front, what Hedge learns from); the other methods do not use relevance."
+)
+
+
+SAMPLE_JOBS = dict(help="Runs read in parallel [default: all cores]. Output does not depend on it.")
+
+
+SAMPLE_STRATA = dict(
+    help="Strata of the pps design (equal AP-prior mass; Cormack & Grossman 2019: 20); at "
+    "most --budget: more would leave strata unsampled (a note says so)."
+)
 
 
 def run(s: Settings) -> Report:
@@ -49,9 +80,9 @@ def run(s: Settings) -> Report:
       bvtest eval -m statAP pps/pps.001.qrels sample_runs/
       bvtest sample --method hedge --budget 20 --out hedge qrels/qrels.txt sample_runs/
     """
-    from ..report.budget import sample_files
+    from .build import build
 
-    return sample_files(s)
+    return build(s)
 
 
 COMMAND = Command(

@@ -26,28 +26,26 @@ from functools import partial
 
 import numpy as np
 
-from ..analyses.pooling import engineered_name
-from ..analyses.rankings import ranking_accuracy, stream
-from ..analyses.sampling import (
-    RANDOM_METHODS,
+from ...analyses.pooling import engineered_name
+from ...analyses.rankings import ranking_accuracy, stream
+from ...analyses.sampling import (
     depth_for_budget,
     pps_design,
     sample,
     strata_for_budget,
 )
-from ..errors import InputError
-from ..io.files import checked_target, new_directory
-from ..io.sources import Source, docno_bytes, docno_text, expand_sources, output_bytes
-from ..io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns, sort_topics
-from ..measures.evaluate import check_shared_topics, list_topics, map_runs, topic_set
-from ..measures.fastmeasures import ranking_order
-from ..measures.parallel import default_jobs, progress
-from ..measures.sampled import SampledRankings
-from ..report import registry as r
-from ..report.model import Records, Report, section
-from ..report.values import fmt, plain
-from ..settings import Settings
-from .limits import check_request
+from ...errors import InputError
+from ...io.sources import Source, docno_bytes, expand_sources
+from ...io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns
+from ...measures.evaluate import check_shared_topics, map_runs, topic_set
+from ...measures.fastmeasures import ranking_order
+from ...measures.parallel import default_jobs, progress
+from ...measures.sampled import SampledRankings
+from ...report import registry as r
+from ...report.limits import check_request
+from ...report.model import Records, Report, section
+from ...report.values import fmt, plain
+from ...settings import Settings
 
 # --------------------------------------------------------------------------------------
 # The track: runs as rankings of universe numbers
@@ -171,7 +169,7 @@ def engineered(track: Track, seed: int) -> Track:
 # bvtest sample
 
 
-def _stratum_order(strata: int) -> np.ndarray:
+def stratum_order(strata: int) -> np.ndarray:
     """Code of stratum h (1-based) in string order of the labels, as
     sample_eval.pl visits them (and as a written file reads back)."""
     labels = sorted(str(h) for h in range(1, strata + 1))
@@ -179,94 +177,6 @@ def _stratum_order(strata: int) -> np.ndarray:
     for c, label in enumerate(labels):
         code[int(label)] = c
     return code
-
-
-def sample_files(s: Settings) -> Report:
-    """Draw the samples and write them to ``--out DIR``, one file each."""
-    assert s.output is not None
-    notes: list[str] = []
-    budget = _sample_budget(s, notes)
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:], notes.append)
-    topics = sort_topics(qrels_file.topics())
-    checked_target(s.output, s.input_paths(), "--out")
-    repeats = s.repeats if s.method in RANDOM_METHODS else 1
-    if s.repeats > 1 and s.method not in RANDOM_METHODS:
-        notes.append(f"--repeats: {s.method} is not random; one sample is written")
-    check_request(s, len(sources), len(topics), "sample")
-    track = read_track(qrels_file, sources, topics, s)
-    check_request(s, len(sources), len(topics), "sample", documents=int(track.offsets[-1]),
-                  out=s.output)  # fmt: skip
-    rankings, grades = track.for_sampling()
-    strata = s.strata
-    if s.method == "pps":
-        strata = strata_for_budget(s.strata, budget)
-        if strata < s.strata:
-            notes.append(strata_note(s.strata, strata, budget))
-    design = pps_design(rankings, strata) if s.method == "pps" else None
-    stratified = s.method in RANDOM_METHODS
-    judged_total = 0
-    with new_directory(s.output) as out:
-        for rep in range(repeats):
-            drawn = sample(
-                s.method, rankings, grades, budget=budget, depth=s.depth or 1,
-                strata=strata, seed=s.seed, repeat=rep, rel_level=s.rel_level, design=design,
-            )  # fmt: skip
-            judged_total += drawn.judged()
-            text = _sample_text(track, drawn.topics, stratified)
-            (out / f"{s.method}.{rep + 1:03d}.qrels").write_bytes(output_bytes(text))
-    empty = [t for t in topics if t not in drawn.topics]
-    if empty:
-        notes.append(f"{len(empty)} qrels topic(s) have no pool (no run retrieved anything): "
-                     f"{list_topics(empty)}")  # fmt: skip
-    per_topic = judged_total / repeats / max(1, len(drawn.topics))
-    notes.append(
-        f"wrote {repeats} {s.method} sample(s) to {s.output}: {per_topic:.1f} judgments per "
-        f"topic on average over {len(drawn.topics)} topics"
-    )
-    return Report(section(), notes=tuple(notes))
-
-
-def strata_note(asked: int, strata: int, budget: int) -> str:
-    return (
-        f"--strata {asked}: a budget of {budget} judgments per topic samples at most {budget} "
-        f"strata (the others would have inclusion probability 0 and bias every estimate); "
-        f"{strata} strata used"
-    )
-
-
-def _sample_budget(s: Settings, notes: list[str]) -> int:
-    if len(s.budgets) > 1:
-        raise InputError("sample takes one budget (judgments per topic)", "--budget")
-    if s.method == "depth":
-        if not s.depth:
-            raise InputError("--method depth needs --depth K", "--depth")
-        if s.budgets:
-            notes.append(f"--budget: depth-{s.depth} pooling judges what K sets, not a budget")
-        return 1
-    if not s.budgets:
-        raise InputError(f"--method {s.method} needs --budget N (judgments per topic)", "--budget")
-    if s.depth:
-        raise InputError(f"--depth is for --method depth, not {s.method}", "--depth")
-    return s.budgets[0]
-
-
-def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
-    lines = []
-    for i, t in enumerate(track.topics):
-        docs = topics.get(t)
-        if not docs:
-            continue
-        universe = track.docnos[i]
-        for d in sorted(docs):
-            stratum, grade = docs[d]
-            if not stratified and grade < 0:
-                continue
-            docno = docno_text(universe[d].decode("latin-1"))
-            lines.append(
-                f"{t} 0 {docno} {stratum} {grade}\n" if stratified else f"{t} 0 {docno} {grade}\n"
-            )
-    return "".join(lines)
 
 
 # --------------------------------------------------------------------------------------
@@ -343,7 +253,7 @@ class _Experiment:
         strata = self.strata(budget)
         if strata not in self.designs:
             self.designs[strata] = pps_design(self.rankings, strata)
-        code_of = _stratum_order(strata)
+        code_of = stratum_order(strata)
         shape = (self.s.repeats, len(self.track.names), len(self.topics))
         cube = {x: np.empty(shape) for x in kinds}
         judged = 0
@@ -509,3 +419,8 @@ def _records(rows: list[tuple], fields: tuple) -> Records:
         return tuple(fmt(plain(v), digits) for v in row)
 
     return Records(tuple(rows), as_json, as_text, header=names)
+
+
+def build(s: Settings) -> Report:
+    """``bvtest budget``."""
+    return budget_report(s)

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..options import OUTPUT, RANKINGS_MEASURE, RANKINGS_SAMPLES, Command
-from ..settings import Settings
+from ...options import OUTPUT, RANKINGS_SAMPLES, Command
+from ...settings import Settings
 
 if TYPE_CHECKING:
-    from ..report.model import Report
+    from ...report.model import Report
+
+
+RANKINGS_MEASURE = dict(
+    multiple=True,
+    default=("AP",),
+    show_default=True,
+    metavar="MEASURE",
+    help="The one measure whose mean scores rank the systems: any ir_measures measure "
+    "(AP, infAP, nDCG@10, P@10, ...) or trec_eval name.",
+)
 
 
 def run(s: Settings) -> Report:
@@ -56,9 +66,9 @@ def run(s: Settings) -> Report:
       bvtest sample --method pps --budget 20 --repeats 10 --out pps qrels/qrels.txt sample_runs/
       bvtest rankings -m statAP --reference qrels/qrels.txt --collection pps=pps sample_runs/
     """
-    from ..report.rankings import rankings_report
+    from .build import build
 
-    return rankings_report(s)
+    return build(s)
 
 
 COMMAND = Command(

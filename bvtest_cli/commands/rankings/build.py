@@ -1,45 +1,32 @@
-"""`bvtest rankings`, `bvtest pool`, `bvtest permute` (SPEC §10).
-
-The orchestration of the three commands of Cormack & Grossman 2019: read the
-inputs, evaluate (:func:`~bvtest_cli.analyses.rankings.evaluate_collections`), run the
-pure estimators (:func:`~bvtest_cli.analyses.rankings.ranking_accuracy`, the pools and
-engineered runs of :mod:`~bvtest_cli.analyses.pooling`) and build the reports.
-
-* ``rankings``: |b|, σ and RMSE of every test collection's system ranking
-  against the reference, σ of the reference, and with two or more test
-  collections the pairwise matrix of Cormack & Grossman 2019, Table 3.
-* ``pool``: depth-k pooled qrels, as TREC qrels on stdout.
-* ``permute``: engineered ("dissimilar") runs, Cormack & Grossman 2019 §4.2,
-  written to a directory.
+"""`bvtest rankings` (SPEC §10): read the inputs, evaluate
+(:func:`~bvtest_cli.analyses.rankings.evaluate_collections`), run the pure
+estimators (:func:`~bvtest_cli.analyses.rankings.ranking_accuracy`) and build
+the report: |b|, σ and RMSE of every test collection's system ranking against
+the reference, σ of the reference, and with two or more test collections the
+pairwise matrix of Cormack & Grossman 2019, Table 3.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 
-from ..analyses.pooling import engineer_run, engineered_name, format_run, pool, truncate_run
-from ..analyses.rankings import RankingAccuracy, evaluate_collections, ranking_accuracy
-from ..errors import InputError
-from ..io.files import checked_target, new_directory
-from ..io.sources import Qrels, Run, docno_text, expand_sources, output_bytes
-from ..io.trec import QrelsFile, read_qrels, sort_topics
-from ..measures.evaluate import (
+from ...analyses.rankings import RankingAccuracy, evaluate_collections, ranking_accuracy
+from ...errors import InputError
+from ...io.sources import expand_sources
+from ...io.trec import QrelsFile, read_qrels
+from ...measures.evaluate import (
     MeasureSpec,
-    check_shared_topics,
     how,
     is_sampled,
-    map_runs,
     parse_measures,
 )
-from ..measures.parallel import default_jobs, progress
-from ..report import registry as r
-from ..report.model import Records, Report, Section, Table, section
-from ..settings import Settings
-from .limits import check_request
+from ...report import registry as r
+from ...report.limits import check_request
+from ...report.model import Report, Section, Table, section
+from ...settings import Settings
 
 # --------------------------------------------------------------------------------------
 # rankings
@@ -236,102 +223,6 @@ def _matrix(res: RankingAccuracy) -> Section:
     )
 
 
-# --------------------------------------------------------------------------------------
-# pool
-
-
-def _top_k(depth: int) -> Callable[[int, Run], Run]:
-    return lambda _, run: truncate_run(run, depth)
-
-
-def pool_report(s: Settings) -> Report:
-    """Depth-k pooled qrels (Cormack & Grossman 2019 §4) as TREC qrels lines
-    ``qid 0 docno rel``, topics in bvtest's order, docnos sorted."""
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
-    tops = map_runs(
-        sources,
-        partial(_top_k, s.depth),
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
-    )
-    qrels = qrels_file.qrels
-    check_shared_topics(
-        qrels_file.label, sort_topics(qrels), [src.name for src in sources], [set(r) for r in tops]
-    )
-    p = pool(qrels, tops, s.depth)
-    notes = [
-        f"depth-{s.depth} pool of {len(sources)} run(s): {p.pooled} documents over "
-        f"{len(qrels)} qrels topics; {p.unjudged} of them are not judged in "
-        f"{qrels_file.label} and are left out (trec_eval counts them non-relevant)"
-    ]
-    empty = len(qrels) - len(p.qrels)
-    if empty:
-        notes.append(
-            f"{empty} qrels topic(s) have no judged document in the pool; "
-            "they are not in the pooled qrels"
-        )
-    unknown = {t for run in tops for t in run} - qrels.keys()
-    if unknown:
-        notes.append(f"{len(unknown)} topic(s) in the runs are not in the qrels; not pooled")
-    items = tuple((t, d, g) for t, docs in p.qrels.items() for d, g in docs.items())
-    records = Records(
-        items,
-        as_json=lambda item: {
-            "topic": item[0],
-            "iteration": "0",
-            "docno": docno_text(item[1]),
-            "rel": item[2],
-        },
-        as_text=lambda item, digits: (f"{item[0]} 0 {docno_text(item[1])} {item[2]}",),
-    )
-    return Report(section(("qrels", records)), notes=tuple(notes))
-
-
-# --------------------------------------------------------------------------------------
-# permute
-
-
-def _engineer(
-    qrels: Qrels, names: list[str], targets: list[str], seed: int
-) -> Callable[[int, Run], InputError | frozenset[str]]:
-    def work(index: int, run: Run) -> InputError | frozenset[str]:
-        name = names[index]
-        text = format_run(engineer_run(run, qrels, name=name, seed=seed), engineered_name(name))
-        try:
-            with open(targets[index], "wb") as fh:
-                fh.write(output_bytes(text))
-        except OSError as exc:  # returned, not raised: keeps the message across processes
-            return InputError(f"cannot write: {exc.strerror or exc}", targets[index])
-        return frozenset(run)
-
-    return work
-
-
-def permute_files(s: Settings) -> Report:
-    """Write the engineered run of every input run to ``--out DIR`` as
-    ``NAME.perm`` (Cormack & Grossman 2019 §4.2): per topic, the relevant
-    documents of the run (under QRELS) permuted among the positions they
-    occupy, within each grade, seeded by (``--seed``, run name, topic)."""
-    assert s.output is not None
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
-    names = [src.name for src in sources]
-    for src in sources:
-        if any(c.isspace() for c in src.name):
-            raise InputError(
-                f"run name {src.name!r} has white space; it cannot be a run tag", src.label
-            )
-    checked_target(s.output, s.input_paths(), "--out")
-    with new_directory(s.output) as out:  # all the runs, or nothing
-        targets = [str(out / engineered_name(n)) for n in names]
-        topics = map_runs(  # a write error comes back as an InputError and is raised here
-            sources,
-            partial(_engineer, qrels_file.qrels, names, targets, s.seed),
-            jobs=s.jobs or default_jobs(),
-            tick=progress(len(sources), s.quiet),
-        )
-        check_shared_topics(qrels_file.label, sort_topics(qrels_file.qrels), names, topics)
-    shown = engineered_name(names[0]) + (", ..." if len(names) > 1 else "")
-    notes = (f"wrote {len(names)} engineered run(s) ({shown}) to {s.output}",)
-    return Report(section(), notes=notes)
+def build(s: Settings) -> Report:
+    """``bvtest rankings``."""
+    return rankings_report(s)

@@ -1,0 +1,73 @@
+"""`bvtest pool`: depth-k pooled qrels (Cormack & Grossman 2019 §4), as TREC qrels on stdout."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from ...analyses.pooling import pool, truncate_run
+from ...io.sources import Run, docno_text, expand_sources
+from ...io.trec import read_qrels, sort_topics
+from ...measures.evaluate import (
+    check_shared_topics,
+    map_runs,
+)
+from ...measures.parallel import default_jobs, progress
+from ...report.model import Records, Report, section
+from ...settings import Settings
+
+# --------------------------------------------------------------------------------------
+# pool
+
+
+def _top_k(depth: int) -> Callable[[int, Run], Run]:
+    return lambda _, run: truncate_run(run, depth)
+
+
+def pool_report(s: Settings) -> Report:
+    """Depth-k pooled qrels (Cormack & Grossman 2019 §4) as TREC qrels lines
+    ``qid 0 docno rel``, topics in bvtest's order, docnos sorted."""
+    qrels_file = read_qrels(s.inputs[0])
+    sources = expand_sources(s.inputs[1:])
+    tops = map_runs(
+        sources,
+        partial(_top_k, s.depth),
+        jobs=s.jobs or default_jobs(),
+        tick=progress(len(sources), s.quiet),
+    )
+    qrels = qrels_file.qrels
+    check_shared_topics(
+        qrels_file.label, sort_topics(qrels), [src.name for src in sources], [set(r) for r in tops]
+    )
+    p = pool(qrels, tops, s.depth)
+    notes = [
+        f"depth-{s.depth} pool of {len(sources)} run(s): {p.pooled} documents over "
+        f"{len(qrels)} qrels topics; {p.unjudged} of them are not judged in "
+        f"{qrels_file.label} and are left out (trec_eval counts them non-relevant)"
+    ]
+    empty = len(qrels) - len(p.qrels)
+    if empty:
+        notes.append(
+            f"{empty} qrels topic(s) have no judged document in the pool; "
+            "they are not in the pooled qrels"
+        )
+    unknown = {t for run in tops for t in run} - qrels.keys()
+    if unknown:
+        notes.append(f"{len(unknown)} topic(s) in the runs are not in the qrels; not pooled")
+    items = tuple((t, d, g) for t, docs in p.qrels.items() for d, g in docs.items())
+    records = Records(
+        items,
+        as_json=lambda item: {
+            "topic": item[0],
+            "iteration": "0",
+            "docno": docno_text(item[1]),
+            "rel": item[2],
+        },
+        as_text=lambda item, digits: (f"{item[0]} 0 {docno_text(item[1])} {item[2]}",),
+    )
+    return Report(section(("qrels", records)), notes=tuple(notes))
+
+
+def build(s: Settings) -> Report:
+    """``bvtest pool``."""
+    return pool_report(s)

@@ -1,0 +1,219 @@
+"""The values of options: each parser turns what was typed into a Settings
+value, or a one-line usage error. Imports only the foundation and click."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..defaults import (
+    MAX_ALPHA,
+)
+
+
+def _bad(message: str) -> click.BadParameter:
+    return click.BadParameter(message)
+
+
+def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    return lambda ctx, param, value: parse(value)
+
+
+def parse_target(value: str) -> str | float:
+    if value in ("max", "ideal"):
+        return value
+    try:
+        c = float(value)
+    except ValueError:
+        raise _bad("expected max, ideal or a number in [0, 1]") from None
+    if not 0.0 <= c <= 1.0:
+        raise _bad("a constant target must lie in [0, 1]")
+    return c
+
+
+MAX_GROUP_SIZE = 2**31 - 1
+
+
+def parse_group(value: str | None) -> tuple[str, int] | None:
+    """``difficulty:K`` / ``random:K`` → (kind, K); None or ``none`` → None."""
+    from ..analyses.grouping import parse_group as parse
+
+    try:
+        group = parse(value)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+    if group is not None and group[1] > MAX_GROUP_SIZE:
+        # numpy's integers end at 2**63 − 1; no topic set comes near it
+        raise _bad(f"invalid group {value!r}: K must be at most {MAX_GROUP_SIZE}, got {group[1]}")
+    return group
+
+
+#: What `compare --fields` may name, in the order rows print.
+COMPARE_FIELDS = ("mean", "var", "mse", "georisk")
+
+
+def parse_compare_fields(text: str | None) -> tuple[str, ...] | None:
+    """``mean,var`` → ("mean", "var") in COMPARE_FIELDS order; None when not given."""
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    unknown = [n for n in names if n not in COMPARE_FIELDS]
+    if unknown or not any(names):
+        raise _bad(
+            f"unknown field {unknown[0] if unknown else text!r} (choose from "
+            f"{', '.join(COMPARE_FIELDS)})"
+        )
+    return tuple(f for f in COMPARE_FIELDS if f in names)
+
+
+def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
+    """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
+    Two alphas that are the same number are an error, however written."""
+    alphas = tuple(a.strip() for a in text.split(","))
+    if not any(alphas):
+        raise _bad("empty alpha list")
+    if not all(alphas):
+        raise _bad(f"empty item in the alpha list {text!r}")
+    seen: dict[float, str] = {}
+    for a in alphas:
+        try:
+            value = float(a)
+        except ValueError:
+            raise _bad(f"alpha {a!r} is not a number") from None
+        if not math.isfinite(value) or (value < 0 and not negative) or abs(value) > MAX_ALPHA:
+            low = "-1e6" if negative else "0"
+            raise _bad(f"alpha {a!r} is out of range: expected a number in [{low}, 1e6]")
+        if value in seen:
+            raise _bad(f"alpha {a!r} is listed twice (as {seen[value]!r})")
+        seen[value] = a
+    return alphas
+
+
+def parse_variation_alphas(text: str) -> tuple[str, ...]:
+    from ..analyses.variations import parse_alphas as parse_grid
+
+    try:
+        return parse_grid(text)
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+
+
+def parse_baseline(value: str | None) -> str | None:
+    """A run name, or the path of a run file as typed (``sample_runs/sys003``,
+    ``runs/x.run.gz``): both name the system by the rule of SPEC §1."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise _bad("expected a run name or the path of a run file")
+    from ..io.sources import system_name
+
+    return system_name(value)
+
+
+def parse_pattern(value: str | None) -> str | None:
+    """A regular expression with named groups ``system`` and ``condition``."""
+    if value is None:
+        return None
+    import re
+
+    try:
+        compiled = re.compile(value)
+    except re.error as exc:
+        raise _bad(f"not a regular expression: {exc}") from None
+    missing = [g for g in ("system", "condition") if g not in compiled.groupindex]
+    if missing:
+        raise _bad(f"needs the named group(s) {', '.join(f'(?P<{g}>...)' for g in missing)}")
+    return value
+
+
+def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
+    """``NAME=FILE[,FILE...]`` → (NAME, files); a bare ``FILE`` → (its file
+    name, (FILE,)). The text is NAME=... when it has a ``=`` and no ``/``
+    before it, so ``./a=b.qrels`` is the file ``a=b.qrels``."""
+    from ..io.sources import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected [NAME=]FILE[,FILE...], got an empty value")
+        return system_name(value), (value,)
+    name = name.strip()
+    if not name:
+        raise _bad(f"{value!r}: no collection name before '=' (expected NAME=FILE[,FILE...])")
+    files = tuple(f.strip() for f in rest.split(","))
+    if not rest.strip() or not all(files):
+        raise _bad(f"{value!r}: a qrels file is missing after '=' (expected NAME=FILE[,FILE...])")
+    return name, files
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    parsed = tuple(parse_collection(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
+    name, files = parse_collection(value)
+    if len(files) != 1:
+        raise _bad(f"{value!r}: the reference is one qrels file")
+    return name, files
+
+
+def parse_positive_list(value: str | tuple[int, ...] | None) -> tuple[int, ...]:
+    """``100,400`` → (100, 400): positive integers, each once, in the order
+    given; () when not given (a command without a default)."""
+    if value is None:
+        return ()
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    try:
+        numbers = tuple(v if isinstance(v, int) else int(str(v).strip()) for v in parts)
+    except ValueError:
+        raise _bad(f"{value!r}: expected positive integers, comma-separated") from None
+    if not numbers or min(numbers) < 1:
+        raise _bad(f"{value!r}: expected positive integers, comma-separated")
+    if len(set(numbers)) != len(numbers):
+        raise _bad(f"{value!r}: a value is given twice")
+    return numbers
+
+
+def parse_positive_floats(value: str | tuple[float, ...] | None) -> tuple[float, ...]:
+    """``0.05,0.1`` → (0.05, 0.1): finite positive numbers, each once, in order."""
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    try:
+        numbers = tuple(float(v) for v in parts)
+    except ValueError:
+        numbers = ()
+    if not numbers or not all(math.isfinite(v) and v > 0 for v in numbers):
+        raise _bad(f"{value!r}: expected positive numbers, comma-separated")
+    if len(set(numbers)) != len(numbers):
+        raise _bad(f"{value!r}: a value is given twice")
+    return numbers
+
+
+BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
+
+
+def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
+    """``depth,hedge`` → ("depth", "hedge"), each one of :data:`BUDGET_METHODS`."""
+    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    names = tuple(str(v).strip() for v in parts)
+    unknown = [n for n in names if n not in BUDGET_METHODS]
+    if unknown or not names:
+        raise _bad(
+            f"unknown method {unknown[0] if unknown else ''!r}; known: {', '.join(BUDGET_METHODS)}"
+        )
+    if len(set(names)) != len(names):
+        raise _bad(f"{value!r}: a method is given twice")
+    return names
+
+
+def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
+    return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
