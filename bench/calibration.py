@@ -17,8 +17,10 @@ Reported, each with its Monte-Carlo standard error √(p(1 − p)/R):
   (``--ci-method auto``, the default: each field's own method; and each
   method for every field), at n = 25, 50, 100;
 - ``compare``: type-I error at .05 of each test on 5 exchangeable runs (every
-  null true), the family-wise error of Holm over the 10 pairs, the rate of
-  p < .005 (the tail Holm uses), and power against a run shifted up;
+  null true) — every field's randomization test and each ``--test`` of the
+  mean (t, wilcoxon, sign, bootstrap, tukey, randomised-tukey) — the
+  family-wise error over the 10 pairs (Holm's; Tukey's own), the rate of
+  p < .005 (the tail a correction uses), and power against a run shifted up;
 - ``rankings`` with a test collection identical to the reference (X = G,
   b = 0): the share of replicates with |bias| > 2 se_bias (≈ .05 if se is right).
 
@@ -41,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bvtest_cli.analyses.paired import compare_runs
+from bvtest_cli.analyses.paired import compare_runs, mean_test
 from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.analyses.uncertainty import bootstrap_intervals
 from bvtest_cli.commands.eval.build import registry_statistic
@@ -65,6 +67,8 @@ SHAPES = {
 }
 NULL_RUNS = 5  # compare: 5 exchangeable runs, 10 pairs
 COMPARED = (r.MEAN, r.VAR, r.MSE, r.GEORISK)
+#: compare's other tests of the mean difference (--test), beside the default.
+MEAN_TESTS = ("t", "wilcoxon", "sign", "bootstrap", "tukey", "randomised-tukey")
 
 
 def scores(rng: np.random.Generator, shape: str, reps: int, n: int,
@@ -145,18 +149,26 @@ def tests_task(task: Task) -> dict[str, np.ndarray]:
         alphas=ALPHAS, baseline=None,
     )  # fmt: skip
     out: dict[str, list] = {}
+    ia, ib = np.triu_indices(NULL_RUNS, k=1)
     for i in range(task.reps):
+        methods = interval_methods("auto", COMPARED, paired=True)
         rows = compare_runs(x[i], systems, None, statistic=st, alphas=("0", "1", "5", "10"),
-                            B=task.B, seed=task.seed + i,
-                            method=interval_methods("auto", COMPARED, paired=True))  # fmt: skip
+                            B=task.B, seed=task.seed + i, method=methods).rows  # fmt: skip
         for row in rows:
             out.setdefault(f"{row.field}:covers", []).append(row.lo <= 0 <= row.hi)
             out.setdefault(f"{row.field}:p", []).append(row.p)
-            out.setdefault(f"{row.field}:p_holm", []).append(row.p_holm)
+            out.setdefault(f"{row.field}:p_adj", []).append(row.p_adj)
             if row.p_pm is not None:
                 out.setdefault("var(pitman-morgan):p", []).append(row.p_pm)
-                out.setdefault("var(pitman-morgan):p_holm", []).append(row.p_pm_holm)
-    return {k: np.array(v).reshape(task.reps, -1) for k, v in out.items()}
+                out.setdefault("var(pitman-morgan):p_adj", []).append(row.p_pm_adj)
+        # every other --test of the mean (the rows above are randomization's);
+        # Tukey's p is family-wise already: its p_adj is its p
+        for test in MEAN_TESTS:
+            t = mean_test(x[i], ia, ib, test=test, correction="holm", significance=0.05,
+                          level=0.95, B=task.B, seed=task.seed + i)  # fmt: skip
+            out.setdefault(f"mean[{test}]:p", []).extend(t.p)
+            out.setdefault(f"mean[{test}]:p_adj", []).extend(t.p_adj)
+    return {k: np.array(v, dtype=float).reshape(task.reps, -1) for k, v in out.items()}
 
 
 def rankings_task(task: Task) -> tuple[int, int]:
@@ -263,11 +275,11 @@ def report(figures: dict, replicates: int, test_reps: int, rank_reps: int, B: in
     for (kind, shape), acc in sorted(figures["tests"].items()):
         out(f"\n{kind}, {shape}:")
         names = sorted({k.rsplit(":", 1)[0] for k in acc})
-        out(f"{'test':<26}{'reject .05':>16}{'p < .005':>16}{'Holm FWER .05':>18}"
+        out(f"{'test':<26}{'reject .05':>16}{'p < .005':>16}{'FWER .05 (Holm)':>18}"
             + (f"{'95 % interval holds 0':>24}" if kind == "null" else ""))  # fmt: skip
         for name in names:
             p = acc[f"{name}:p"]
-            holm = acc[f"{name}:p_holm"]
+            holm = acc[f"{name}:p_adj"]
             if kind == "null":
                 rate = float((p < 0.05).mean())
                 tail = float((p < 0.005).mean())

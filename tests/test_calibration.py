@@ -74,7 +74,7 @@ def null_pvalues(broken: bool = False) -> dict[str, np.ndarray]:
     if broken:  # a one-sided p-value reported as two-sided, a third of the truth
         out = {k: v / 3 if k.endswith(":p") else v for k, v in out.items()}
         for name in [k for k in out if k.endswith(":p")]:
-            out[name.replace(":p", ":p_holm")] = np.apply_along_axis(holm, 1, out[name])
+            out[name.replace(":p", ":p_adj")] = np.apply_along_axis(holm, 1, out[name])
     return out
 
 
@@ -83,7 +83,7 @@ def type_one(out: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
     return {
         name[:-2]: (
             float((p < 0.05).mean()),
-            float((out[name[:-2] + ":p_holm"] < 0.05).any(1).mean()),
+            float((out[name[:-2] + ":p_adj"] < 0.05).any(1).mean()),
         )
         for name, p in out.items()
         if name.endswith(":p")
@@ -108,7 +108,11 @@ def test_compare_tests_hold_their_level():
 def test_the_level_check_fails_a_test_three_times_too_hot():
     rates = type_one(null_pvalues(broken=True))
     hot = too_hot(rates)
-    assert len(hot) >= len(rates) - 1, rates  # (Pitman–Morgan is conservative here)
+    # Pitman–Morgan is conservative here, and Tukey's p-values are family-wise
+    # (a third of them still holds a single pair's level): every other test
+    # must be caught
+    exempt = {"var(pitman-morgan)", "mean[tukey]", "mean[randomised-tukey]"}
+    assert set(rates) - exempt <= set(hot), rates
 
 
 def x_equals_g_share(se_of_bias) -> float:

@@ -43,33 +43,39 @@ COMPARE_FORMAT = dict(
 
 
 def run(s: Settings) -> Report:
-    """Is one run significantly more effective, or more stable, than another?
+    """Which runs differ significantly: paired tests of runs over the same topics.
 
-    Paired tests of RUN_A − RUN_B over the same topics, per measure: the
-    difference in mean, Var, MSE and GeoRisk (at each --alpha), each with a
-    paired topic-bootstrap interval (--ci, --bootstrap, --ci-method, --seed)
-    and p, the two-sided p-value of the paired randomization test: --bootstrap
-    relabellings, each swapping the two runs' scores on a random half of the
-    topics (Fisher's test as IR uses it; exact level whatever the field). For
-    Var also the Pitman–Morgan test of equal variances for paired samples
-    (p_pm; conservative for bounded scores). With exactly two runs they are
-    compared; otherwise name pairs with --pair RUN_A RUN_B (repeatable) or
-    compare every pair with --pairs all. p_holm (and p_pm_holm) are Holm's
-    adjustment over the pairs compared, per field. Every run of the input is
-    in the pool: the virtual target, c (MSE) and GeoRisk use them all.
+    Per measure and pair RUN_A − RUN_B: the difference in mean, Var, MSE and
+    GeoRisk (at each --alpha; --fields chooses; with --pairs all the mean
+    only), each with a paired topic-bootstrap interval (--ci, --bootstrap,
+    --ci-method, --seed) and p, its two-sided p-value, corrected over the pairs
+    compared (--correction, default holm) into p_adj. The mean's test is
+    --test: randomization (default: paired sign flips, exact by enumeration up
+    to 16 topics and otherwise resolved against the corrected threshold at
+    --significance, so it has no 1/(B+1) floor), t, wilcoxon, sign, bootstrap
+    (Sakai's studentized), tukey (Tukey's HSD on the two-way ANOVA,
+    simultaneous intervals) or randomised-tukey. Var and MSE: the exact sign-flip
+    test of their per-topic contrasts; Var also Pitman–Morgan's (p_pm). Mean
+    rows add significant (after the correction), effect_size (d/√V_E) and,
+    with --baseline, glass_delta. A runs × runs significance matrix follows in
+    -f table, json and html. Every run of the input is in the pool: the
+    virtual target, c (MSE) and GeoRisk use them all.
 
     \b
-    JSON: {"measures": {M: {"pairs": [{"a", "b", "field", "diff", "lo", "hi",
-           "p", "p_holm"[, "test": "pitman-morgan", "p_pm", "p_pm_holm"]}]}}}
+    JSON: {"test", "correction", "significance", ..., "measures": {M: {"pairs":
+           [{"a", "b", "field", "diff", "lo", "hi", "p", "p_adj", "test"
+           [, "significant", "effect_size", "glass_delta", "q"]
+           [, "p_pm", "p_pm_adj"]}], "significance_matrix": [{"rank", "run",
+           "mean", "above", "below"}]}}}
     trec/tsv/csv: one line per row, columns measure a b field diff lo hi p
-    p_holm test p_pm p_pm_holm (empty where they do not apply).
+    p_adj test significant effect_size [glass_delta] [q] p_pm p_pm_adj.
 
     \b
     Examples:
       bvtest compare qrels/qrels.txt sample_runs/sys001 sample_runs/sys002
       bvtest compare --pair sys001 sys002 -f table qrels/qrels.txt sample_runs/
-      bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
-      bvtest compare --pairs all --scores scores.tsv -f json
+      bvtest compare --pairs all -m AP -f table qrels/qrels.txt sample_runs/
+      bvtest compare --pairs all --test tukey -m AP qrels/qrels.txt sample_runs/
     """
     from .build import build
 
