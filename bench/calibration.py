@@ -22,7 +22,12 @@ Reported, each with its Monte-Carlo standard error √(p(1 − p)/R):
   family-wise error over the 10 pairs (Holm's; Tukey's own), the rate of
   p < .005 (the tail a correction uses), and power against a run shifted up;
 - ``rankings`` with a test collection identical to the reference (X = G,
-  b = 0): the share of replicates with |bias| > 2 se_bias (≈ .05 if se is right).
+  b = 0): the share of replicates with |bias| > 2 se_bias (≈ .05 if se is right);
+- sampled judgments (``--sampling-only`` runs this part alone): on repeated
+  pps samples of one collection, the sampling variance of statAP and xinfAP
+  against the variance over samples, the coverage of mean ± 1.96 se_sampling
+  of the full-judgment MAP over the same topics, and of the combined
+  intervals (the topic bootstrap of ``eval --ci``) of the topics' mean.
 
 Every number comes from bvtest's own functions (the registry statistic,
 ``bootstrap_intervals``, ``compare_runs``, ``ranking_accuracy``), the ones
@@ -34,6 +39,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -305,13 +311,186 @@ def report(figures: dict, replicates: int, test_reps: int, rank_reps: int, B: in
         out(f"share of |bias| > 2 se_bias: {share:.3f} ({mc(share, total):.3f})")
 
 
+# --------------------------------------------------------------------------- sampled judgments
+# Sampling variance of statAP and xinfAP (measures/sampled.py) on repeated
+# pps samples of one collection: the sample track (qrels/qrels.txt +
+# sample_runs/), or ../shared/data/robust2003 with --sampling-collection.
+# The truth of a run's MAP with the topics fixed is the estimate with every
+# pooled document judged (statAP is then AP on the pool); the truth of the
+# combined interval is the mean of that over the collection's topics, the
+# worlds drawing n topics from them with replacement, each with its own sample.
+
+
+@dataclass(frozen=True)
+class Collection:
+    """All runs × topics as one set of rankings over the pool of the pps
+    design, and the pps samples' inputs."""
+
+    evaluator: object  # SampledRankings over the pool (every document listed)
+    code: np.ndarray  # stratum code of each pooled document
+    grades: dict
+    rankings: dict
+    design: object
+    row: dict  # (topic, docno) → row of the pool
+    full: np.ndarray  # every pooled document's grade: the full judgments
+    shape: tuple[int, int]  # runs, topics
+    strata: int
+
+
+def collection(name: str, strata: int = 20) -> Collection:
+    from bvtest_cli.analyses import sampling
+    from bvtest_cli.io.sources import expand_sources
+    from bvtest_cli.io.trec import read_qrels, read_run_columns
+    from bvtest_cli.measures.fastmeasures import rank_run
+    from bvtest_cli.measures.sampled import SampledRankings
+
+    root = Path(__file__).resolve().parents[1]
+    if name == "sample":
+        qrels_path, runs_path = root / "qrels/qrels.txt", root / "sample_runs"
+    else:
+        data = root.parent / "shared/data" / name
+        qrels_path, runs_path = data / "qrels.txt", data / "runs"
+    grades = read_qrels(str(qrels_path)).qrels
+    runs = [read_run_columns(s) for s in expand_sources([str(runs_path)], lambda _: None)]
+    rankings: dict[str, list[list[str]]] = {}
+    for run in runs:
+        for topic, docs in run.as_dict().items():
+            rankings.setdefault(topic, []).append(
+                sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+            )
+    design = sampling.pps_design(rankings, strata)
+    everything = sampling.pps_sample(rankings, grades, 10**9, strata=strata, seed=0, design=design)
+    topics = list(everything.topics)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pool.qrels"
+        path.write_text(
+            "".join(
+                f"{t} 0 {d} {h} {g}\n" for t in topics for d, (h, g) in everything.topics[t].items()
+            )
+        )
+        table = read_qrels(str(path)).table
+    parts = [rank_run(run, table) for run in runs]
+    # every run's ranking of every topic (a missing one: empty), run-major
+    qrow, rank, starts, seg_topic = [], [], [0], []
+    for rk in parts:
+        where = {int(q): j for j, q in enumerate(rk.qtopic)}
+        for t in range(len(topics)):
+            j = where.get(t)
+            lo, hi = (rk.starts[j], rk.starts[j + 1]) if j is not None else (0, 0)
+            qrow.append(rk.qrow[lo:hi])
+            rank.append(rk.rank[lo:hi])
+            starts.append(starts[-1] + hi - lo)
+            seg_topic.append(t)
+    evaluator = SampledRankings(
+        np.concatenate(qrow), np.concatenate(rank), np.array(starts), np.array(seg_topic),
+        table.topic, table.grade, 1, n_topics=len(topics),
+    )  # fmt: skip
+    code = np.asarray(table.stratum)
+    docnos = [d.decode() if isinstance(d, bytes) else str(d) for d in table.docno.tolist()]
+    row = {
+        (table.topics[int(t)], d): i
+        for i, (t, d) in enumerate(zip(table.topic, docnos, strict=True))
+    }
+    shape = (len(runs), len(topics))
+    return Collection(evaluator, code, grades, rankings, design, row, table.grade, shape, strata)
+
+
+def sampled_cube(c: Collection, kind: str, method: str, budget: int, repeats: range):
+    """(repeats, runs, topics) estimates and sampling variances, and the truth."""
+    from bvtest_cli.analyses import sampling
+
+    listed = np.ones(c.code.size, bool)
+    strata = int(c.code.max()) + 1
+    estimates, variances = [], []
+    for repeat in repeats:
+        drawn = sampling.pps_sample(
+            c.rankings, c.grades, budget, strata=c.strata, seed=20, repeat=repeat, design=c.design
+        )
+        grade = np.full(c.code.size, -1)
+        for topic, docs in drawn.topics.items():
+            for docno, (_, g) in docs.items():
+                if g >= 0:
+                    grade[c.row[topic, docno]] = g
+        got = c.evaluator.evaluate((kind,), listed, c.code, grade, strata)[kind]
+        v = c.evaluator.variance(kind, listed, c.code, grade, strata, method)
+        estimates.append(got.reshape(c.shape))
+        variances.append(v.reshape(c.shape))
+    return np.array(estimates), np.array(variances)
+
+
+def sampling_study(name: str, budget: int, repeats: int, jobs: int, out, seed: int = 5) -> None:
+    c = collection(name)
+    listed = np.ones(c.code.size, bool)
+    strata = int(c.code.max()) + 1
+    truth = {}
+    out(f"\n# Sampling variance, {name}: pps, {budget} judgments in {c.strata} strata per "
+        f"topic, {repeats} samples, {c.shape[0]} runs × {c.shape[1]} topics")  # fmt: skip
+    out(f"{'estimator (variance)':<26}{'E v / Var':>10}{'se_sampling covers':>20}"
+        f"{'covers E[est]':>15}{'bootstrap covers':>18}{'s/√n covers':>16}"
+        f"{'+ Σv/n² covers':>16}")  # fmt: skip
+    rng = np.random.default_rng(seed)
+    for kind, method in (
+        ("statAP", "jackknife"),
+        ("statAP", "linearized"),
+        ("xinfAP", "jackknife"),
+    ):
+        if kind not in truth:
+            truth[kind] = c.evaluator.evaluate((kind,), listed, c.code, c.full, strata)[kind]
+            truth[kind] = truth[kind].reshape(c.shape)
+        chunks = [range(i, repeats, jobs) for i in range(jobs)]
+        with ProcessPoolExecutor(jobs) as pool:
+            parts = list(pool.map(_sampled_part, [(name, kind, method, budget, r) for r in chunks]))
+        e = np.concatenate([p[0] for p in parts])
+        v = np.concatenate([p[1] for p in parts])
+        n = c.shape[1]
+        ratio = np.nanmean(v, axis=0).sum() / e.var(axis=0, ddof=1).sum()
+        se = np.sqrt(v.sum(axis=2)) / n
+        est_map = e.mean(axis=2)
+        covers = np.abs(est_map - truth[kind].mean(axis=1)) <= 1.96 * se
+        covers_expectation = np.abs(est_map - est_map.mean(axis=0)) <= 1.96 * se
+        # combined: n topics drawn with replacement, each from its own sample
+        worlds = 2000
+        topic = rng.integers(0, n, (worlds, n))
+        sample = rng.integers(0, e.shape[0], (worlds, n))
+        x = e[sample, :, topic]  # (worlds, n, runs)
+        vv = v[sample, :, topic]
+        mean = x.mean(axis=1)
+        s2 = x.var(axis=1, ddof=1)
+        target = truth[kind].mean(axis=1)
+        combined = np.abs(mean - target) <= 1.96 * np.sqrt(s2 / n)
+        doubled = np.abs(mean - target) <= 1.96 * np.sqrt(s2 / n + vv.sum(axis=1) / n**2)
+        shown = 400  # the studentized topic bootstrap of eval --ci, on the first worlds
+        iv = bootstrap_intervals(
+            np.swapaxes(x[:shown], 1, 2), lambda y: {"mean": y.mean(axis=-1)},
+            B=1000, seed=seed, method="studentized",
+        )["mean"]  # fmt: skip
+        boot = (iv.lo <= target) & (target <= iv.hi)
+        cells = [covers.mean(), covers_expectation.mean()]
+        worlds_cells = [boot.mean(), combined.mean(), doubled.mean()]
+        out(f"{kind + ' (' + method + ')':<26}{ratio:>10.2f}"
+            + "".join(f"{p:>11.3f} ({mc(p, covers.size):.3f})" for p in cells)
+            + f"{worlds_cells[0]:>10.3f} ({mc(worlds_cells[0], shown):.3f})"
+            + "".join(f"{p:>10.3f} ({mc(p, worlds):.3f})" for p in worlds_cells[1:]))  # fmt: skip
+
+
+def _sampled_part(task):
+    name, kind, method, budget, repeats = task
+    return sampled_cube(collection(name), kind, method, budget, repeats)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--replicates", type=int, default=1000, help="worlds per coverage cell")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--B", type=int, default=1000)
+    p.add_argument("--sampling-collection", default="sample",
+                   help="sample (the sample track) or robust2003 (../shared/data)")  # fmt: skip
+    p.add_argument("--sampling-repeats", type=int, default=200, help="pps samples")
+    p.add_argument("--sampling-only", action="store_true", help="only the sampled-judgment part")
     args = p.parse_args()
-    study(args.replicates, args.jobs, B=args.B)
+    if not args.sampling_only:
+        study(args.replicates, args.jobs, B=args.B)
+    sampling_study(args.sampling_collection, 100, args.sampling_repeats, args.jobs, print)
     return 0
 
 

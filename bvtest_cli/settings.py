@@ -22,6 +22,7 @@ class Settings:
     qrels: str | None = None
     measures: tuple[str, ...] = ()
     rel_level: int = 1
+    sampled_topics: str = "judged"  # the topic set: with a relevant document, or every one
     jobs: int | None = None
     err_impl: str = "fast"
     quiet: bool = False

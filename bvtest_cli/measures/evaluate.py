@@ -637,10 +637,21 @@ def list_topics(topics: Sequence[str], shown: int = 5) -> str:
     return ", ".join(map(printable, topics[:shown])) + more
 
 
-def topic_set(qrels_file: QrelsFile, rel_level: int, note: Note, role: str = "qrels") -> list[str]:
+def topic_set(
+    qrels_file: QrelsFile,
+    rel_level: int,
+    note: Note,
+    role: str = "qrels",
+    sampled_topics: str = "judged",
+) -> list[str]:
     """The topics every analysis uses (SPEC §3): the qrels topics with a
     document of grade >= ``rel_level``; the others are dropped with a note
-    naming them (``role``: how the qrels file is called there)."""
+    naming them (``role``: how the qrels file is called there).
+    ``sampled_topics="all"``: every qrels topic, as NIST's sample_eval.pl
+    averages over every topic of a sampled collection (0 where no judged
+    document is relevant)."""
+    if sampled_topics == "all" and qrels_file.topics():
+        return sort_topics(qrels_file.topics())
     topics = sort_topics(qrels_file.relevant_topics(rel_level))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
@@ -692,6 +703,7 @@ def evaluate_runs(
     tick: Callable[[], None] = lambda: None,
     unit: str = "topics",
     on_unknown: Callable[[set[str]], None] | None = None,
+    sampled_topics: str = "judged",
 ) -> list[ScoreMatrix]:
     """Evaluate every run and build one ScoreMatrix per measure (SPEC §3).
 
@@ -706,7 +718,7 @@ def evaluate_runs(
     for spec in specs:
         check_computable(spec)
     check_grades(qrels_file, specs)
-    topics = topic_set(qrels_file, rel_level, note)
+    topics = topic_set(qrels_file, rel_level, note, sampled_topics=sampled_topics)
 
     # The qrels table is built here, before the workers fork: they share its
     # arrays instead of each building its own evaluator over a dict.
@@ -756,7 +768,7 @@ def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
     """The evaluation options of ``s`` as keywords of :func:`evaluate_runs`
     (and of the evaluators built on it): level, jobs, implementations, notes,
     progress."""
-    return {
+    chosen = {
         "rel_level": s.rel_level,
         "jobs": s.jobs or default_jobs(),
         "err_impl": s.err_impl,
@@ -764,3 +776,7 @@ def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
         "note": notes.append,
         "tick": progress(n_runs, s.quiet),
     }
+    # Only when asked: `rankings` (whose topics are its reference's) never is.
+    if s.sampled_topics != "judged":
+        chosen["sampled_topics"] = s.sampled_topics
+    return chosen

@@ -160,6 +160,22 @@ def evaluate_run(
     return rankings.evaluate(kinds, listed, code, table.grade, len(table.strata))
 
 
+def sampling_variance_run(
+    ranked: Ranked, table: QrelsTable, kind: str, rel: int, method: str = "jackknife"
+) -> np.ndarray:
+    """The sampling variance of the estimator ``kind`` (statAP or xinfAP) on
+    every topic of one run (``ranked.topics``), the qrels table being the
+    sample: :meth:`SampledRankings.variance`, beside :func:`evaluate_run`'s
+    estimates."""
+    rankings = SampledRankings(
+        ranked.qrow, ranked.rank, ranked.starts, ranked.qtopic, table.topic, table.grade, rel,
+        n_topics=len(table.topics),
+    )  # fmt: skip
+    code = table.stratum if table.stratum is not None else np.zeros(table.grade.size, np.int32)
+    listed = np.ones(table.grade.size, dtype=bool)
+    return rankings.variance(kind, listed, code, table.grade, len(table.strata), method)
+
+
 def xinfap_core(
     seg: np.ndarray,
     k: np.ndarray,
@@ -342,6 +358,103 @@ def statap_core(
     total = np.bincount(seg, weights=terms, minlength=m)
     r_hat = (n_relevant * inverse).sum(axis=1)
     return np.divide(total, r_hat, out=np.zeros(m), where=r_hat > 0)
+
+
+def _after_within(values: np.ndarray, seg: np.ndarray, m: int) -> np.ndarray:
+    """Σ of ``values`` over the later entries of the same segment (entries in
+    segment order, then rank order within it), each entry excluded."""
+    total = np.bincount(seg, weights=values, minlength=m)
+    upto = np.cumsum(values)
+    # within-segment running sums: the cumulative sum minus what came before the segment
+    first = np.searchsorted(seg, np.arange(m))
+    before = np.where(first > 0, upto[np.maximum(first - 1, 0)], 0.0)
+    return total[seg] - (upto - before[seg])
+
+
+def statap_variance_core(
+    seg: np.ndarray,
+    k: np.ndarray,
+    h: np.ndarray,
+    above: np.ndarray,
+    totals: tuple[np.ndarray, np.ndarray, np.ndarray],
+    collapse: np.ndarray,
+) -> np.ndarray:
+    """The design variance of statAP estimated from the sample, for m
+    rankings (arguments as :func:`statap_core`; ``collapse`` (m, strata):
+    the collapsed group of each stratum with one judged document, −1 for the
+    others, −2 for a lone one that cannot be grouped).
+
+    statAP = Ŷ/R̂ is a ratio of Horvitz–Thompson estimators [Pavlu07]; its
+    first-order (Taylor) variable is z_d = (u_d − statAP·[d relevant])/R̂, u_d
+    the part of Y = Σ prec that involves d: its precision plus Σ 1/k over the
+    relevant documents ranked below it, both estimated from the sample with
+    the HT weights given d (π_d/π_dd′), and 0 for a relevant document not
+    retrieved. Under stratified simple random sampling without replacement
+    the HT variance estimator with the joint inclusion probabilities is
+    Σ_h N_h² (1 − n_h/N_h) s_h²/n_h, s_h² the sample variance of z over the
+    n_h judged documents of stratum h (non-relevant ones: 0) [Cochran77]
+    §5.3, §6.4. A stratum with one judged document of several has no s_h²:
+    such strata are collapsed in groups of L ≥ 2 and contribute
+    L/(L − 1) Σ (t̂_h − t̄)² with t̂_h = N_h z (Cochran77 §5A.12, which
+    overestimates); a lone one makes the variance undefined (NaN). 0 when
+    R̂ = 0 (statAP is then 0 whatever the unjudged documents)."""
+    n_listed, n_judged, n_relevant = (t.astype(float) for t in totals)
+    m, strata = n_listed.shape
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(n_judged > 0, n_listed / n_judged, 0.0)
+        same = np.where(n_judged > 1, (n_listed - 1) / (n_judged - 1), 0.0) - inverse
+    inner = np.ones(seg.size)
+    for g in range(strata):
+        inner += above[g] * inverse[seg, g]
+    inner += above[h, np.arange(seg.size)] * same[seg, h]
+    u = inner / k
+    for g in range(strata):
+        after = _after_within(np.where(h == g, 1.0 / k, 0.0), seg, m)
+        u += after * (inverse[seg, g] + np.where(h == g, same[seg, g], 0.0))
+    ap = statap_core(seg, k, h, above, totals)
+    r_hat = (n_relevant * inverse).sum(axis=1)
+    cell = seg * strata + h
+    dev = u - ap[seg]
+    hits = np.bincount(cell, minlength=m * strata).reshape(m, strata)
+    s1 = np.bincount(cell, weights=dev, minlength=m * strata).reshape(m, strata)
+    s2 = np.bincount(cell, weights=dev * dev, minlength=m * strata).reshape(m, strata)
+    missed = n_relevant - hits  # judged relevant, not retrieved: u = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(r_hat > 0, 1.0 / r_hat, 0.0)[:, None]
+        z1 = (s1 - missed * ap[:, None]) * scale
+        z2 = (s2 + missed * (ap * ap)[:, None]) * scale**2
+        s_sq = np.where(n_judged > 1, (z2 - z1 * z1 / n_judged) / (n_judged - 1), 0.0)
+        fpc = np.where(n_judged > 0, 1 - n_judged / n_listed, 0.0)
+        terms = np.where(n_judged > 1, n_listed**2 * fpc * s_sq / n_judged, 0.0)
+    variance = terms.sum(axis=1)
+    t_hat = n_listed * z1  # the estimated stratum total of z, for one judged document
+    for group in range(int(collapse.max(initial=-1)) + 1):
+        inside = collapse == group
+        size = inside.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(inside, t_hat, 0.0).sum(axis=1) / size
+            spread = np.where(inside, (t_hat - mean[:, None]) ** 2, 0.0).sum(axis=1)
+            variance += np.where(size > 1, size / (size - 1) * spread, 0.0)
+    variance[(collapse == -2).any(axis=1)] = np.nan
+    return np.where(r_hat > 0, np.maximum(variance, 0.0), 0.0)
+
+
+def collapsed_strata(n_listed: np.ndarray, n_judged: np.ndarray) -> np.ndarray:
+    """(topics, strata): for each topic, its strata with one judged document
+    out of several, numbered in groups of two in stratum order (the last
+    group of three when their number is odd); −1 for the other strata, −2
+    for a lone such stratum (no group: its variance is not estimable)."""
+    single = (n_judged == 1) & (n_listed > 1)
+    out = np.full(n_listed.shape, -1, dtype=np.int64)
+    for t in range(n_listed.shape[0]):
+        where = np.flatnonzero(single[t])
+        if where.size == 1:
+            out[t, where] = -2
+        elif where.size > 1:
+            group = np.arange(where.size) // 2
+            group[group == where.size // 2] = where.size // 2 - 1  # odd: a group of three
+            out[t, where] = group
+    return out
 
 
 def irprec_core(
@@ -528,6 +641,96 @@ class SampledRankings:
                     ideal,
                 )
         return out
+
+    def variance(
+        self,
+        kind: str,
+        listed: np.ndarray,
+        code: np.ndarray,
+        grade: np.ndarray,
+        strata: int,
+        method: str = "jackknife",
+    ) -> np.ndarray:
+        """The sampling variance of the estimator ``kind`` (statAP or xinfAP)
+        of every ranking under one sample, estimated from that sample:
+        (rankings,), NaN where it is not estimable. ``method``: "jackknife",
+        the stratified jackknife (:meth:`jackknife_variance`; xinfAP, no HT
+        estimator, has only it), or, for statAP, "linearized", the
+        Horvitz–Thompson variance of its linearization with the design's
+        joint inclusion probabilities (:func:`statap_variance_core`). On
+        pps samples of the sample track (100 judgments in 20 strata) the
+        jackknife's mean estimate was 1.03 × the variance over samples and
+        the linearized one 0.80 × (docs/measures.md): hence the default."""
+        if kind not in ("statAP", "xinfAP"):
+            raise ValueError(f"no sampling variance for {kind}: statAP and xinfAP only")
+        if method == "jackknife":
+            return self.jackknife_variance(kind, listed, code, grade, strata)
+        if method != "linearized" or kind != "statAP":
+            raise ValueError(f"no {method} sampling variance of {kind}")
+        topic = self.universe_topic
+        cell = topic.astype(np.int64) * strata + code
+        size = self.n_topics * strata
+
+        def count(keep: np.ndarray) -> np.ndarray:
+            return np.bincount(cell[keep], minlength=size).reshape(self.n_topics, strata)
+
+        relevant_u = listed & (grade >= self.rel)
+        per_topic = (count(listed), count(listed & (grade >= 0)), count(relevant_u))
+        totals = tuple(t[self.seg_topic] for t in per_topic)
+        hits = self.candidates[relevant_u[self._q[self.candidates]]]
+        h = code[self._q[hits]]
+        above = self._counts_above(hits, h, hits, strata)
+        collapse = collapsed_strata(per_topic[0], per_topic[1])[self.seg_topic]
+        return statap_variance_core(
+            self.seg_of(hits), self.rank[hits] + 1.0, h, above, totals, collapse
+        )
+
+    def jackknife_variance(
+        self, kind: str, listed: np.ndarray, code: np.ndarray, grade: np.ndarray, strata: int
+    ) -> np.ndarray:
+        """The stratified delete-one jackknife variance of the estimator
+        ``kind`` (any of :meth:`evaluate`) of every ranking [Wolter07] §4.5:
+        Σ_h (1 − n_h/N_h) ((n_h − 1)/n_h) Σ_{j ∈ h} (θ̂₍ⱼ₎ − θ̄₍h₎)², θ̂₍ⱼ₎ the
+        estimate with judged document j left unjudged (the sample of
+        n_h − 1 that remains is a simple random sample too). Topics are
+        independent, so the j-th judged document of every topic is left out
+        in one evaluation. NaN where a stratum has one judged document of
+        several (its jackknife term is 0, not an estimate)."""
+        topic = self.universe_topic
+        rows = np.flatnonzero(listed & (grade >= 0))
+        rows = rows[np.argsort(topic[rows], kind="stable")]
+        t = topic[rows]
+        position = np.arange(rows.size) - np.searchsorted(t, t)
+        full = self.evaluate((kind,), listed, code, grade, strata)[kind]
+        m = full.size
+        s1 = np.zeros((m, strata))
+        s2 = np.zeros((m, strata))
+        where = np.arange(m)
+        for j in range(int(position.max(initial=-1)) + 1):
+            left_out = rows[position == j]
+            reduced = grade.copy()
+            reduced[left_out] = -1
+            value = self.evaluate((kind,), listed, code, reduced, strata)[kind]
+            stratum_of = np.full(self.n_topics, -1, dtype=np.int64)
+            stratum_of[topic[left_out]] = code[left_out]
+            hs = stratum_of[self.seg_topic]
+            ok = hs >= 0
+            dev = value - full  # deviations from the full estimate: no cancellation
+            np.add.at(s1, (where[ok], hs[ok]), dev[ok])
+            np.add.at(s2, (where[ok], hs[ok]), dev[ok] ** 2)
+        cell = topic.astype(np.int64) * strata + code
+        size = self.n_topics * strata
+        n_listed = np.bincount(cell[listed], minlength=size).reshape(self.n_topics, strata)
+        n_judged = np.bincount(cell[rows], minlength=size).reshape(self.n_topics, strata)
+        n_listed, n_judged = n_listed[self.seg_topic].astype(float), n_judged[self.seg_topic]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            spread = s2 - np.where(n_judged > 0, s1 * s1 / n_judged, 0.0)
+            factor = np.where(
+                n_judged > 0, (1 - n_judged / n_listed) * (n_judged - 1) / n_judged, 0
+            )
+        variance = (factor * np.maximum(spread, 0.0)).sum(axis=1)
+        lone = ((n_judged == 1) & (n_listed > 1)).any(axis=1)
+        return np.where(lone, np.nan, variance)
 
     def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
         """Listed documents above each hit: for a ``design`` seen before, from

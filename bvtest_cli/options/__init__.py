@@ -286,6 +286,16 @@ OPTIONS: dict[str, Option] = {
             "and the rel parameter of AP, P, R, ...",
         ),
         _opt(
+            "sampled_topics",
+            "--sampled-topics",
+            type=click.Choice(["judged", "all"]),
+            default="judged",
+            show_default=True,
+            help="The topics a mean averages over: judged, those with a (judged) relevant "
+            "document; all, every topic of the qrels, 0 where none is relevant, as NIST's "
+            "sample_eval.pl averages its estimates of a sampled collection.",
+        ),
+        _opt(
             "jobs",
             "-j",
             "--jobs",
@@ -659,7 +669,7 @@ OPTIONS: dict[str, Option] = {
 
 #: Option groups that several commands take together.
 INPUTS = ("inputs", "scores", "name")
-EVALUATION = ("measures", "rel_level", "jobs", "err_impl", "quiet", "impl")
+EVALUATION = ("measures", "rel_level", "sampled_topics", "jobs", "err_impl", "quiet", "impl")
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 #: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")

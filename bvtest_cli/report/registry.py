@@ -226,8 +226,37 @@ TOPIC_PEARSON = Field(
     "pearson", "Pearson r of per-topic Bias² and Var across runs", "Zhang22 Table 11"
 )
 
+# With --ci on a sampled measure (statAP, xinfAP): the two parts of the
+# mean's uncertainty. Not in SYSTEM_FIELDS: they come from the per-topic
+# sampling variances, which the score matrix alone does not hold.
+SE_SAMPLING = Field(
+    "se_sampling",
+    "standard error of the mean from the sampling of judgments, topics fixed: "
+    "√(Σ_t v_t)/n, v_t the sampling variance of topic t's estimate",
+    "Cochran77 §5.3",
+)
+SE_TOPICS = Field(
+    "se_topics",
+    "standard error of the mean from the sampling of topics alone: √(max(s² − v̄, 0)/n), "
+    "s² the variance of the estimates over topics, v̄ the mean sampling variance",
+    "Cochran77 §10.2",
+)
+SAMPLING_LO = Field(
+    "sampling_lo",
+    "lower end of mean ± z·se_sampling: the interval of the full-judgment mean over the "
+    "same topics (--ci level)",
+    "Cochran77 §5.3",
+)
+SAMPLING_HI = Field(
+    "sampling_hi",
+    "upper end of mean ± z·se_sampling (--ci level)",
+    "Cochran77 §5.3",
+)
+SAMPLING_FIELDS: tuple[Field, ...] = (SE_SAMPLING, SE_TOPICS, SAMPLING_LO, SAMPLING_HI)
+
 ALL_FIELDS: tuple[Field, ...] = (
     *SYSTEM_FIELDS, N_TOPICS, N_GROUPS, C, N_SYSTEMS, K, *TRADEOFF_FIELDS, ABS_ZRISK_TARGET,
+    *SAMPLING_FIELDS,
 )  # fmt: skip
 
 

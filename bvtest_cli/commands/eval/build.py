@@ -138,13 +138,17 @@ def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
     raise InputError(f"baseline {baseline!r} is not among the runs ({shown})", "--baseline")
 
 
-def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
+def analyse(
+    m: ScoreMatrix, s: Settings, sampling: np.ndarray | None = None
+) -> tuple[Section, list[str]]:
     """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes.
 
     With ``--ci`` every numeric per-system field and the tradeoff correlations
     get a topic-bootstrap interval (SPEC §11b, :func:`field_intervals`); with
     ``--group random:K`` the block also holds the distribution of the
-    per-repeat tradeoff correlations (``tradeoff_repeats``).
+    per-repeat tradeoff correlations (``tradeoff_repeats``). ``sampling``:
+    the (m, n) sampling variances of a sampled measure's estimates, for
+    :func:`sampling_fields`.
     """
     check_request(s, len(m.systems), len(m.topics))
     fields = registry.system_fields(s.baseline is not None)
@@ -170,6 +174,12 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     values.update(risk_values)
     notes += risk_notes
     values.update(derived_fields(fields, values))
+    if sampling is not None and s.ci is not None:
+        if s.normalize != "none":
+            notes.append(f"{m.measure}: no sampling standard errors of normalized scores")
+        else:
+            values.update(sampling_fields(a.per_topic.values, sampling, s.ci))
+            fields = (*fields, *registry.SAMPLING_FIELDS)
     intervals: dict[str, np.ndarray] = {}
     tradeoff_intervals: dict[str, tuple[float, float]] = {}
     if s.ci is not None:
@@ -181,7 +191,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
         intervals = {
             f.name: intervals.get(f.name, _nan_interval(values[f.name]))
             for f in fields
-            if np.asarray(values[f.name]).dtype != bool
+            if np.asarray(values[f.name]).dtype != bool and f not in registry.SAMPLING_FIELDS
         }
     table = Table(
         rows=m.systems, fields=fields, values=values, alphas=s.alphas, intervals=intervals
@@ -198,6 +208,74 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     if a.repeat_correlations is not None:
         items.append(("tradeoff_repeats", repeats_section(a.repeat_correlations)))
     return section(*items), notes
+
+
+def sampling_fields(x: np.ndarray, variance: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """The two parts of the uncertainty of a sampled measure's mean, from its
+    estimates ``x`` (m, n) and their sampling variances (m, n).
+
+    Each topic's estimate errs by its own sampling error, independent of the
+    other topics', so the variance of the mean over random topics is
+    σ²_topics/n + Σ_t v_t/n², and the variance of the estimates over topics,
+    s², estimates σ²_topics + v̄: the topic bootstrap of the estimates (the
+    ``mean`` interval) already holds both parts, and adding Σ v_t/n² to it
+    would count the sampling twice. se_sampling = √(Σ v_t)/n is the part
+    that remains with the topics fixed: mean ± z·se_sampling (``sampling_lo``,
+    ``sampling_hi``, a normal interval [Cochran77] §5.3) is the interval of
+    the full-judgment mean over the same topics. se_topics =
+    √(max(s² − v̄, 0)/n) is the other part."""
+    from scipy.special import ndtri
+
+    n = x.shape[-1]
+    mean = x.mean(axis=-1)
+    se_sampling = np.sqrt(variance.sum(axis=-1)) / n
+    spread = x.var(axis=-1, ddof=1) if n > 1 else np.full(mean.shape, np.nan)
+    se_topics = np.sqrt(np.maximum(spread - variance.mean(axis=-1), 0.0) / n)
+    z = float(ndtri(0.5 + level / 2))
+    return {
+        registry.SE_SAMPLING.name: se_sampling,
+        registry.SE_TOPICS.name: se_topics,
+        registry.SAMPLING_LO.name: mean - z * se_sampling,
+        registry.SAMPLING_HI.name: mean + z * se_sampling,
+    }
+
+
+def sampling_variances(s: Settings, matrices: Sequence[ScoreMatrix]) -> dict[str, np.ndarray]:
+    """``--ci`` on statAP or xinfAP from QRELS RUNS: per such measure, the
+    (m, n) sampling variances of the estimates of its matrix (0 where a run
+    has no ranking: it scores 0 whatever the sample), each run read again."""
+    from ...io.sources import expand_sources
+    from ...io.trec import read_qrels, read_run_columns, tagged_sources
+    from ...measures.evaluate import is_sampled, parse_measures
+    from ...measures.fastmeasures import rank_run
+    from ...measures.sampled import sampled_kind, sampling_variance_run
+
+    if not s.measures:
+        return {}
+    by_name = {m.measure: m for m in matrices}
+    wanted = [
+        (spec.name, sampled_kind(spec.measure), spec.rel if spec.rel is not None else 1)
+        for spec in parse_measures(s.measures, s.rel_level)
+        if is_sampled(spec)
+        and sampled_kind(spec.measure) in ("statAP", "xinfAP")
+        and spec.name in by_name
+    ]
+    if not wanted:
+        return {}
+    table = read_qrels(s.inputs[0]).table
+    sources = expand_sources(s.inputs[1:], lambda _: None)
+    if s.name == "tag":
+        sources = tagged_sources(sources)
+    out = {name: np.zeros(by_name[name].values.shape) for name, _, _ in wanted}
+    for i, source in enumerate(sources):
+        ranked = rank_run(read_run_columns(source), table)
+        for name, kind, rel in wanted:
+            column = {t: j for j, t in enumerate(by_name[name].topics)}
+            v = sampling_variance_run(ranked, table, kind, rel)
+            for t, value in zip(ranked.topics, v.tolist(), strict=True):
+                if t in column:
+                    out[name][i, column[t]] = value
+    return out
 
 
 def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
@@ -336,11 +414,16 @@ def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
     )
 
 
-def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
-    """The report of ``bvtest eval``: every measure's block."""
+def eval_report(
+    matrices: Sequence[ScoreMatrix],
+    s: Settings,
+    sampling: Mapping[str, np.ndarray] | None = None,
+) -> Report:
+    """The report of ``bvtest eval``: every measure's block (``sampling``:
+    measure → its sampling variances, :func:`sampling_variances`)."""
     blocks, notes = [], []
     for m in matrices:
-        block, block_notes = analyse(m, s)
+        block, block_notes = analyse(m, s, (sampling or {}).get(m.measure))
         blocks.append((m.measure, block))
         notes += block_notes
     body = section(
@@ -353,6 +436,8 @@ def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest eval``: evaluate, then every analysis of every measure."""
-    from ..inputs import analysed
+    from ..inputs import load
 
-    return analysed(s, eval_report)
+    matrices, notes = load(s)
+    sampling = sampling_variances(s, matrices) if s.ci is not None and s.scores is None else {}
+    return eval_report(matrices, s, sampling).prefixed(notes)
