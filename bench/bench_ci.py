@@ -1,4 +1,4 @@
-"""Cost of topic-bootstrap intervals (SPEC §11b) for every field on a TREC-8-size pool.
+"""Cost of topic-bootstrap intervals (docs/uncertainty.md) for every field on a TREC-8-size pool.
 
 Run: ``python bench/bench_ci.py [--B 1000 10000] [--baseline] [--compare] [--repeat 3]``.
 
@@ -6,7 +6,7 @@ A synthetic pool of 129 runs x 50 topics and 3 measures (scores in [0, 1],
 seeded) stands for ``bvtest eval``'s three default measures. For each B and
 each interval method, a fresh child process computes the intervals of every
 field of the registry (:func:`bvtest_cli.commands.eval.build.registry_statistic`, what
-``bvtest eval --ci`` bootstraps: the SPEC §4–§6 and §8 fields, 4 alphas; with
+``bvtest eval --ci`` bootstraps: the docs/numbers.md and §8 fields, 4 alphas; with
 ``--baseline`` also URisk, TRisk and ZRisk against one run) for the three
 measures, and reports:
 

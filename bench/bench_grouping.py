@@ -1,7 +1,7 @@
-"""Timing of random:K grouping (SPEC §7): vectorized analyse vs a naive per-repeat loop.
+"""Timing of random:K grouping (docs/numbers.md): vectorized analyse vs a naive per-repeat loop.
 
 Run: ``PYTHONPATH=. python bench/bench_grouping.py [--m 129 --n 50 --k 10 --repeats 1000]``.
-Both sides compute every SPEC §4–§5 field per repeat and average over the
+Both sides compute every docs/numbers.md field per repeat and average over the
 repeats; the baseline, measured in the same run, loops over repeats in Python
 (one permutation, group means and :func:`decompose` per repeat). The script
 checks the two agree to 1e-12 and prints both times and their ratio.

@@ -1,4 +1,4 @@
-"""Benchmark of the SPEC §9 simulation against a literal draw-and-sort reference.
+"""Benchmark of the docs/pertopic.md simulation against a literal draw-and-sort reference.
 
 Builds a seeded synthetic TREC-8-size track in memory (129 runs × 50 topics ×
 1000 retrieved documents, with score ties), then times
@@ -94,7 +94,7 @@ def naive_simulate_ap(
     seed: int,
     rel_level: int = 1,
 ) -> np.ndarray:
-    """The straightforward reference: draw N documents, sort, compute AP (SPEC §9).
+    """The straightforward reference: draw N documents, sort, compute AP (docs/pertopic.md).
 
     Per (system, topic) and per sample: r_s = min(Poisson(r), N); the first
     r_s slots are drawn with replacement from the retrieved relevant

@@ -1,4 +1,4 @@
-"""Time and peak memory of the ranking bias–variance estimators (SPEC §10).
+"""Time and peak memory of the ranking bias–variance estimators (docs/rankings.md).
 
 Cormack & Grossman 2019 at TREC 8 size: 129 systems × 50 topics, a reference
 and two test collections, B = 1000 bootstrap samples. One collection is a

@@ -605,7 +605,7 @@ def from_ir_measures(
     (``Metric(query_id, measure, value)`` carries no run name), or one run's
     metrics with ``name=``. Measures are named as ir_measures prints them
     (``nDCG@10``). With ``qrels`` (any form :func:`evaluate` takes) the topic
-    set is bvtest's (SPEC §3): qrels topics with a document of grade >=
+    set is bvtest's (docs/inputs.md): qrels topics with a document of grade >=
     ``rel_level``; other topics are dropped and a run's missing topics score
     0, with notes, as :func:`evaluate` does. Without it, the topics are those
     in ``metrics`` and a missing score is 0 (with a note), as in a scores file.
@@ -643,7 +643,7 @@ def from_ir_measures(
 def _on_qrels_topics(
     rows: list[tuple[Any, Any, Any, Any]], names: list[Any], qrels: Any, rel_level: int
 ) -> Scores:
-    """SPEC §3's topic set on ir_measures' scores: the qrels topics with a
+    """docs/inputs.md's topic set on ir_measures' scores: the qrels topics with a
     relevant document; other topics dropped, missing ones 0 (as evaluate)."""
     from .io.trec import read_qrels, sort_topics
     from .measures.evaluate import list_topics

@@ -57,7 +57,7 @@ class Settings:
     map: str | None = None  # --map: conditions' or variations' map file
     condition_pattern: str | None = None
     split: str | None = None
-    mode: str | None = None  # None: from the map (SPEC §11)
+    mode: str | None = None  # None: from the map (docs/variations.md)
     weights: str | None = None
     plot: str | None = None
     ci: float | None = None

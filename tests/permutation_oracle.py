@@ -1,4 +1,4 @@
-"""An independent oracle for correlation p-values (SPEC §6, tradeoff.py).
+"""An independent oracle for correlation p-values (docs/numbers.md, tradeoff.py).
 
 scipy.stats.permutation_test enumerates every pairing of x against y when
 n_resamples is infinite (an exact test), with its own tolerance for ties

@@ -349,7 +349,7 @@ def test_hand_computed_example():
     """Two topics, one relevant document each. x ranks both first (AP 1, 1);
     y ranks a second on topic 1 (AP 1/2) and misses c (AP 0). The target is
     (1, 1), c = 1; y: mean 1/4, Bias² (1/4 − 1)² = 9/16, Var of (1/2, 0) = 1/16
-    (population variance, SPEC)."""
+    (population variance, docs/numbers.md)."""
     qrels = [ir_measures.Qrel("1", "a", 1), ("1", "b", 0), ("2", "c", 2)]
     runs = {
         "x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},

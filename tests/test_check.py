@@ -1,4 +1,4 @@
-"""``bvtest check``: CI gates through the installed command (SPEC §12).
+"""``bvtest check``: CI gates through the installed command (docs/formats.md).
 
 The gate logic, not the numbers, is under test, so every bound comes from a
 fact known independently of the implementation under test:

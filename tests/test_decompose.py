@@ -1,4 +1,4 @@
-"""SPEC §4–§5: Bias², Var, MSE and Var(ρ) against the papers and identities."""
+"""docs/numbers.md: Bias², Var, MSE and Var(ρ) against the papers and identities."""
 
 from __future__ import annotations
 

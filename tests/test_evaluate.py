@@ -1,4 +1,4 @@
-"""SPEC §2–§3 against trec_eval's and gdeval's own numbers."""
+"""docs/measures.md, docs/inputs.md against trec_eval's and gdeval's own numbers."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_cast2021_err_matches_gdeval_per_topic(bvtest, shared_data):
     [
         ("qrels.test", "results.test", 0.1785, 3, 3),
         # one of trec_eval's 31 topics has no relevant document: bvtest drops it
-        # (SPEC §3), trec_eval averages it in with AP = 0
+        # (docs/inputs.md), trec_eval averages it in with AP = 0
         ("qrels.comment.test", "results.comment.test", 0.2689, 31, 30),
     ],
 )

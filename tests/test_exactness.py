@@ -1,7 +1,7 @@
 """B: no silent wrong numbers from rounding, stream keying or memory.
 
 * Differences that are mathematically zero are exactly zero (items 1, 9):
-  copies of one run against each other (SPEC §8: TRisk of a run against an
+  copies of one run against each other (docs/numbers.md: TRisk of a run against an
   equal baseline is 0; ZRisk of equal rows is 0 since e_ij = x_ij), a run
   that is constant (its Var is 0 by definition), a single system (it is the
   virtual target, so Var(ρ) = 0 and Bias² = 0).
@@ -107,7 +107,7 @@ def test_no_negative_zero_in_any_format(bvtest, copies_scores):
 
 
 def test_baseline_against_itself_is_exactly_zero(bvtest):
-    """The baseline's URisk, TRisk and ZRisk against itself are 0 (SPEC §8), also
+    """The baseline's URisk, TRisk and ZRisk against itself are 0 (docs/numbers.md), also
     after ratio normalization (whose per-topic division used to leave 1e-16)."""
     doc = eval_json(
         bvtest, "-m", "AP", "--normalize", "ratio", "--baseline", "sys005", SAMPLE_QRELS,

@@ -1,4 +1,4 @@
-"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.commands.check.build, SPEC §12)."""
+"""Tests of the CI gates of ``bvtest check`` (bvtest_cli.commands.check.build, docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def as_report(result: dict) -> Report:
 
 
 def _system(mse: float, georisk: tuple[float, ...], trisk: float | None = 1.0) -> dict:
-    """A per-system entry with every field of SPEC §12 (baseline fields included)."""
+    """A per-system entry with every field of docs/formats.md (baseline fields included)."""
     by_alpha = dict(zip(ALPHAS, georisk, strict=True))
     return {
         "mean": 0.3,

@@ -1,4 +1,4 @@
-"""Tests for topic grouping and normalization (SPEC §7).
+"""Tests for topic grouping and normalization (docs/numbers.md).
 
 Expected numbers come from hand arithmetic (written in the comments) or from
 the slow pure-Python oracle below, which is written independently of
@@ -39,7 +39,7 @@ def _pmean(xs: list[float]) -> float:
 
 
 def _oracle_fields(rows: list[list[float]], target: list[float], c: float) -> dict:
-    """SPEC §4–§5 by the textbook formulas, one system at a time, in pure Python."""
+    """docs/numbers.md by the textbook formulas, one system at a time, in pure Python."""
     out: dict[str, list[float]] = {f: [] for f in FIELDS}
     g = len(target)
     mt = _pmean(target)

@@ -226,3 +226,17 @@ def test_every_subpackage_is_packaged():
     found = set(find_namespace_packages(str(REPO), include=include))
     wanted = {".".join(p.parent.relative_to(REPO).parts) for p in PACKAGE.rglob("__init__.py")}
     assert wanted <= found
+
+
+def test_references_resolve():
+    """A reader of the package can follow every reference: no "SPEC §n" (a
+    document outside the repository), and every docs/PAGE.md named exists."""
+    stale, missing = [], []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text()
+        if "SPEC §" in text:
+            stale.append(str(path.relative_to(REPO)))
+        for page in re.findall(r"docs/([\w-]+\.md)", text):
+            if not (REPO / "docs" / page).is_file():
+                missing.append(f"{path.relative_to(REPO)}: docs/{page}")
+    assert not stale and not missing, (stale, missing)

@@ -205,7 +205,7 @@ def test_every_numeric_duplicate_is_rejected(bvtest, sample_scores, alphas):
 
 def test_baseline_given_as_a_path(bvtest, tmp_path):
     """--baseline sample_runs/sys003 (tab completion) names run sys003; so does
-    runs/x.gz for the run read from x.gz (SPEC §1 naming)."""
+    runs/x.gz for the run read from x.gz (docs/inputs.md naming)."""
     gz = tmp_path / "sys003.gz"
     gz.write_bytes(gzip.compress((SAMPLE_RUNS / "sys003").read_bytes()))
     runs = [SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002", gz]

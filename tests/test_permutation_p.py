@@ -1,4 +1,4 @@
-"""SPEC §6 p-values: exact permutation test for m <= 10 runs, t-test above.
+"""docs/numbers.md p-values: exact permutation test for m <= 10 runs, t-test above.
 
 With 3–5 runs the t-test gave p = 0 for |r| = 1 although 2 of the m!
 pairings reach |r| = 1 (p = 2/m!). Oracles: scipy.stats.permutation_test

@@ -1,4 +1,4 @@
-"""end to end: `bvtest pertopic` (SPEC §9; seed 000 Tables 10–11)."""
+"""end to end: `bvtest pertopic` (docs/pertopic.md; seed 000 Tables 10–11)."""
 
 from __future__ import annotations
 

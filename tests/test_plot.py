@@ -33,7 +33,7 @@ ALPHAS = ("0", "1", "5", "10")
 
 
 def make_result(n_runs: int = 12, seed: int = 7) -> dict:
-    """A plausible SPEC §12 result: ``n_runs`` runs × AP, nDCG@10, ERR@20.
+    """A plausible docs/formats.md result: ``n_runs`` runs × AP, nDCG@10, ERR@20.
 
     Made-up numbers with the right shapes: MSE = Bias² + Var, GeoRisk
     decreasing in alpha, a negative Bias²–Var tradeoff.

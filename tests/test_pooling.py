@@ -1,4 +1,4 @@
-"""Tests of depth-k pools, engineered runs and the TREC writers (SPEC §10;
+"""Tests of depth-k pools, engineered runs and the TREC writers (docs/rankings.md;
 Cormack & Grossman 2019 §4, §4.2).
 
 Oracles: pools worked out by hand (with score ties decided by the docno

@@ -1,4 +1,4 @@
-"""Tests of the bias and variance of system rankings (SPEC §10; Cormack & Grossman 2019).
+"""Tests of the bias and variance of system rankings (docs/rankings.md; Cormack & Grossman 2019).
 
 Oracles: scipy.stats.kendalltau (variant b) for τ_b; a brute-force estimator
 written here (a double loop over all B × B pairs of bootstrap rankings with

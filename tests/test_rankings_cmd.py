@@ -1,5 +1,5 @@
 """end to end: `bvtest rankings`, `bvtest pool`, `bvtest permute`
-(SPEC §10; Cormack & Grossman 2019).
+(docs/rankings.md; Cormack & Grossman 2019).
 
 The estimators themselves are checked against a brute-force oracle in
 tests/test_rankings.py and the pools and engineered runs in

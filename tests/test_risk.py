@@ -1,4 +1,4 @@
-"""Tests for bvtest_cli.analyses.risk (SPEC §8, §13).
+"""Tests for bvtest_cli.analyses.risk (docs/numbers.md).
 
 Oracles: seed 004 (Dinçer, Macdonald & Ounis, SIGIR 2016) Tables 3–6, and hand
 computations written out in the comments. No asserted number was produced by
@@ -324,7 +324,8 @@ def test_trisk_against_itself_is_zero() -> None:
 
 
 def test_trisk_zero_standard_error_with_nonzero_delta_is_nan() -> None:
-    """δ = (0.2, 0.2, 0.2): every d_j equal, SE = 0 while URisk = 0.2 → undefined (SPEC §8)."""
+    """δ = (0.2, 0.2, 0.2): every d_j equal, SE = 0 while URisk = 0.2 → undefined
+    (docs/numbers.md)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = trisk(np.array([[0.5, 0.5, 0.5]]), np.array([0.3, 0.3, 0.3]), ALPHAS)

@@ -1,4 +1,4 @@
-"""Tests of the per-topic simulation (SPEC §9; seed 000 §3.4, §5.3.3).
+"""Tests of the per-topic simulation (docs/pertopic.md; seed 000 §3.4, §5.3.3).
 
 The oracle is ``naive_ap``: a literal, pure-Python version of the simulation
 that draws N documents and sorts them by trec_eval's rule. For tiny rankings
@@ -58,7 +58,7 @@ def ranked_ap(docs: list[tuple[float, str, bool]], big_r: int) -> float:
 def naive_ap(
     run_topic: dict[str, float], relevant: set[str], rng: np.random.Generator
 ) -> tuple[float, int]:
-    """One simulated collection, literally as SPEC §9 words it: (AP, r_s)."""
+    """One simulated collection, literally as docs/pertopic.md words it: (AP, r_s)."""
     big_n = len(run_topic)
     rel = [(s, d, True) for d, s in run_topic.items() if d in relevant]
     non = [(s, d, False) for d, s in run_topic.items() if d not in relevant]
@@ -348,7 +348,7 @@ def test_analysis_moments_and_identity() -> None:
     p = stats.pearsonr(res.mean_bias2, res.mean_var)
     s = stats.spearmanr(res.mean_bias2, res.mean_var)
     assert res.tradeoff.pearson == pytest.approx(p[0])
-    # 4 runs: exact permutation p-values (SPEC §6), not the t-test's.
+    # 4 runs: exact permutation p-values (docs/numbers.md), not the t-test's.
     assert res.tradeoff.pearson_p == pytest.approx(
         correlation_p(res.mean_bias2, res.mean_var, "pearson")
     )

@@ -1,4 +1,4 @@
-"""SPEC §6: correlations and p-values against scipy.stats (the independent oracle).
+"""docs/numbers.md: correlations and p-values against scipy.stats (the independent oracle).
 
 p-values: the exact permutation test for m <= 10 runs (scipy.stats.permutation_test
 over every pairing, tests/permutation_oracle.py), scipy's t-test above.

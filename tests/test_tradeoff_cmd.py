@@ -68,7 +68,7 @@ def tradeoff_json(bvtest, *args):
 def assert_cell(cell, bias2, var):
     p, s = stats.pearsonr(bias2, var), stats.spearmanr(bias2, var)
     assert cell["pearson"] == pytest.approx(p.statistic, abs=1e-9)
-    # exact permutation p-values for <= 10 runs, scipy's t-test above (SPEC §6)
+    # exact permutation p-values for <= 10 runs, scipy's t-test above (docs/numbers.md)
     assert cell["pearson_p"] == pytest.approx(correlation_p(bias2, var, "pearson"), rel=1e-6)
     assert cell["spearman"] == pytest.approx(s.statistic, abs=1e-9)
     assert cell["spearman_p"] == pytest.approx(correlation_p(bias2, var, "spearman"), rel=1e-6)
@@ -242,7 +242,7 @@ def test_eval_json_group_and_normalize_keys(bvtest):
 
 def test_eval_every_analysis_honours_options(bvtest, tmp_path):
     """Grouping changes the decomposition, Var(ρ) and the tradeoff but not risk
-    (SPEC §7); normalization changes all of them."""
+    (docs/numbers.md); normalization changes all of them."""
     scores = tmp_path / "s.tsv"
     scores.write_text(bvtest("scores", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS).stdout)
 

@@ -1,4 +1,4 @@
-"""SPEC §1 readers: formats trec_eval accepts, names, and the fast/slow paths agreeing."""
+"""docs/inputs.md readers: formats trec_eval accepts, names, and the fast/slow paths agreeing."""
 
 from __future__ import annotations
 

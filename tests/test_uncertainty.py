@@ -1,4 +1,5 @@
-"""Tests for bvtest_cli.analyses.uncertainty (SPEC §11b: topic bootstrap, paired tests, Pareto).
+"""Tests for bvtest_cli.analyses.uncertainty (docs/uncertainty.md: topic bootstrap, paired
+tests, Pareto).
 
 Oracles: scipy.stats (bootstrap BCa, pearsonr, spearmanr, rankdata, t), numpy's
 own generator and quantiles, direct per-resample loops written here, hand
@@ -115,7 +116,8 @@ def test_same_seed_same_intervals_whatever_the_block(method):
 
 
 def direct_fields(x: np.ndarray) -> dict[str, np.ndarray]:
-    """mean, bias2, var, mse of SPEC §4 written out with numpy, c = mean of the column max."""
+    """mean, bias2, var, mse of docs/numbers.md written out with numpy, c = mean of the
+    column max."""
     c = x.max(axis=0).mean()
     mean = x.mean(axis=1)
     return {
@@ -313,7 +315,7 @@ def test_correlations_against_scipy():
         assert r[k] == pytest.approx(stats.pearsonr(b[k], v[k]).statistic, abs=1e-12)
         assert rho[k] == pytest.approx(stats.spearmanr(b[k], v[k]).statistic, abs=1e-12)
     np.testing.assert_array_equal(rank_average(v), stats.rankdata(v, method="average", axis=-1))
-    # SPEC §6: undefined with fewer than 3 systems or a constant vector.
+    # docs/numbers.md: undefined with fewer than 3 systems or a constant vector.
     assert np.isnan(correlations([0.1, 0.2], [0.3, 0.1])[0])
     assert np.isnan(correlations([0.1, 0.1, 0.1], [0.3, 0.1, 0.2])[1])
     assert correlations([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])[0] == -1.0

@@ -59,7 +59,7 @@ def georisk(x: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def fields(x: np.ndarray) -> dict[str, np.ndarray]:
-    """SPEC §4 of every run, c = mean of the per-topic maximum (--target max)."""
+    """docs/numbers.md of every run, c = mean of the per-topic maximum (--target max)."""
     c = x.max(axis=0).mean()
     mean = x.mean(axis=1)
     return {
@@ -510,7 +510,7 @@ def test_tradeoff_repeats_against_a_loop(bvtest, pool_file):
 
 def test_tradeoff_repeats_count_only_defined_repeats(bvtest, tmp_path):
     """Three runs that are shifts of one another have the same Var in every
-    repeat (SPEC §6: a constant vector), so the correlation is defined in no
+    repeat (docs/numbers.md: a constant vector), so the correlation is defined in no
     repeat: defined 0, the summaries null."""
     base = [0.1, 0.5, 0.3, 0.7, 0.2, 0.6]
     table = {"a": base, "b": [v + 0.1 for v in base], "c": [v + 0.2 for v in base]}

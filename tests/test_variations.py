@@ -1,4 +1,4 @@
-"""Mean–variance evaluation over query variations (SPEC §11; Zuccon et al. 2016).
+"""Mean–variance evaluation over query variations (docs/variations.md; Zuccon et al. 2016).
 
 Expected values come from the paper (the pilot study, the CLEF 2015 crossover
 of §5.2), hand computations written here, small loop-based implementations

@@ -1,5 +1,5 @@
 """`bvtest variations` end to end, through the installed command (
-SPEC §11; Zuccon, Palotti & Hanbury, CIKM 2016).
+docs/variations.md; Zuccon, Palotti & Hanbury, CIKM 2016).
 
 Expected values come from the paper (the pilot study; the CLEF 2015 crossover
 0.0048/0.0059), hand computations written here, per-variation AP computed here

@@ -1,4 +1,4 @@
-"""Bias², Var, MSE and the Var(ρ) decomposition (SPEC §4–§5).
+"""Bias², Var, MSE and the Var(ρ) decomposition (docs/numbers.md).
 
 Pure functions over numpy arrays. :func:`decompose` accepts score arrays of
 shape (..., m, n) — m systems, n topics or topic samples — so that the same
@@ -7,7 +7,7 @@ All moments are population moments (1/n), as in Zhang22 eq. 7, unless
 ``ddof=1`` asks for the sample (1/(n−1)) estimator of the variances and the
 covariance (Zhang22 Table 8 prints sample variances); an optional mask
 restricts them to the kept samples (1/n_kept), which ratio normalization needs
-when it drops samples whose target is 0 (SPEC §7).
+when it drops samples whose target is 0 (docs/numbers.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..measures.matrix import quiet
 
 @dataclass(frozen=True)
 class BiasVariance:
-    """Per-system fields of SPEC §4 and §5, each of shape (..., m)."""
+    """Per-system fields of docs/numbers.md and §5, each of shape (..., m)."""
 
     mean: np.ndarray
     bias2: np.ndarray
@@ -34,7 +34,7 @@ class BiasVariance:
     FIELDS = ("mean", "bias2", "var", "mse", "var_rho", "var_target", "cov_target")
 
     def average(self, axis: int = 0) -> BiasVariance:
-        """Field-wise mean over a leading axis (random-grouping repeats, SPEC §7)."""
+        """Field-wise mean over a leading axis (random-grouping repeats, docs/numbers.md)."""
         return BiasVariance(*(getattr(self, f).mean(axis=axis) for f in self.FIELDS))
 
 
@@ -46,7 +46,7 @@ def decompose(
     keep: np.ndarray | None = None,
     ddof: int = 0,
 ) -> BiasVariance:
-    """All SPEC §4–§5 fields of every system for scores x (..., m, n), target (..., n).
+    """All docs/numbers.md fields of every system for scores x (..., m, n), target (..., n).
 
     mean_i, Bias²_i = (mean_i − c)², Var_i = (1/n) Σ_j (x_ij − mean_i)²,
     MSE_i = (1/n) Σ_j (x_ij − c)² = Bias²_i + Var_i (Zhang22 eq. 7);

@@ -1,10 +1,10 @@
-"""Topic grouping and score normalization (SPEC §7; Zhang22 §3.3, §5.3.2; Zhang14 §2.2).
+"""Topic grouping and score normalization (docs/numbers.md; Zhang22 §3.3, §5.3.2; Zhang14 §2.2).
 
 Pure numpy: no I/O, no printing. The CLI calls :func:`analyse` once per
-measure and :func:`normalized_topics` for the risk measures (SPEC §8), and
+measure and :func:`normalized_topics` for the risk measures (docs/numbers.md), and
 prints the returned ``notes`` on stderr.
 
-Pipeline of :func:`analyse` (SPEC §7):
+Pipeline of :func:`analyse` (docs/numbers.md):
 
 1. ``minmax`` normalization (Zhang22 eq. 11), per topic and before any
    grouping: x'[i,j] = (x[i,j] − min_i x[i,j]) / (max_i x[i,j] − min_i x[i,j]).
@@ -19,7 +19,7 @@ Pipeline of :func:`analyse` (SPEC §7):
 3. ``ratio`` normalization (Zhang14 §2.2.2, MAP^c = MAP(f, Q_S) / MAP(f_T, Q_S)),
    per sample after grouping (per topic without grouping): x[i,g] / target[g],
    so the target becomes 1. Samples whose target is 0 are dropped.
-4. Every SPEC §4–§5 field over the samples (:func:`bvtest_cli.analyses.decompose.decompose`)
+4. Every docs/numbers.md field over the samples (:func:`bvtest_cli.analyses.decompose.decompose`)
    with c = mean_g target[g] for ``--target max`` (c = 1 with either
    normalization), c = 1 for ``ideal``, or an explicit constant.
    For ``random:K`` the fields are computed per repeat and averaged over the
@@ -72,7 +72,7 @@ _MATMUL_MAX_GROUPS = 32
 
 @dataclass(frozen=True)
 class Analysis:
-    """Result of :func:`analyse` for one measure (SPEC §4, §5, §7).
+    """Result of :func:`analyse` for one measure (docs/numbers.md).
 
     ``fields`` holds the statistic's per-system arrays of shape (m,), in the
     order of ``systems`` (for ``random:K`` each is the mean over the repeats). ``c`` is the
@@ -82,7 +82,7 @@ class Analysis:
     ``difficulty:K`` and the number of groups per repeat for ``random:K``.
     ``notes`` are one-line human messages for stderr. ``per_topic`` is the
     per-topic matrix after normalization (minmax, or ratio per topic), which
-    the risk measures use: they honour normalization but not grouping (SPEC §8).
+    the risk measures use: they honour normalization but not grouping (docs/numbers.md).
     """
 
     measure: str
@@ -93,14 +93,14 @@ class Analysis:
     n_groups: int | None
     group: str | None
     normalize: str
-    per_topic: ScoreMatrix  # the per-topic matrix after normalization (SPEC §8)
+    per_topic: ScoreMatrix  # the per-topic matrix after normalization (docs/numbers.md)
     notes: list[str] = field(default_factory=list)
     # random:K only: the tradeoff correlations of each used repeat, name → (R,)
     repeat_correlations: dict[str, np.ndarray] | None = None
 
     @property
     def bv(self) -> BiasVariance:
-        """The SPEC §4–§5 fields (with the default statistic)."""
+        """The docs/numbers.md fields (with the default statistic)."""
         return BiasVariance(*(self.fields[f] for f in BiasVariance.FIELDS))
 
 
@@ -116,7 +116,7 @@ def bias_variance(
     keep: np.ndarray | None = None,
     ddof: int = 0,
 ) -> dict[str, np.ndarray]:
-    """The default statistic: every SPEC §4–§5 field of :func:`decompose`
+    """The default statistic: every docs/numbers.md field of :func:`decompose`
     (``ddof`` 1: sample variances, bind it with functools.partial)."""
     bv = decompose(x, target, c, keep, ddof=ddof)
     return {f: getattr(bv, f) for f in BiasVariance.FIELDS}
@@ -148,7 +148,7 @@ def parse_group(group: str | None) -> tuple[str, int] | None:
 
 
 def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.ndarray | float:
-    """c for SPEC §7: with minmax or ratio, 'max' and 'ideal' both mean c = 1."""
+    """c for docs/numbers.md: with minmax or ratio, 'max' and 'ideal' both mean c = 1."""
     if normalized and spec in ("max", "ideal"):
         return 1.0
     return target_constant(target, spec)
@@ -159,7 +159,7 @@ def _constant(target: np.ndarray, spec: str | float, normalized: bool) -> np.nda
 
 @quiet
 def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-topic max–min normalization (Zhang22 eq. 11, SPEC §7).
+    """Per-topic max–min normalization (Zhang22 eq. 11, docs/numbers.md).
 
     ``values`` has shape (m, n). Returns ``(normalized, keep)``: ``keep`` is the
     boolean (n,) mask of topics with max_i x[i,j] != min_i x[i,j], and
@@ -176,7 +176,7 @@ def minmax_normalize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @quiet
 def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ratio normalization x[..., i, g] / target[..., g] (Zhang14 §2.2.2, SPEC §7).
+    """Ratio normalization x[..., i, g] / target[..., g] (Zhang14 §2.2.2, docs/numbers.md).
 
     ``x`` has shape (..., m, G) and ``target`` (..., G). Returns
     ``(normalized, keep)`` with ``keep = target != 0`` of shape (..., G);
@@ -194,7 +194,7 @@ def ratio_normalize(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.n
 
 @quiet
 def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list[str]]:
-    """The per-topic matrix after normalization, for the risk measures (SPEC §7, §8).
+    """The per-topic matrix after normalization, for the risk measures (docs/numbers.md).
 
     "none": unchanged; "minmax": Zhang22 eq. 11 with tied topics dropped;
     "ratio": x[i,j] / x_T[j] per topic with zero-target topics dropped.
@@ -221,7 +221,7 @@ def normalized_topics(m: ScoreMatrix, normalize: str) -> tuple[ScoreMatrix, list
 
 
 def difficulty_order(target: np.ndarray, topics: tuple[str, ...] | list[str]) -> np.ndarray:
-    """Topic order for ``difficulty:K`` (SPEC §7, Zhang22 §5.3.2, Zhang14 §3.2.2).
+    """Topic order for ``difficulty:K`` (docs/numbers.md, Zhang22 §5.3.2, Zhang14 §3.2.2).
 
     Indices of the topics sorted by raw x_T[j] ascending (hardest first),
     ties broken by topic id compared as strings.
@@ -232,7 +232,7 @@ def difficulty_order(target: np.ndarray, topics: tuple[str, ...] | list[str]) ->
 
 
 def random_orders(n: int, repeats: int, seed: int) -> np.ndarray:
-    """R random topic permutations, shape (repeats, n), for ``random:K`` (SPEC §7).
+    """R random topic permutations, shape (repeats, n), for ``random:K`` (docs/numbers.md).
 
     Row r is the stable argsort of ``default_rng(seed).random((repeats, n))[r]``:
     the stream depends only on (seed, n, repeats). All R rows at once: for
@@ -271,7 +271,7 @@ def group_means(
     range(n). Group g of order r is ``orders[r, g*k:(g+1)*k]``. Returns
     ``x`` of shape (R, m, G) with x[r, i, g] = mean of system i over group g
     and ``t`` of shape (R, G) with the mean of the target over the group
-    (SPEC §7: the virtual target's group MAP).
+    (docs/numbers.md: the virtual target's group MAP).
     """
     values = np.asarray(values, dtype=float)
     target = np.asarray(target, dtype=float)
@@ -347,7 +347,7 @@ def grouped_fields(
     target_spec: str | float,
     statistic: Statistic = bias_variance,
 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
-    """Per-order SPEC §4–§5 fields after grouping (SPEC §7), vectorized over orders.
+    """Per-order docs/numbers.md fields after grouping (docs/numbers.md), vectorized over orders.
 
     ``values`` (m, n) are the (possibly minmax-normalized) per-topic scores,
     ``target`` (n,) their per-topic target, ``orders`` (R, n) topic orders.
@@ -395,7 +395,7 @@ def _repeat_block(m: int, n: int, k: int) -> int:
 
 @dataclass(frozen=True)
 class RepeatAverage:
-    """``random:K`` over R repeats (SPEC §7): the fields averaged over the
+    """``random:K`` over R repeats (docs/numbers.md): the fields averaged over the
     repeats that kept a sample, and what ratio normalization dropped."""
 
     fields: dict[str, np.ndarray]  # each (m,), the mean over the ``used`` repeats
@@ -512,11 +512,12 @@ def analyse(
     seed: int = DEFAULT_SEED,
     statistic: Statistic = bias_variance,
 ) -> Analysis:
-    """Bias–variance analysis of one measure with optional grouping and normalization (SPEC §7).
+    """Bias–variance analysis of one measure with optional grouping and normalization
+    (docs/numbers.md).
 
     ``group``: None, "difficulty:K" or "random:K" (or parsed, (kind, K));
     ``normalize``: "none", "minmax" or "ratio"; ``target``: "max", "ideal" or
-    a constant (SPEC §3); the options were validated where they were read.
+    a constant (docs/inputs.md); the options were validated where they were read.
     ``repeats`` and ``seed`` apply to random grouping only. ``statistic``
     computes the per-sample fields (default: every field of
     :func:`decompose`); with random grouping it is averaged over the repeats.

@@ -1,4 +1,4 @@
-"""Depth-k pools, engineered runs and TREC writers (SPEC §10; Cormack & Grossman 2019).
+"""Depth-k pools, engineered runs and TREC writers (docs/rankings.md; Cormack & Grossman 2019).
 
 * :func:`pool` builds depth-k pooled qrels from full qrels and the runs, to
   measure the bias of shallow pooling (Cormack & Grossman 2019 §4: depth-5

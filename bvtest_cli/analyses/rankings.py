@@ -1,4 +1,4 @@
-"""Bias and variance of system rankings (SPEC §10; Cormack & Grossman 2019).
+"""Bias and variance of system rankings (docs/rankings.md; Cormack & Grossman 2019).
 
 A test result is the ranking of m systems by their mean score over a set of
 topics. Cormack & Grossman 2019 (§2) take δ(x, y) = 1 − τ(x, y) as a distance
@@ -519,7 +519,7 @@ def ranking_accuracy(
     table: bool = True,
 ) -> RankingAccuracy:
     """|b|, σ and RMSE of each test collection's system ranking against the
-    reference (Cormack & Grossman 2019 §2–3, SPEC §10).
+    reference (Cormack & Grossman 2019 §2–3, docs/rankings.md).
 
     ``reference`` and every collection are per-topic scores (m, n) or
     (s, m, n) of the same m systems on the same n topics (the reference's); s
@@ -672,7 +672,7 @@ def evaluate_collections(
 ) -> list[CollectionScores]:
     """Evaluate every run once under the reference and every test qrels file.
 
-    Topics (SPEC §10): the reference's topics with a document of grade ≥
+    Topics (docs/rankings.md): the reference's topics with a document of grade ≥
     ``rel_level``. A topic that a test qrels file does not judge at all scores
     0 for every run there, as unjudged (one note per file); a run without a
     ranking for a topic scores 0 (trec_eval -c), as in ``evaluate_runs``.

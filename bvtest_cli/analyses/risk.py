@@ -1,4 +1,4 @@
-"""Risk-sensitive measures: URisk, TRisk, TRisk*, ZRisk and GeoRisk (SPEC §8).
+"""Risk-sensitive measures: URisk, TRisk, TRisk*, ZRisk and GeoRisk (docs/numbers.md).
 
 Pure functions over numpy arrays, following Dinçer, Macdonald & Ounis,
 "Risk-Sensitive Evaluation and Learning to Rank using Multiple Baselines"
@@ -10,7 +10,7 @@ optional leading axes (e.g. a stack of random groupings, as in decompose.py).
 Every measure returns shape (..., m, k) with k = len(alphas): alphas are
 broadcast along a trailing axis, never looped over.
 
-Undefined values are NaN; the CLI renders them as null (SPEC §12).
+Undefined values are NaN; the CLI renders them as null (docs/formats.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ Alphas = Sequence[float] | np.ndarray
 
 
 def _alphas(alphas: Alphas) -> np.ndarray:
-    """alphas as a 1-D float array; alpha >= 0 (SPEC §8: losses weigh more, never less)."""
+    """alphas as a 1-D float array; alpha >= 0 (docs/numbers.md: losses weigh more, never less)."""
     a = np.atleast_1d(np.asarray(alphas, dtype=float))
     if a.ndim != 1:
         raise ValueError(f"alphas must be 1-D, got shape {a.shape}")
@@ -77,7 +77,7 @@ def _risk_reward(v: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def has_negative(x: np.ndarray) -> bool:
-    """True when some score is negative: ZRisk/GeoRisk are then undefined (SPEC §8).
+    """True when some score is negative: ZRisk/GeoRisk are then undefined (docs/numbers.md).
 
     The chi-square expectation e = S_i T_j / N and its square root assume
     non-negative cell values (Dincer16 §3.1), so the CLI prints null instead.
@@ -87,7 +87,7 @@ def has_negative(x: np.ndarray) -> bool:
 
 @quiet
 def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """URisk of every system against one baseline run (SPEC §8, Dincer16 eq. 1).
+    """URisk of every system against one baseline run (docs/numbers.md, Dincer16 eq. 1).
 
     URisk_i = (1/n)[Σ_{δ>0} δ + (1+α) Σ_{δ<0} δ] with δ_j = x_ij − b_j.
     ``baseline`` has shape (..., n). Returns shape (..., m, k).
@@ -101,7 +101,7 @@ def urisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """TRisk = URisk / SE(URisk) against one baseline run (SPEC §8, Dincer16 eq. 2).
+    """TRisk = URisk / SE(URisk) against one baseline run (docs/numbers.md, Dincer16 eq. 2).
 
     SE = s_d / √n where d_j = δ_j if δ_j ≥ 0 else (1+α) δ_j and s_d is the
     *sample* standard deviation (n − 1), so TRisk is the paired Student t
@@ -148,12 +148,12 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """TRisk* : TRisk against the per-topic mean of all m systems (SPEC §8, Dincer16 eq. 3).
+    """TRisk* : TRisk against the per-topic mean of all m systems (docs/numbers.md, Dincer16 eq. 3).
 
     Mean_q = (1/m) Σ_i x_iq is the "unbiased baseline" of Dincer16 §2. On a
     topic where every system scores the same, Mean_q is that score exactly
     (matrix.exact_mean; the float mean of m equal values need not equal them),
-    so copies of one run get TRisk* 0, as a run against itself (SPEC §8).
+    so copies of one run get TRisk* 0, as a run against itself (docs/numbers.md).
     Returns shape (..., m, k).
     """
     x = _scores(x)
@@ -179,7 +179,8 @@ def _deviates(x: np.ndarray, st: np.ndarray, total: np.ndarray) -> np.ndarray:
 
 @quiet
 def zscores(x: np.ndarray) -> np.ndarray:
-    """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (SPEC §8, Dincer16 eq. 5).
+    """Standardised chi-square deviates z_ij = (x_ij − e_ij)/√e_ij (docs/numbers.md,
+    Dincer16 eq. 5).
 
     e_ij = S_i T_j / N with S_i the row sums, T_j the column sums and N the
     grand total. A cell with e_ij = 0 carries no information (its row or its
@@ -206,7 +207,7 @@ def zscores(x: np.ndarray) -> np.ndarray:
 
 @quiet
 def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """ZRisk with all m systems as multiple baselines (SPEC §8, Dincer16 eq. 6).
+    """ZRisk with all m systems as multiple baselines (docs/numbers.md, Dincer16 eq. 6).
 
     ZRisk_i = Σ_{z>0} z_ij + (1+α) Σ_{z<0} z_ij, z from :func:`zscores`.
     Requires x ≥ 0. Returns shape (..., m, k); an all-zero matrix gives 0.
@@ -217,7 +218,7 @@ def zrisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
 
 @quiet
 def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """ZRisk of each system on the two-row matrix [x_i; reference] (SPEC §8, Dincer16 §4.1).
+    """ZRisk of each system on the two-row matrix [x_i; reference] (docs/numbers.md, Dincer16 §4.1).
 
     With ``reference`` a baseline run this is the single-baseline ZRisk of
     Dincer16 Table 4; with the virtual target x_T[j] = max_i x_ij and α = 0
@@ -250,7 +251,7 @@ def zrisk_pair(x: np.ndarray, reference: np.ndarray, alphas: Alphas) -> np.ndarr
 
 @quiet
 def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
-    """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (SPEC §8, Dincer16 eq. 7).
+    """GeoRisk = √( mean · Φ(ZRisk / n) ) from its parts (docs/numbers.md, Dincer16 eq. 7).
 
     ``mean`` is S_i / n, shape (..., m); ``z`` the ZRisk values, shape (..., m, k);
     Φ (scipy.special.ndtr) maps ZRisk/n into [0, 1] so that both factors of the
@@ -264,7 +265,8 @@ def georisk_from(mean: np.ndarray, z: np.ndarray, n: int) -> np.ndarray:
 
 @quiet
 def georisk(x: np.ndarray, alphas: Alphas) -> np.ndarray:
-    """GeoRisk_i = √( (S_i/n) · Φ(ZRisk_i/n) ) with all systems as baselines (SPEC §8, eq. 7).
+    """GeoRisk_i = √( (S_i/n) · Φ(ZRisk_i/n) ) with all systems as baselines
+    (docs/numbers.md, Dincer16 eq. 7).
 
     Requires x ≥ 0. Returns shape (..., m, k).
     """

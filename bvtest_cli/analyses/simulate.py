@@ -1,4 +1,4 @@
-"""Per-topic bias–variance by simulated document collections (SPEC §9).
+"""Per-topic bias–variance by simulated document collections (docs/pertopic.md).
 
 Seed 000 §3.4 / §5.3.3, following Robertson & Kanoulas (SIGIR 2012): the
 collection is a sample from a document population, so a system's AP on one
@@ -16,7 +16,7 @@ documents, r of them relevant, one simulated collection is
 
 k such collections give a (system, topic, sample) cube. Sample j of every
 system forms column j of Table 3, its target is the max over systems, and
-Bias² / Var per topic are the SPEC §4 population moments over the k samples
+Bias² / Var per topic are the docs/numbers.md population moments over the k samples
 (Zhang22 eq. 12) with c = mean of the target; eqs. 13–14 average them over
 topics (Table 10), and Table 11 correlates them across systems per topic.
 
@@ -105,7 +105,7 @@ _EMPTY_INT = np.zeros(0, dtype=np.int64)
 
 
 def pair_model(run_topic: Mapping[str, float] | None, relevant: AbstractSet[str]) -> PairModel:
-    """Summarise one run's ranking for one topic (SPEC §9).
+    """Summarise one run's ranking for one topic (docs/pertopic.md).
 
     ``relevant`` holds the topic's relevant docnos (grade >= rel_level), so
     R_q = len(relevant). A run without the topic (``None`` or empty) gives a
@@ -227,7 +227,7 @@ def _nonrel_counts(rng: np.random.Generator, gaps: np.ndarray, m: np.ndarray) ->
 def sample_pairs(
     models: Sequence[PairModel], rngs: Sequence[np.random.Generator | None], k: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """k simulated AP values and r_s of each pair (SPEC §9; module docstring).
+    """k simulated AP values and r_s of each pair (docs/pertopic.md; module docstring).
 
     Pair p draws only from ``rngs[p]`` (unused, may be None, when r = 0), in
     a fixed order: Poisson r_s, the relevant copies, the non-relevant
@@ -379,7 +379,7 @@ def simulate_ap(
     jobs: int = 1,
     tick: Callable[[], None] = lambda: None,
 ) -> tuple[np.ndarray, list[int]]:
-    """Simulated AP of every system on every topic, shape (m, n_topics, k) (SPEC §9),
+    """Simulated AP of every system on every topic, shape (m, n_topics, k) (docs/pertopic.md),
     and per system the number of topics it has no ranking for.
 
     ``runs`` maps run names to runs in memory or to files (read in the worker
@@ -428,7 +428,7 @@ def _sampler(
 
 @dataclass(frozen=True)
 class PerTopicResult:
-    """Per-topic bias–variance over simulated collections (SPEC §9).
+    """Per-topic bias–variance over simulated collections (docs/pertopic.md).
 
     Arrays are indexed [topic, system]; ``mean_*`` are eqs. 13–14 of Zhang22.
     """
@@ -521,10 +521,10 @@ def pertopic(
     jobs: int = 1,
     tick: Callable[[], None] = lambda: None,
 ) -> PerTopicResult:
-    """SPEC §9 end to end: simulate k collections per pair, then analyse them.
+    """docs/pertopic.md end to end: simulate k collections per pair, then analyse them.
 
     ``topics`` defaults to the qrels topics with at least one relevant
-    document (SPEC §3), in the project's topic order (``sort_topics``).
+    document (docs/inputs.md), in the project's topic order (``sort_topics``).
     """
     if topics is None:
         topics = sort_topics(

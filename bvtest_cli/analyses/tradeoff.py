@@ -1,4 +1,4 @@
-"""The effectiveness–stability tradeoff (SPEC §6; Zhang22 §5.3, Zhang14 Table 2).
+"""The effectiveness–stability tradeoff (docs/numbers.md; Zhang22 §5.3, Zhang14 Table 2).
 
 Pearson and Spearman correlations of Bias² and Var across the m systems,
 each with a two-sided p-value for H0: no association.
@@ -56,7 +56,7 @@ class Tradeoff:
 def correlate(bias2: np.ndarray, var: np.ndarray) -> Tradeoff:
     """Correlations across systems of Bias² and Var. A strongly negative value
     means a tradeoff: the more effective systems (low Bias²) are the less stable
-    (high Var). Needs m >= 3 and non-constant vectors (SPEC §6). p-values are
+    (high Var). Needs m >= 3 and non-constant vectors (docs/numbers.md). p-values are
     exact permutation p-values for m <= 10, t-test p-values above."""
     nan = float("nan")
     bias2 = np.asarray(bias2, dtype=float)
@@ -84,7 +84,7 @@ def constant(v: np.ndarray) -> np.ndarray:
 
 @quiet
 def defined(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Where :func:`correlate` gives a correlation (SPEC §6): at least 3 systems,
+    """Where :func:`correlate` gives a correlation (docs/numbers.md): at least 3 systems,
     both vectors finite and neither constant; (..., m) → bool (...)."""
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     ok = np.isfinite(x).all(axis=-1) & np.isfinite(y).all(axis=-1)

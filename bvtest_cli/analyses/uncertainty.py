@@ -1,10 +1,11 @@
-"""Uncertainty of every bvtest number: topic bootstrap, paired tests, Pareto front (SPEC §11b).
+"""Uncertainty of every bvtest number: topic bootstrap, paired tests, Pareto front
+(docs/uncertainty.md).
 
 No paper gives the uncertainty of a Bias², a Var or a GeoRisk; this module is
 bvtest's own machinery, built from textbook pieces. Pure numpy (scipy.special
 only: importing scipy.stats costs most of a second of start-up), no I/O.
 
-Topic bootstrap (SPEC §11b). B resamples of the n topics with replacement.
+Topic bootstrap (docs/uncertainty.md). B resamples of the n topics with replacement.
 A resample keeps whole columns of the (m, n) matrix — a topic drawn twice
 counts twice — so the virtual target x_T of a drawn topic is unchanged, while
 c (mean of x_T over the resample) and every field are recomputed on it. The
@@ -41,7 +42,7 @@ Intervals (level 1 − 2α, α = (1 − level)/2):
   Which method a field uses by default is declared with the field
   (``Field.interval`` in the registry).
 
-Decisions (SPEC is silent; the README states them):
+Decisions (no paper states them; docs/decisions.md and docs/uncertainty.md do):
 
 - Undefined replicates (NaN, e.g. a correlation on a resample where Var is
   the same for every run): the interval is taken over the finite replicates,
@@ -137,7 +138,7 @@ def iter_bootstrap_indices(n: int, B: int, seed: int, block: int) -> Iterator[np
 
 
 def bootstrap_indices(n: int, B: int, seed: int, block: int = 1024) -> np.ndarray:
-    """B resamples of range(n) with replacement, shape (B, n), seeded (SPEC §11b).
+    """B resamples of range(n) with replacement, shape (B, n), seeded (docs/uncertainty.md).
 
     Row b lists the topics of resample b; ``block`` only bounds the size of
     each draw and never changes the matrix.
@@ -967,7 +968,7 @@ def correlation_distribution(
     correlations_by_name: Mapping[str, np.ndarray], level: float = 0.95
 ) -> dict[str, CorrelationSummary]:
     """Distribution of per-repeat correlations, e.g. the Pearson and Spearman
-    correlation of Bias² and Var in each random-grouping repeat (SPEC §7):
+    correlation of Bias² and Var in each random-grouping repeat (docs/numbers.md):
     name → (R,) values (NaN where undefined) → mean and the α / 1 − α
     quantiles (2.5 % / 97.5 % for level 0.95; numpy's linear interpolation)
     over the repeats where it is defined; NaN when it is defined in none."""

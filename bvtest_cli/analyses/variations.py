@@ -1,4 +1,4 @@
-"""Mean–variance evaluation over query variations (SPEC §11).
+"""Mean–variance evaluation over query variations (docs/variations.md).
 
 Zuccon, Palotti & Hanbury, "Query variations and their effect on comparing
 information retrieval systems" (CIKM 2016; cited below as Zuccon et al.
@@ -9,7 +9,7 @@ query that user k issued for topic i, w_i the weight of topic i, and
     σ² = var_k Σ_i w_i r[k, i]                        (eqs. 1, 3; = eq. 4)
     O  = μ − α σ²                                     (eq. 5)
 
-α > 0 prefers stable systems, α < 0 unstable ones. Three modes (SPEC §11):
+α > 0 prefers stable systems, α < 0 unstable ones. Three modes (docs/variations.md):
 
 * ``general`` (§4.1): user slots k shared by every topic, as above;
 * ``intra`` (§4.2, eq. 8): each topic on its own, mean and variance over
@@ -526,7 +526,7 @@ class Crossover:
 
 @dataclass(frozen=True)
 class VariationsResult:
-    """Mean–variance evaluation of one measure (SPEC §11).
+    """Mean–variance evaluation of one measure (docs/variations.md).
 
     general / inter: ``mu``, ``var`` (m,), ``o`` (m, A), ``tau``, ``tau_ap``
     (A,), ``topic_tau`` and ``topic_tau_ap`` None. intra: ``mu``, ``var``

@@ -25,7 +25,7 @@ R = TypeVar("R")  # a report: anything with .prefixed(notes)
 
 def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
-    (SPEC §1–§3), and the notes about the inputs."""
+    (docs/inputs.md, docs/measures.md), and the notes about the inputs."""
     notes: list[str] = []
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)

@@ -1,4 +1,4 @@
-"""Reading TREC files: runs, qrels and where they come from (SPEC §1).
+"""Reading TREC files: runs, qrels and where they come from (docs/inputs.md).
 
 ``sources`` says what a path means (a file, a directory of runs, ``-``) and
 how one field of a line is read; ``fields`` is the vectorised reader of

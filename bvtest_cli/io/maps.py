@@ -111,7 +111,7 @@ class VariationMap:
 
 
 def read_variations(path: str) -> VariationMap:
-    """Parse ``variation_id topic_id [user]`` lines (SPEC §11).
+    """Parse ``variation_id topic_id [user]`` lines (docs/variations.md).
 
     The first line fixes whether there is a user column. A variation listed
     twice with the same topic and user is accepted; with different ones it
@@ -177,7 +177,7 @@ def query_ids(sources: Sequence[Source]) -> list[str]:
 
 @dataclass(frozen=True)
 class Weights:
-    """Raw topic weights as read (SPEC §11 ``--weights``)."""
+    """Raw topic weights as read (docs/variations.md ``--weights``)."""
 
     label: str
     weight: dict[str, float]

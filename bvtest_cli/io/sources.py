@@ -1,4 +1,4 @@
-"""Sources of runs and qrels, their names, and the line-by-line field rules (SPEC §1).
+"""Sources of runs and qrels, their names, and the line-by-line field rules (docs/inputs.md).
 
 What a path means (a file, a directory of runs, ``-`` for standard input,
 gzip by name or content), how a run is named, and how one field of a line is
@@ -93,7 +93,7 @@ class Source:
 
 
 def system_name(path: str) -> str:
-    """SPEC §1: the file name without directory and without a trailing ``.gz``."""
+    """docs/inputs.md: the file name without directory and without a trailing ``.gz``."""
     if path == STDIN:
         return "stdin"
     descriptor = re.fullmatch(r"/(?:dev|proc/(?:self|\d+))/fd/(\d+)", os.path.normpath(path))

@@ -1,4 +1,4 @@
-"""Readers and writers for TREC runs, qrels and long-format score files (SPEC §1).
+"""Readers and writers for TREC runs, qrels and long-format score files (docs/inputs.md).
 
 Every reader raises :class:`~bvtest_cli.errors.InputError` carrying the file
 and line of the first malformed line; the CLI turns it into one line on stderr
@@ -78,7 +78,7 @@ from .sources import (
 
 
 def read_run(source: Source) -> Run:
-    """Parse a TREC run ``qid Q0 docno rank score tag`` (SPEC §1)."""
+    """Parse a TREC run ``qid Q0 docno rank score tag`` (docs/inputs.md)."""
     data = read_bytes(source.path)
     _check_nonempty(data, source.label)
     run = _parse_run_fast(data)
@@ -222,7 +222,7 @@ class QrelsFile:
         return list(self._qrels) if self._qrels is not None else list(self.table.topics)
 
     def relevant_topics(self, rel_level: int) -> list[str]:
-        """Topics with at least one document of grade >= rel_level (SPEC §3)."""
+        """Topics with at least one document of grade >= rel_level (docs/inputs.md)."""
         if self._qrels is not None:
             return [
                 t for t, docs in self._qrels.items() if any(g >= rel_level for g in docs.values())
@@ -233,7 +233,7 @@ class QrelsFile:
 
 
 def read_qrels(path: str) -> QrelsFile:
-    """Parse qrels ``qid iter docno rel`` with integer (graded) rel (SPEC §1),
+    """Parse qrels ``qid iter docno rel`` with integer (graded) rel (docs/inputs.md),
     or a sampled collection in NIST sample_eval.pl's layout ``qid iter docno
     stratum rel`` (rel −1: pooled, not judged). The first line decides the
     layout; every line must then have its number of fields."""
@@ -442,7 +442,7 @@ class RunColumns:
 
 
 def read_run_columns(source: Source) -> RunColumns:
-    """Parse a TREC run (SPEC §1) into columns; the same checks and errors as
+    """Parse a TREC run (docs/inputs.md) into columns; the same checks and errors as
     :func:`read_run`."""
     data = read_bytes(source.path)
     _check_nonempty(data, source.label)

@@ -1,4 +1,4 @@
-"""Runs + qrels → one ScoreMatrix per measure (SPEC §2–§3).
+"""Runs + qrels → one ScoreMatrix per measure (docs/measures.md, docs/inputs.md).
 
 Per-topic scores come from ir_measures, except ERR@k, which ir_measures only
 serves through gdeval.pl (a perl process per run, integer topic ids only).
@@ -110,7 +110,7 @@ def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec
     or as trec_eval names (``map``, ``ndcg_cut.10``, ``P.5,10``), printed
     under their ir_measures names.
 
-    ``-l L`` (SPEC §2) sets ``rel=L`` on every measure whose ``rel`` parameter
+    ``-l L`` (docs/measures.md) sets ``rel=L`` on every measure whose ``rel`` parameter
     is a relevance threshold (default 1: AP, P, R, RR, ...) and was not given
     explicitly; measures whose ``rel`` is not a threshold by default are left
     alone (RBP: graded gains; NumRet: every retrieved document).
@@ -644,7 +644,7 @@ def topic_set(
     role: str = "qrels",
     sampled_topics: str = "judged",
 ) -> list[str]:
-    """The topics every analysis uses (SPEC §3): the qrels topics with a
+    """The topics every analysis uses (docs/inputs.md): the qrels topics with a
     document of grade >= ``rel_level``; the others are dropped with a note
     naming them (``role``: how the qrels file is called there).
     ``sampled_topics="all"``: every qrels topic, as NIST's sample_eval.pl
@@ -705,7 +705,7 @@ def evaluate_runs(
     on_unknown: Callable[[set[str]], None] | None = None,
     sampled_topics: str = "judged",
 ) -> list[ScoreMatrix]:
-    """Evaluate every run and build one ScoreMatrix per measure (SPEC §3).
+    """Evaluate every run and build one ScoreMatrix per measure (docs/inputs.md).
 
     Topic set: qrels topics with at least one document of grade >= rel_level;
     a run without a ranking for such a topic scores 0 there (trec_eval -c);

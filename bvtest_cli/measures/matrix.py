@@ -1,4 +1,4 @@
-"""The systems × topics score matrix and the virtual target (SPEC §3)."""
+"""The systems × topics score matrix and the virtual target (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class ScoreMatrix:
 
     @property
     def target(self) -> np.ndarray:
-        """The virtual target x_T[j] = max_i x[i, j] over all systems (SPEC §3)."""
+        """The virtual target x_T[j] = max_i x[i, j] over all systems (docs/inputs.md)."""
         return virtual_target(self.values)
 
 
@@ -76,7 +76,7 @@ def exact_mean(a: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def target_constant(target: np.ndarray, spec: str | float) -> np.ndarray | float:
-    """The constant c that Bias² is measured against (SPEC §3).
+    """The constant c that Bias² is measured against (docs/inputs.md).
 
     ``"max"``: c = mean of the virtual target over the last axis (topics or
     samples), exact when the target is constant (:func:`exact_mean`), so that a

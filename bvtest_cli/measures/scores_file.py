@@ -1,5 +1,5 @@
 """Long-format scores files (system, topic, measure, value): a cache of the
-measures, read straight into score matrices (SPEC §1)."""
+measures, read straight into score matrices (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .matrix import ScoreMatrix
 
 def read_scores(path: str, note: Note = _ignore, measure: str | None = None) -> list[ScoreMatrix]:
     """Parse ``system topic measure value`` lines into one matrix per measure,
-    measures in order of first appearance (SPEC §1). A missing cell scores 0
+    measures in order of first appearance (docs/inputs.md). A missing cell scores 0
     (with a note), as a run missing a topic does.
 
     A wide CSV matrix (:mod:`bvtest_cli.io.wide_scores`: a header of run

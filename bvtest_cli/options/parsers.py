@@ -70,7 +70,7 @@ def parse_compare_fields(text: str | None) -> tuple[str, ...] | None:
 
 
 def parse_alphas(text: str, *, negative: bool = False) -> tuple[str, ...]:
-    """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (SPEC §12).
+    """``0,1,5,10`` → ("0", "1", "5", "10"): keys stay as written (docs/formats.md).
     Two alphas that are the same number are an error, however written."""
     alphas = tuple(a.strip() for a in text.split(","))
     if not any(alphas):
@@ -103,7 +103,7 @@ def parse_variation_alphas(text: str) -> tuple[str, ...]:
 
 def parse_baseline(value: str | None) -> str | None:
     """A run name, or the path of a run file as typed (``sample_runs/sys003``,
-    ``runs/x.run.gz``): both name the system by the rule of SPEC §1."""
+    ``runs/x.run.gz``): both name the system by the rule of docs/inputs.md."""
     if value is None:
         return None
     if not value.strip():

@@ -1,4 +1,4 @@
-"""Reports → text: trec (default), table, tsv, csv, json (SPEC §12).
+"""Reports → text: trec (default), table, tsv, csv, json (docs/formats.md).
 
 One renderer for every command. The layout comes from the report's types
 (:mod:`bvtest_cli.report.model`) and the field registry: a :class:`Table` prints a

@@ -30,9 +30,9 @@ class Field:
     """One reported quantity.
 
     ``basis`` says what a per-system field is computed over: ``"samples"``
-    (topics, or topic groups with ``--group``: SPEC §4–§5, §7) or
+    (topics, or topic groups with ``--group``: docs/numbers.md) or
     ``"topics"`` (the per-topic matrix after normalization: the risk
-    measures, SPEC §8, are not defined over groups). ``nonnegative`` fields
+    measures, docs/numbers.md, are not defined over groups). ``nonnegative`` fields
     are undefined (null) when a score is negative (ZRisk's chi-square
     expectation needs x >= 0).
     """
@@ -73,7 +73,7 @@ def _risk(name: str) -> Compute:
 
 
 def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
-    """A risk measure (SPEC §8): alpha-indexed, over the per-topic matrix,
+    """A risk measure (docs/numbers.md): alpha-indexed, over the per-topic matrix,
     computed by the ``Inputs`` method of the same name."""
     return Field(name, meaning, cite, alpha=True, compute=_risk(name), basis="topics", **kwargs)
 
@@ -193,7 +193,7 @@ SYSTEM_FIELDS: tuple[Field, ...] = (
 
 # --------------------------------------------------------------------------- per measure
 
-N_TOPICS = Field("n_topics", "topics used, after any drops", "SPEC §3")
+N_TOPICS = Field("n_topics", "topics used, after any drops", "docs/inputs.md")
 N_GROUPS = Field("n_groups", "topic groups used (--group)", "Zhang22 §3.3")
 C = Field("c", "the constant Bias² is measured against", "Zhang22 eq. 7")
 N_SYSTEMS = Field("n_systems", "runs analysed")
@@ -394,7 +394,7 @@ BUDGET_REFERENCE_FIELDS: tuple[Field, ...] = (
 
 
 # =========================================================================== variations
-# `bvtest variations` (SPEC §11; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
+# `bvtest variations` (docs/variations.md; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
 # Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from Inputs,
 # and `var` here is the portfolio variance, not the bias–variance Var above
 # (same JSON key, another quantity, hence a Field of its own).
@@ -465,7 +465,7 @@ PARETO = Field(
     "pareto",
     "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
     "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
-    "SPEC §11b",
+    "docs/uncertainty.md",
     table=True,
     compute=_pareto,
     basis="fields",

@@ -1,4 +1,4 @@
-"""CI gates of ``bvtest check`` (SPEC §12): parse, evaluate and print one gate.
+"""CI gates of ``bvtest check`` (docs/formats.md): parse, evaluate and print one gate.
 
 A gate is ``MEASURE:FIELD[.END][@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``,
 ``nDCG@10:mse<=bm25.run``, ``ERR@20:georisk@5>=bm25.run`` or ``AP:mse.hi<=0.06``:

@@ -1,4 +1,4 @@
-"""``bvtest compare``: paired tests of runs over the same topics (SPEC §11b).
+"""``bvtest compare``: paired tests of runs over the same topics (docs/uncertainty.md).
 
 For each measure and each pair (a, b) the difference a − b in mean, Var, MSE
 and GeoRisk at every alpha, with a paired topic-bootstrap interval and

@@ -37,8 +37,8 @@ class Inputs:
 
     ``samples`` are the scores the decomposition sees (topics, or topic
     groups), with their ``target``, constant ``c`` and optional ``keep`` mask
-    (SPEC §4–§5, §7); ``topics`` the per-topic matrix after normalization that
-    the risk measures see (SPEC §8), with ``alphas`` and the ``baseline`` row.
+    (docs/numbers.md); ``topics`` the per-topic matrix after normalization that
+    the risk measures see (docs/numbers.md), with ``alphas`` and the ``baseline`` row.
     """
 
     samples: np.ndarray | None = None
@@ -104,7 +104,7 @@ def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statist
 def topic_fields(
     m: ScoreMatrix, fields: Sequence[Field], alphas: np.ndarray, baseline: int | None
 ) -> tuple[dict[str, np.ndarray], list[str]]:
-    """The topics-basis fields (risk measures, SPEC §8) on the per-topic matrix."""
+    """The topics-basis fields (risk measures, docs/numbers.md) on the per-topic matrix."""
     chosen = [f for f in fields if f.basis == "topics"]
     x = m.values
     nan = np.full((x.shape[0], len(alphas)), np.nan)
@@ -141,10 +141,10 @@ def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
 def analyse(
     m: ScoreMatrix, s: Settings, sampling: np.ndarray | None = None
 ) -> tuple[Section, list[str]]:
-    """SPEC §4–§8 for one measure: the block of ``bvtest eval``, and its notes.
+    """docs/numbers.md for one measure: the block of ``bvtest eval``, and its notes.
 
     With ``--ci`` every numeric per-system field and the tradeoff correlations
-    get a topic-bootstrap interval (SPEC §11b, :func:`field_intervals`); with
+    get a topic-bootstrap interval (docs/uncertainty.md, :func:`field_intervals`); with
     ``--group random:K`` the block also holds the distribution of the
     per-repeat tradeoff correlations (``tradeoff_repeats``). ``sampling``:
     the (m, n) sampling variances of a sampled measure's estimates, for
@@ -314,7 +314,7 @@ def registry_statistic(
     nonnegative: bool = True,
     ddof: int = 0,
 ):
-    """The topic-bootstrap statistic (SPEC §11b): every field of ``fields`` that
+    """The topic-bootstrap statistic (docs/uncertainty.md): every field of ``fields`` that
     has a numeric value, and the tradeoff correlations, of scores (..., m, n).
 
     It is the registry itself: each field's ``compute`` over an :class:`Inputs`
@@ -372,7 +372,7 @@ def field_intervals(
     per_topic: ScoreMatrix, fields: Sequence[Field], s: Settings, base: int | None
 ) -> dict[str, np.ndarray]:
     """``--ci``: the topic-bootstrap interval of every per-system field and of
-    the tradeoff correlations, name → array (..., 2) of (lo, hi) (SPEC §11b).
+    the tradeoff correlations, name → array (..., 2) of (lo, hi) (docs/uncertainty.md).
 
     The bootstrap resamples the topics of the per-topic matrix after
     normalization (minmax and ratio are per topic, so normalizing then

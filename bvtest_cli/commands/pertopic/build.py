@@ -15,7 +15,7 @@ from ..eval.build import tradeoff_section
 
 
 def pertopic_report(result, measure: str, s: Settings) -> Report:
-    """The report of ``bvtest pertopic`` (SPEC §9; Zhang22 Tables 10–11).
+    """The report of ``bvtest pertopic`` (docs/pertopic.md; Zhang22 Tables 10–11).
 
     Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
     correlation; per topic the Pearson correlation of Bias² and Var across

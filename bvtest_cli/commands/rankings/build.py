@@ -1,4 +1,4 @@
-"""`bvtest rankings` (SPEC §10): read the inputs, evaluate
+"""`bvtest rankings` (docs/rankings.md): read the inputs, evaluate
 (:func:`~bvtest_cli.analyses.rankings.evaluate_collections`), run the pure
 estimators (:func:`~bvtest_cli.analyses.rankings.ranking_accuracy`) and build
 the report: |b|, σ and RMSE of every test collection's system ranking against
@@ -59,7 +59,7 @@ def _sample_files(paths: tuple[str, ...], note: Callable[[str], None]) -> list[s
 def rankings_report(s: Settings) -> Report:
     """Evaluate the runs under the reference and every test collection, and
     report the accuracy of each collection's ranking (Cormack & Grossman 2019
-    §2–3, SPEC §10)."""
+    §2–3, docs/rankings.md)."""
     assert s.reference is not None
     ref_name, (ref_path,) = s.reference
     if any(name == ref_name for name, _ in s.collections):

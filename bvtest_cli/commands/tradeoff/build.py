@@ -1,4 +1,4 @@
-"""The effectiveness–stability tradeoff table (SPEC §6–§7; Zhang22 Table 9,
+"""The effectiveness–stability tradeoff table (docs/numbers.md; Zhang22 Table 9,
 Zhang14 Table 2).
 
 For every measure, the Pearson and Spearman correlation (with two-sided

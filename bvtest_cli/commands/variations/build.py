@@ -1,4 +1,4 @@
-"""``bvtest variations``: inputs → mean–variance analysis → one Report (SPEC §11).
+"""``bvtest variations``: inputs → mean–variance analysis → one Report (docs/variations.md).
 
 The report of one measure (the JSON keys; Zuccon16 = Zuccon, Palotti &
 Hanbury, CIKM 2016):

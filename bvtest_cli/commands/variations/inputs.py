@@ -1,4 +1,4 @@
-"""Inputs of the query-variations analysis (SPEC §11): qrels keyed by topic
+"""Inputs of the query-variations analysis (docs/variations.md): qrels keyed by topic
 expanded to variation ids, and the design (which topic and user slot each
 evaluated variation belongs to). The map and weights files are read by
 :mod:`bvtest_cli.io.maps`.
@@ -61,7 +61,7 @@ def split_map(ids: Iterable[str], sep: str, note: Note = _ignore) -> VariationMa
 
 
 def default_mode(vmap: VariationMap | None) -> str:
-    """SPEC §11: general when the map names users, intra with a map (or
+    """docs/variations.md: general when the map names users, intra with a map (or
     --split), inter without one."""
     if vmap is None:
         return "inter"
@@ -76,8 +76,8 @@ def expand_qrels(
     qrels_file: QrelsFile, vmap: VariationMap, rel_level: int = 1, note: Note = _ignore
 ) -> QrelsFile:
     """Qrels keyed by variation id: every variation gets its topic's judgments
-    (SPEC §11). Only topics with a relevant document (grade >= rel_level) are
-    kept (SPEC §3); map topics without one, or absent from the qrels, are
+    (docs/variations.md). Only topics with a relevant document (grade >= rel_level) are
+    kept (docs/inputs.md); map topics without one, or absent from the qrels, are
     dropped with their variations (one note each rule)."""
     relevant = set(qrels_file.relevant_topics(rel_level))
     topics = dict.fromkeys(vmap.topic.values())
@@ -112,7 +112,7 @@ def expand_qrels(
 
 def build_design(columns: Sequence[str], vmap: VariationMap | None, mode: str) -> Design:
     """Which topic (and user slot) each column of the per-variation matrix
-    belongs to, checked against what ``mode`` needs (SPEC §11):
+    belongs to, checked against what ``mode`` needs (docs/variations.md):
 
     * inter: one query per topic (without a map the columns are the topics);
     * intra: any number of variations per topic (slots are their order);
@@ -238,7 +238,7 @@ def _check_mode(vmap: VariationMap | None, mode: str) -> None:
 def load(s: Settings) -> Loaded:
     """QRELS + RUNS (qrels by topic, expanded to the variations of the map) or
     ``--scores FILE`` (the topic column holds variation ids) → one matrix per
-    measure, with the notes of SPEC §3 said of variations: variations in the
+    measure, with the notes of docs/inputs.md said of variations: variations in the
     runs but not in the map, topics without relevant documents, variations a
     run did not answer (they score 0)."""
     from ...defaults import DEFAULT_MEASURES
