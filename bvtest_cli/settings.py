@@ -37,6 +37,7 @@ class Settings:
     fmt: str = "trec"
     digits: int = 4
     samples: int = 100
+    draws: int = 1  # `sample`, `budget`: samples of the judgments drawn
     random_size: int = 10
     difficulty_size: int = 5
     gates: tuple[str, ...] = ()

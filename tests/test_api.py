@@ -68,9 +68,9 @@ CASES.update(
     {
         "rankings": (
             ("rankings", "--reference", Q, "--collection", f"X={Q}", "--collection", f"Y={Q}",
-             "--samples", "50", R),
+             "--bootstrap", "50", R),
             lambda: bvtest.rankings(runs=R, reference=Q, collections=[f"X={Q}", f"Y={Q}"],
-                                    samples=50),
+                                    bootstrap=50),
         ),
         "pool": (("pool", "--depth", "5", Q, R), lambda: bvtest.pool(Q, R, depth=5)),
         "permute": (("permute", "--out", PERM_CLI, Q, R),
@@ -103,13 +103,13 @@ CASES["compare-pair"] = (
 # sample (files in --out), budget (Experiment 1, small).
 SAMPLE_CLI, SAMPLE_API = "tests/api-sample-cli", "tests/api-sample"
 CASES["sample"] = (
-    ("sample", "--budget", "5", "--repeats", "2", "--out", SAMPLE_CLI, Q, R),
-    lambda: bvtest.sample(Q, R, budgets=5, repeats=2, output=SAMPLE_API),
+    ("sample", "--budget", "5", "--draws", "2", "--out", SAMPLE_CLI, Q, R),
+    lambda: bvtest.sample(Q, R, budgets=5, draws=2, output=SAMPLE_API),
 )
 CASES["budget"] = (
-    ("budget", "--budget", "5,9", "--repeats", "3", "--samples", "30", "--methods",
+    ("budget", "--budget", "5,9", "--draws", "3", "--bootstrap", "30", "--methods",
      "statAP,hedge", Q, R),
-    lambda: bvtest.budget(Q, R, budgets=[5, 9], repeats=3, samples=30,
+    lambda: bvtest.budget(Q, R, budgets=[5, 9], draws=3, bootstrap=30,
                           methods=["statAP", "hedge"]),
 )  # fmt: skip
 CASES["design"] = (

@@ -54,7 +54,7 @@ def scores_of(bvtest, qrels, measures: str) -> dict[tuple[str, str, str], float]
 @pytest.mark.parametrize("method,budget", [("pps", 20), ("uniform", 7), ("mtf", 15), ("hedge", 15)])
 def test_sample_budgets_are_exact(bvtest, tmp_path, method, budget):
     out = tmp_path / "s"
-    proc = bvtest("sample", "--method", method, "--budget", budget, "--repeats", 2,
+    proc = bvtest("sample", "--method", method, "--budget", budget, "--draws", 2,
                   "--out", out, QRELS, RUNS)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
@@ -78,7 +78,7 @@ def test_sample_budgets_are_exact(bvtest, tmp_path, method, budget):
 
 def test_same_seed_same_bytes(bvtest, tmp_path):
     for name in ("a", "b"):
-        proc = bvtest("sample", "--method", "pps", "--budget", 10, "--repeats", 2, "--seed", 3,
+        proc = bvtest("sample", "--method", "pps", "--budget", 10, "--draws", 2, "--seed", 3,
                       "--out", tmp_path / name, QRELS, RUNS)  # fmt: skip
         assert proc.returncode == 0, proc.stderr
     for f in ("pps.001.qrels", "pps.002.qrels"):
@@ -142,11 +142,9 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
 
 def test_rankings_reads_a_directory_of_samples(bvtest, tmp_path):
     out = tmp_path / "pps"
-    assert (
-        bvtest("sample", "--budget", 10, "--repeats", 3, "--out", out, QRELS, RUNS).returncode == 0
-    )
+    assert bvtest("sample", "--budget", 10, "--draws", 3, "--out", out, QRELS, RUNS).returncode == 0
     listed = ",".join(str(out / f"pps.{i:03d}.qrels") for i in (1, 2, 3))
-    common = ("rankings", "-m", "statAP", "--samples", 50, "-f", "json", "--reference", QRELS)
+    common = ("rankings", "-m", "statAP", "--bootstrap", 50, "-f", "json", "--reference", QRELS)
     by_dir = bvtest(*common, "--collection", f"pps={out}", RUNS)
     by_list = bvtest(*common, "--collection", f"pps={listed}", RUNS)
     assert by_dir.returncode == 0, by_dir.stderr
@@ -155,7 +153,7 @@ def test_rankings_reads_a_directory_of_samples(bvtest, tmp_path):
 
 
 def test_budget_json_schema_and_table(bvtest):
-    proc = bvtest("budget", "--budget", "10,40", "--repeats", 4, "--samples", 40, "-f", "json",
+    proc = bvtest("budget", "--budget", "10,40", "--draws", 4, "--bootstrap", 40, "-f", "json",
                   QRELS, RUNS)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -169,13 +167,13 @@ def test_budget_json_schema_and_table(bvtest):
     # pps judges min(N, pool) per topic over the 29 topics: 29·10 at scale 1
     pps = [c for c in cells if c["method"] == "statAP" and c["budget"] == 10]
     assert {c["assessments"] for c in pps} == {290, 1160}
-    table = bvtest("budget", "--budget", 10, "--repeats", 2, "--samples", 20, "-f", "table",
+    table = bvtest("budget", "--budget", 10, "--draws", 2, "--bootstrap", 20, "-f", "table",
                    QRELS, RUNS)  # fmt: skip
     assert table.returncode == 0 and "topics_scale" in table.stdout and "hedge" in table.stdout
 
 
 def test_budget_is_deterministic_and_engineered_doubles_the_runs(bvtest):
-    args = ("budget", "--budget", 10, "--repeats", 3, "--samples", 30, "--topics-scale", 1,
+    args = ("budget", "--budget", 10, "--draws", 3, "--bootstrap", 30, "--topics-scale", 1,
             "--methods", "statAP,depth", "-f", "json")  # fmt: skip
     a = bvtest(*args, "-j", 1, QRELS, RUNS)
     b = bvtest(*args, "-j", 2, QRELS, RUNS)
@@ -232,7 +230,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
 
 def test_robust_budget_findings(bvtest, shared_data):
     robust = shared_data / "robust2003"
-    proc = bvtest("budget", "--quiet", "--budget", "25,100", "--repeats", 10, "--samples", 200,
+    proc = bvtest("budget", "--quiet", "--budget", "25,100", "--draws", 10, "--bootstrap", 200,
                   "-f", "json", robust / "qrels.txt", robust / "runs")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -254,8 +252,8 @@ def test_robust_budget_findings(bvtest, shared_data):
 
 def test_budget_refuses_what_cannot_fit(bvtest, monkeypatch):
     monkeypatch.setenv("BVTEST_MEMORY_MB", "1")
-    proc = bvtest("budget", "--repeats", 100, QRELS, RUNS)
-    assert_one_line_error(proc, "--repeats 100", "more than the limit")
+    proc = bvtest("budget", "--draws", 100, QRELS, RUNS)
+    assert_one_line_error(proc, "--draws 100", "more than the limit")
 
 
 def test_budget_bad_input(bvtest, tmp_path):

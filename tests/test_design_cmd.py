@@ -323,7 +323,7 @@ def four_times(tmp_path_factory) -> dict:
     robust = SHARED / "data" / "robust2003"
     if not robust.is_dir():
         pytest.skip("../shared/data/robust2003 is not present")
-    proc = run_bvtest("budget", "--quiet", "--budget", "25,100", "--repeats", 5, "--samples", 100,
+    proc = run_bvtest("budget", "--quiet", "--budget", "25,100", "--draws", 5, "--bootstrap", 100,
                       "--topics-scale", "1,4", "-f", "json", robust / "qrels.txt",
                       robust / "runs")  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -44,9 +44,9 @@ SMALL_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "rankings": (("--reference", Q, "--collection", f"X={Q}", "--samples", "20", R), ()),
     "pool": (("--depth", "3", Q, R), ()),
     "permute": (("--out", "perm", Q, R), ("perm",)),
-    "sample": (("--budget", "5", "--repeats", "1", "--out", "samples", Q, R), ("samples",)),
+    "sample": (("--budget", "5", "--draws", "1", "--out", "samples", Q, R), ("samples",)),
     "budget": (
-        ("--budget", "5", "--repeats", "2", "--samples", "20", "--methods", "statAP", Q, R),
+        ("--budget", "5", "--draws", "2", "--bootstrap", "20", "--methods", "statAP", Q, R),
         (),
     ),
     "variations": (("-m", "AP", Q, R), ()),

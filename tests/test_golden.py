@@ -143,17 +143,17 @@ def _cases() -> dict[str, tuple[str, ...]]:
     # rankings, pool, permute (POOLS/: depth-5 and depth-20 pools of the sample track).
     rankings = (
         "rankings", "--reference", "qrels/qrels.txt", "--collection", "depth5=POOLS/d5.qrels",
-        "--collection", "POOLS/d20.qrels", "--samples", "200",
+        "--collection", "POOLS/d20.qrels", "--bootstrap", "200",
     )  # fmt: skip
     for fmt in (*FORMATS, "latex", "markdown"):
         cases[f"rankings-{fmt}"] = (*rankings, "-f", fmt, "sample_runs/")
     cases["rankings-one"] = (
         "rankings", "--reference", "G=qrels/qrels.txt", "--collection", "qrels/qrels.txt",
-        "-m", "nDCG@10", "--topics", "58", "--samples", "300", "--seed", "7", "sample_runs/",
+        "-m", "nDCG@10", "--topics", "58", "--bootstrap", "300", "--seed", "7", "sample_runs/",
     )  # fmt: skip
     cases["rankings-qrels-samples"] = (
         "rankings", "--reference", "qrels/qrels.txt", "--collection",
-        "S=POOLS/d5.qrels,POOLS/d20.qrels", "-m", "P@10", "-l", "2", "--samples", "100",
+        "S=POOLS/d5.qrels,POOLS/d20.qrels", "-m", "P@10", "-l", "2", "--bootstrap", "100",
         "-f", "json", "sample_runs/",
     )  # fmt: skip
     cases["pool"] = ("pool", "--depth", "5", "qrels/qrels.txt", "sample_runs/")

@@ -218,7 +218,7 @@ def test_rankings_page_has_bars_per_collection(tmp_path):
     for depth in (5, 20):
         proc = run_bvtest("pool", "--depth", depth, SAMPLE_QRELS, SAMPLE_RUNS)
         (tmp_path / f"d{depth}.qrels").write_text(proc.stdout)
-    args = ("rankings", "--reference", f"G={SAMPLE_QRELS}", "--samples", "200",
+    args = ("rankings", "--reference", f"G={SAMPLE_QRELS}", "--bootstrap", "200",
             "--collection", f"d5={tmp_path / 'd5.qrels'}",
             "--collection", f"d20={tmp_path / 'd20.qrels'}", SAMPLE_RUNS)  # fmt: skip
     page, text = page_of(*args)
@@ -359,7 +359,7 @@ def test_compare_grid_marks_the_significant_pairs():
 
 
 def test_budget_page_charts_each_scale_and_repeats_the_keys():
-    args = ("budget", "--budget", "10,40", "--repeats", "3", "--samples", "60",
+    args = ("budget", "--budget", "10,40", "--draws", "3", "--bootstrap", "60",
             SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
     _, text = page_of(*args)
     document = json_of(*args)

@@ -20,22 +20,22 @@ Q, R = SAMPLE_QRELS, SAMPLE_RUNS
 
 def test_sample_refuses_a_billion_repeats_before_writing(bvtest, tmp_path):
     start = time.monotonic()
-    proc = bvtest("sample", "--repeats", 10**9, "--budget", 10, "--out", tmp_path / "o", Q, R)
-    assert_one_line_error(proc, "--repeats 1000000000", "more than the limit")
+    proc = bvtest("sample", "--draws", 10**9, "--budget", 10, "--out", tmp_path / "o", Q, R)
+    assert_one_line_error(proc, "--draws 1000000000", "more than the limit")
     assert time.monotonic() - start < 30
     assert list(tmp_path.iterdir()) == []
 
 
 def test_budget_huge_strata_is_no_traceback(bvtest):
     proc = bvtest("budget", "--strata", 10**12, "--budget", 5, "--methods", "statAP",
-                  "--repeats", 2, "--samples", 2, "--topics-scale", 1, Q, R)  # fmt: skip
+                  "--draws", 2, "--bootstrap", 2, "--topics-scale", 1, Q, R)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "--strata 1000000000000" in proc.stderr and "budget 5: 5" in proc.stderr
 
 
 def test_budget_blames_samples_for_the_bootstrap(bvtest):
-    proc = bvtest("budget", "--samples", 10**9, "--budget", 10, "--repeats", 2, Q, R)
-    assert_one_line_error(proc, "--samples 1000000000")
+    proc = bvtest("budget", "--bootstrap", 10**9, "--budget", 10, "--draws", 2, Q, R)
+    assert_one_line_error(proc, "--bootstrap 1000000000")
 
 
 def environment(**variables: str) -> dict[str, str]:
@@ -46,7 +46,7 @@ def environment(**variables: str) -> dict[str, str]:
 @pytest.mark.parametrize("value", ["0", "-5", "nan", "lots"])
 def test_a_memory_limit_that_is_no_positive_number_is_an_error(value):
     proc = subprocess.run(
-        [bvtest_executable(), "budget", "--budget", "10", "--repeats", "2", "--samples", "2",
+        [bvtest_executable(), "budget", "--budget", "10", "--draws", "2", "--bootstrap", "2",
          str(Q), str(R)],
         capture_output=True, text=True, env=environment(BVTEST_MEMORY_MB=value),
     )  # fmt: skip
@@ -75,7 +75,7 @@ def peak_of(args: list, limit_mb: float) -> tuple[subprocess.CompletedProcess, i
 
 
 def test_the_topics_scale_estimate_bounds_the_peak():
-    args = ["budget", "--quiet", "--budget", 10, "--repeats", 2, "--samples", 10,
+    args = ["budget", "--quiet", "--budget", 10, "--draws", 2, "--bootstrap", 10,
             "--topics-scale", 10000, "--methods", "statAP", Q, R]  # fmt: skip
     refused, _ = peak_of(args, 100)
     assert_one_line_error(refused, "--topics-scale 10000", "set by $BVTEST_MEMORY_MB")

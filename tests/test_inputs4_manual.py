@@ -67,7 +67,7 @@ def test_sample_help_describes_only_what_sample_does(bvtest):
 def test_the_html_header_keeps_the_promise_of_formats_md(bvtest):
     promise = " ".join((DOCS / "formats.md").read_text().split())
     assert "`budget` at its top" in promise
-    proc = bvtest("budget", "-f", "html", "--budget", 10, "--methods", "hedge", "--samples", 2,
+    proc = bvtest("budget", "-f", "html", "--budget", 10, "--methods", "hedge", "--bootstrap", 2,
                   "--topics-scale", 1, SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     header = proc.stdout[proc.stdout.index('<dl class="inputs">') :]

@@ -66,7 +66,7 @@ def test_rankings_rmse_is_never_negative_and_never_below_sigma(bvtest):
     # X = G: b = 0, so about half the seeds estimate b² < 0
     seen_negative = 0
     for seed in range(1, 9):
-        proc = ok(bvtest("rankings", "-f", "json", "--samples", 4, "--seed", seed,
+        proc = ok(bvtest("rankings", "-f", "json", "--bootstrap", 4, "--seed", seed,
                          "--reference", Q, "--collection", f"same={Q}", R))  # fmt: skip
         c = json.loads(proc.stdout)["collections"]["same"]
         assert c["rmse"] >= 0
@@ -82,7 +82,7 @@ def test_rankings_rmse_is_never_negative_and_never_below_sigma(bvtest):
 
 
 def test_budget_rmse_is_never_negative(bvtest):
-    proc = ok(bvtest("budget", "-f", "json", "--budget", "10,20", "--repeats", 2, "--samples", 2,
+    proc = ok(bvtest("budget", "-f", "json", "--budget", "10,20", "--draws", 2, "--bootstrap", 2,
                      "--topics-scale", 1, "--seed", 13, Q, R))  # fmt: skip
     cells = json.loads(proc.stdout)["cells"]
     negative = [c for c in cells if c["bias"] < 0]
@@ -107,7 +107,7 @@ def test_budget_names_a_depth_pool_beyond_the_budget_and_its_cost(bvtest):
     mean = sum(len(p) for p in pooled.values()) / len(topics)
     assert mean > 5  # so budget 5 has no depth that fits
     proc = ok(bvtest("budget", "-f", "json", "--budget", 5, "--methods", "depth,hedge",
-                     "--samples", 2, "--topics-scale", 1, Q, R))  # fmt: skip
+                     "--bootstrap", 2, "--topics-scale", 1, Q, R))  # fmt: skip
     cells = {c["method"]: c for c in json.loads(proc.stdout)["cells"]}
     assert cells["depth-1"]["assessments"] == sum(len(p) for p in pooled.values())
     assert cells["hedge"]["assessments"] == 5 * len(topics)
@@ -139,8 +139,8 @@ def test_sample_never_keeps_more_strata_than_the_budget(bvtest, tmp_path):
 
 
 def test_budget_reduces_the_strata_to_the_budget(bvtest):
-    proc = ok(bvtest("budget", "--budget", "4,30", "--methods", "statAP", "--repeats", 2,
-                     "--samples", 2, "--topics-scale", 1, Q, R))  # fmt: skip
+    proc = ok(bvtest("budget", "--budget", "4,30", "--methods", "statAP", "--draws", 2,
+                     "--bootstrap", 2, "--topics-scale", 1, Q, R))  # fmt: skip
     note = [x for x in proc.stderr.splitlines() if x.startswith("bvtest: note: --strata 20")]
     assert len(note) == 1 and "budget 4: 4" in note[0] and "budget 30" not in note[0]
 
@@ -184,7 +184,7 @@ def test_budget_counts_only_judged_rows_of_a_sample_as_assessments(bvtest, pps_s
     judged = sum(1 for t in topics for _, g in sample[t].values() if g >= 0)
     listed = sum(len(sample[t]) for t in topics)
     assert listed > judged
-    proc = ok(bvtest("budget", "-f", "json", "--budget", 5, "--methods", "hedge", "--samples", 2,
+    proc = ok(bvtest("budget", "-f", "json", "--budget", 5, "--methods", "hedge", "--bootstrap", 2,
                      "--topics-scale", 1, pps_sample, R))  # fmt: skip
     (reference,) = json.loads(proc.stdout)["reference"]
     assert reference["assessments"] == judged
@@ -201,7 +201,7 @@ def test_rankings_counts_a_topic_of_unjudged_rows_as_unjudged(bvtest, tmp_path):
             lines.append(f"{t} 0 {d} 1 {rel}\n")
     sampled = tmp_path / "sampled.qrels"
     sampled.write_text("".join(lines))
-    proc = ok(bvtest("rankings", "-m", "statAP", "--samples", 4, "--reference", Q,
+    proc = ok(bvtest("rankings", "-m", "statAP", "--bootstrap", 4, "--reference", Q,
                      "--collection", f"s={sampled}", R))  # fmt: skip
     assert f"2 of {len(topics)} topics have no judgments" in proc.stderr
 
@@ -229,7 +229,7 @@ def test_compare_notes_a_pitman_morgan_p_it_cannot_compute(bvtest, tmp_path):
 def test_qrels_sharing_no_topic_with_the_runs_is_an_error(bvtest, tmp_path, command):
     other = tmp_path / "other.qrels"
     other.write_text("999 0 DOC-1 1\n999 0 DOC-2 0\n")
-    extra = ["--out", tmp_path / "o"] if command == "sample" else ["--samples", 2]
+    extra = ["--out", tmp_path / "o"] if command == "sample" else ["--bootstrap", 2]
     proc = bvtest(command, "--budget", 5, *extra, other, R)
     assert_one_line_error(proc, "other.qrels", "wrong qrels file?")
     assert not (tmp_path / "o").exists()

@@ -17,7 +17,7 @@ def test_a_signal_while_writing_samples_leaves_no_temporary_directory(tmp_path, 
     out = tmp_path / "s"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     proc = subprocess.Popen(
-        [bvtest_executable(), "sample", "--repeats", "5000", "--budget", "50", "--out", str(out),
+        [bvtest_executable(), "sample", "--draws", "5000", "--budget", "50", "--out", str(out),
          str(SAMPLE_QRELS), str(SAMPLE_RUNS)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
     )  # fmt: skip

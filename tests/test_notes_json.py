@@ -80,7 +80,7 @@ def pools(tmp_path_factory):
 def test_rankings_json_notes_are_the_stderr_notes(pools):
     doc, notes = json_and_notes(
         "rankings", "--reference", SAMPLE_QRELS, "--collection", f"d5={pools / 'd5.qrels'}",
-        "--collection", f"full={SAMPLE_QRELS}", "--samples", "100", SAMPLE_RUNS,
+        "--collection", f"full={SAMPLE_QRELS}", "--bootstrap", "100", SAMPLE_RUNS,
     )  # fmt: skip
     assert doc["notes"] == notes
     assert any("sys004" in n for n in notes)  # the runs' notes reach it too

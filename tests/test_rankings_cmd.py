@@ -173,7 +173,7 @@ def test_a_collection_of_qrels_samples_is_wired_to_the_estimator(bvtest, pools):
     has no ranking) as samples (s, m, n), in the order given."""
     d5 = pools / "d5.qrels"
     doc, _ = rankings_json(
-        bvtest, *REF, "--collection", f"S={d5},{SAMPLE_QRELS}", "--samples", "300", "--seed", "9",
+        bvtest, *REF, "--collection", f"S={d5},{SAMPLE_QRELS}", "--bootstrap", "300", "--seed", "9",
         SAMPLE_RUNS,
     )  # fmt: skip
 
@@ -211,14 +211,14 @@ def test_topic_absent_from_a_collection_scores_zero_with_a_note(bvtest, tmp_path
     lines = Path(SAMPLE_QRELS).read_text().splitlines(keepends=True)
     partial = tmp_path / "partial.qrels"
     partial.write_text("".join(x for x in lines if x.split()[0] not in ("401", "405")))
-    proc = ok(bvtest("rankings", *REF, "--collection", partial, "--samples", "50", SAMPLE_RUNS))
+    proc = ok(bvtest("rankings", *REF, "--collection", partial, "--bootstrap", "50", SAMPLE_RUNS))
     assert f"partial.qrels ({partial}): 2 of 29 topics have no judgments" in proc.stderr
 
 
 def test_every_format_carries_the_json_numbers(bvtest, pools):
     args = (
         *REF, "--collection", f"d5={pools / 'd5.qrels'}", "--collection", f"X={SAMPLE_QRELS}",
-        "--samples", "200", "-j", "1", SAMPLE_RUNS,
+        "--bootstrap", "200", "-j", "1", SAMPLE_RUNS,
     )  # fmt: skip
     doc, _ = rankings_json(bvtest, *args)
     out = {
@@ -266,7 +266,7 @@ def test_every_format_carries_the_json_numbers(bvtest, pools):
 def test_markdown_and_latex_carry_the_matrix(bvtest, pools):
     args = (
         *REF, "--collection", f"d5={pools / 'd5.qrels'}", "--collection", f"X={SAMPLE_QRELS}",
-        "--samples", "100", SAMPLE_RUNS,
+        "--bootstrap", "100", SAMPLE_RUNS,
     )  # fmt: skip
     doc, _ = rankings_json(bvtest, *args)
     names = ["qrels.txt", "d5", "X"]
@@ -285,7 +285,7 @@ def test_markdown_and_latex_carry_the_matrix(bvtest, pools):
 
 
 def test_same_seed_same_bytes_whatever_jobs_other_seed_differs(bvtest, pools):
-    args = (*REF, "--collection", f"d5={pools / 'd5.qrels'}", "--samples", "300", SAMPLE_RUNS)
+    args = (*REF, "--collection", f"d5={pools / 'd5.qrels'}", "--bootstrap", "300", SAMPLE_RUNS)
     one = ok(bvtest("rankings", "-j", "1", *args))
     two = ok(bvtest("rankings", "-j", "2", *args))
     assert one.stdout == two.stdout and one.stderr == two.stderr

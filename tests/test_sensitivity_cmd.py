@@ -85,7 +85,7 @@ def test_every_format_renders(fmt):
 
 def test_json_shape(ap_doc):
     assert ap_doc["levels"] == [0.01, 0.05, 0.1]
-    assert ap_doc["bootstrap"] == B and ap_doc["seed"] == SEED and ap_doc["repeats"] == 50
+    assert ap_doc["bootstrap"] == B and ap_doc["seed"] == SEED and ap_doc["draws"] == 50
     block = ap_doc["measures"]["AP"]
     m, n = block["n_systems"], block["n_topics"]
     assert (m, n) == (12, 29)

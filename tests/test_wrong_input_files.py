@@ -37,7 +37,7 @@ def test_rankings_collection_judging_some_topics_is_a_note(tmp_path):
     judged = tmp_path / "one.qrels"
     judged.write_text("401 0 d1 1\n")
     proc = run_bvtest(
-        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        "rankings", "--bootstrap", "20", "--reference", SAMPLE_QRELS, "--collection",
         f"x={judged}", SAMPLE_RUNS,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -46,7 +46,7 @@ def test_rankings_collection_judging_some_topics_is_a_note(tmp_path):
 
 def test_rankings_note_names_the_dropped_reference_topics():
     proc = run_bvtest(
-        "rankings", "--samples", "20", "--reference", SAMPLE_QRELS, "--collection",
+        "rankings", "--bootstrap", "20", "--reference", SAMPLE_QRELS, "--collection",
         f"x={SAMPLE_QRELS}", SAMPLE_RUNS,
     )  # fmt: skip
     assert proc.returncode == 0

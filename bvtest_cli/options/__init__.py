@@ -409,6 +409,14 @@ OPTIONS: dict[str, Option] = {
             minimum=2,
             help="Simulated collections per run and topic.",
         ),
+        _count(
+            "draws",
+            "--draws",
+            default=1,
+            minimum=1,
+            metavar="R",
+            help="Samples of the judgments drawn (the random methods; each its own collection).",
+        ),
         _opt(
             "topics",
             "--topics",
@@ -682,13 +690,46 @@ OUTPUT = ("fmt", "digits", "caption", "width")
 
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
 RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
-RANKINGS_SAMPLES = dict(
+RANKINGS_BOOTSTRAP = dict(
     type=click.IntRange(min=1),
     default=1000,
     show_default=True,
     metavar="B",
     help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
 )
+#: A flag kept for one release where it meant something else than it does
+#: elsewhere (rankings/budget --samples is --bootstrap, sample/budget
+#: --repeats is --draws): hidden, and a note says what to write instead.
+DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None)
+
+#: Per command: the deprecated alias's attribute → (the attribute it fills now,
+#: the old flag, the new one).
+ALIASES: dict[str, dict[str, tuple[str, str, str]]] = {
+    "rankings": {"samples": ("bootstrap", "--samples", "--bootstrap")},
+    "budget": {
+        "samples": ("bootstrap", "--samples", "--bootstrap"),
+        "repeats": ("draws", "--repeats", "--draws"),
+    },
+    "sample": {"repeats": ("draws", "--repeats", "--draws")},
+}
+
+
+def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
+    """``s`` with every deprecated alias of ``command`` moved to the attribute it
+    fills now, and a note for each one given."""
+    notes = []
+    for old, (new, old_flag, new_flag) in ALIASES.get(command, {}).items():
+        value = getattr(s, old)
+        if value is None:
+            continue
+        s = replace(s, **{old: None, new: value})
+        notes.append(
+            f"{old_flag} is deprecated in `{command}` (elsewhere it means something else): "
+            f"it is {new_flag} now; {old_flag} goes in the next release"
+        )
+    return s, notes
+
+
 #: compare's --ci: a level always (the paired intervals are its output).
 COMPARE_CI = dict(
     type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
@@ -772,6 +813,7 @@ def _pps_methods(s: Settings) -> bool:
 METHOD_NEEDS: dict[tuple[str, str], tuple[str, Callable[[Settings], bool]]] = {
     ("strata", "method"): ("--method pps", lambda s: s.method == "pps"),
     ("strata", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
+    ("draws", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
     ("repeats", "methods"): ("--methods holding xinfAP or statAP (pps samples)", _pps_methods),
     ("rel_level", "method"): (
         "--method mtf or hedge (the methods that learn from relevance)",

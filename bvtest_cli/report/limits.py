@@ -107,9 +107,9 @@ def check_request(
     # before the runs are read, a budget of N pools at least N documents a topic
     docs = float(documents) if documents is not None else float(n) * min(s.budgets or (1,))
     if command == "sample":
-        repeats = s.repeats if s.method in ("uniform", "pps") else 1
-        refuse_work("--repeats", s.repeats, repeats * docs * _DOCUMENT_WORK,
-                    f"{s.repeats} samples of {int(docs)} pooled documents")  # fmt: skip
+        repeats = s.draws if s.method in ("uniform", "pps") else 1
+        refuse_work("--draws", s.draws, repeats * docs * _DOCUMENT_WORK,
+                    f"{s.draws} samples of {int(docs)} pooled documents")  # fmt: skip
         if out is not None and documents is not None:
             parent = os.path.dirname(os.path.realpath(out)) or "."
             try:
@@ -119,7 +119,7 @@ def check_request(
             need = repeats * docs * _LINE
             if free is not None and need > free:
                 raise InputError(
-                    f"--repeats {s.repeats}: {repeats} sample files of {int(docs)} lines need "
+                    f"--draws {s.draws}: {repeats} sample files of {int(docs)} lines need "
                     f"about {_size(need)}, more than the {_size(free)} free where --out "
                     "writes"
                 )
@@ -143,32 +143,33 @@ def check_request(
         # per budget: R samples' scores of every run and topic, two estimators;
         # the bootstrap's counts over the R·n sampled topics
         pps = any(x in ("xinfAP", "statAP") for x in s.methods)
-        repeats = s.repeats if pps else 1
-        refuse_memory("--repeats", s.repeats,
+        repeats = s.draws if pps else 1
+        refuse_memory("--draws", s.draws,
                       float(repeats) * m_all * n * _FLOAT * (2 + _COPIES) + _BASE,
-                      f"{s.repeats} samples of {m_all} runs × {n} topics")  # fmt: skip
+                      f"{s.draws} samples of {m_all} runs × {n} topics")  # fmt: skip
         refuse_work(
-            "--repeats", s.repeats, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
-            f"{s.repeats} pps samples of {int(docs)} pooled documents per budget",
+            "--draws", s.draws, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
+            f"{s.draws} pps samples of {int(docs)} pooled documents per budget",
         )  # fmt: skip
         topics = max(s.topics_scale) * n
-        option, value = ("--samples", s.samples)
-        if _bootstrap_bytes(s.samples, n, m_all) <= memory_limit():
+        option, value = ("--bootstrap", s.bootstrap)
+        if _bootstrap_bytes(s.bootstrap, n, m_all) <= memory_limit():
             option, value = ("--topics-scale", max(s.topics_scale))
-        refuse_memory(option, value, _bootstrap_bytes(s.samples, topics, m_all),
-                      f"{s.samples} bootstrap samples of {topics} topics")  # fmt: skip
-        refuse_work("--samples", s.samples,
-                    float(s.samples) ** 2 * m_all * (m_all - 1) / 2 * 4 * len(s.budgets)
+        refuse_memory(option, value, _bootstrap_bytes(s.bootstrap, topics, m_all),
+                      f"{s.bootstrap} bootstrap samples of {topics} topics")  # fmt: skip
+        refuse_work("--bootstrap", s.bootstrap,
+                    float(s.bootstrap) ** 2 * m_all * (m_all - 1) / 2 * 4 * len(s.budgets)
                     * len(s.topics_scale) * (len(s.methods) + 1) * 2,
-                    f"Δ over {s.samples}² pairs of rankings of {m_all} runs, per cell")  # fmt: skip
+                    f"Δ over {s.bootstrap}² pairs of rankings of {m_all} runs, "
+                    "per cell")  # fmt: skip
     if command == "rankings":
         topics = s.topics or n
-        need = _bootstrap_bytes(s.samples, topics, m)
+        need = _bootstrap_bytes(s.bootstrap, topics, m)
         # blame --topics when the default n′ = n would have fitted
-        fits_with_n = _bootstrap_bytes(s.samples, n, m) <= memory_limit()
+        fits_with_n = _bootstrap_bytes(s.bootstrap, n, m) <= memory_limit()
         by_topics = s.topics is not None and fits_with_n
-        option, value = ("--topics", topics) if by_topics else ("--samples", s.samples)
-        refuse_memory(option, value, need, f"{s.samples} bootstrap samples of {topics} topics")
+        option, value = ("--topics", topics) if by_topics else ("--bootstrap", s.bootstrap)
+        refuse_memory(option, value, need, f"{s.bootstrap} bootstrap samples of {topics} topics")
         pairs = m * (m - 1) / 2
-        refuse_work("--samples", s.samples, float(s.samples) ** 2 * pairs * 4,
-                    f"Δ over {s.samples}² pairs of rankings of {m} runs")  # fmt: skip
+        refuse_work("--bootstrap", s.bootstrap, float(s.bootstrap) ** 2 * pairs * 4,
+                    f"Δ over {s.bootstrap}² pairs of rankings of {m} runs")  # fmt: skip

@@ -339,7 +339,7 @@ SE_SIGMA_REFERENCE = Field(
     "bvtest: batch means",
 )
 RANK_TOPICS = Field("topics", "n′, topics drawn per bootstrap sample (--topics)", "Cormack19 §3")
-RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--samples)", "Cormack19 §3")
+RANK_SAMPLES = Field("samples", "B, bootstrap samples per set (--bootstrap)", "Cormack19 §3")
 RANK_BATCHES = Field(
     "batches", "K, batches of the batch-means standard errors", "bvtest: batch means"
 )
@@ -372,7 +372,7 @@ BUDGET_ASSESSMENTS = Field(
     "judgments of the collection over the topic set (pps: the mean over its samples)",
     "Cormack19 Table 1",
 )
-BUDGET_REPEATS = Field("repeats", "R, pps samples per budget (--repeats)", "Cormack19 §3")
+BUDGET_REPEATS = Field("repeats", "R, pps samples per budget (--draws)", "Cormack19 §3")
 BUDGET_STRATA = Field("strata", "strata of the pps design (--strata)", "Cormack19 §3")
 
 RANKING_FIELDS: tuple[Field, ...] = (

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import OUTPUT, RANKINGS_SAMPLES, RUNS, Command
+from ...options import DEPRECATED_ALIAS, OUTPUT, RANKINGS_BOOTSTRAP, RUNS, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
     from ...report.model import Report
 
 
-BUDGET_REPEATS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
+BUDGET_DRAWS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
 
 
 def run(s: Settings) -> Report:
@@ -19,12 +19,12 @@ def run(s: Settings) -> Report:
 
     QRELS is the truth and plays the assessor. For each budget N (judgments
     per topic) the collections of each method are built from the runs:
-    xinfAP and statAP on R pps samples (--repeats; --strata S AP-prior
+    xinfAP and statAP on R pps samples (--draws; --strata S AP-prior
     strata, at most N), depth-k pooling with the largest k whose pool holds
     at most N documents per topic on average (when even depth 1 holds more,
     depth-1 at its own, larger cost: a note says so), hedge and mtf with N
     judgments per topic. Cells of unequal cost are named in a note; the
-    assessments column gives each cell's. --repeats and --strata need a pps
+    assessments column gives each cell's. --draws and --strata need a pps
     method (xinfAP, statAP). QRELS and the runs must share a topic. For each
     topic-set size K·n (--topics-scale), the accuracy of each collection's
     ranking of the runs by mean AP against QRELS' (bvtest rankings): |b|,
@@ -43,7 +43,7 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest budget --budget 10,40 --repeats 20 --samples 200 qrels/qrels.txt sample_runs/
+      bvtest budget --budget 10,40 --draws 20 --bootstrap 200 qrels/qrels.txt sample_runs/
       bvtest budget --engineered -f table qrels/qrels.txt sample_runs/
     """
     from .build import build
@@ -53,8 +53,11 @@ def run(s: Settings) -> Report:
 
 COMMAND = Command(
     "budget",
-    ("inputs", "budgets", "topics_scale", "methods", "engineered", "repeats", "strata",
-     "samples", "seed", "rel_level", "jobs", "quiet", *OUTPUT),
+    ("inputs", "budgets", "topics_scale", "methods", "engineered", "draws", "strata",
+     "bootstrap", "seed", "rel_level", "jobs", "quiet", "repeats", "samples", *OUTPUT),
     run,
-    overrides={"inputs": RUNS, "repeats": BUDGET_REPEATS, "samples": RANKINGS_SAMPLES},
+    overrides={
+        "inputs": RUNS, "draws": BUDGET_DRAWS, "bootstrap": RANKINGS_BOOTSTRAP,
+        "repeats": DEPRECATED_ALIAS, "samples": DEPRECATED_ALIAS,
+    },
 )  # fmt: skip

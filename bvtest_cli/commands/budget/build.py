@@ -41,6 +41,7 @@ from ...measures.evaluate import check_shared_topics, map_runs, topic_set
 from ...measures.fastmeasures import ranking_order
 from ...measures.parallel import default_jobs, progress
 from ...measures.sampled import SampledRankings
+from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
 from ...report.model import Records, Report, section
@@ -254,10 +255,10 @@ class _Experiment:
         if strata not in self.designs:
             self.designs[strata] = pps_design(self.rankings, strata)
         code_of = stratum_order(strata)
-        shape = (self.s.repeats, len(self.track.names), len(self.topics))
+        shape = (self.s.draws, len(self.track.names), len(self.topics))
         cube = {x: np.empty(shape) for x in kinds}
         judged = 0
-        for rep in range(self.s.repeats):
+        for rep in range(self.s.draws):
             drawn = sample(
                 "pps", self.rankings, self.grades, budget=budget, strata=strata,
                 seed=self.s.seed, repeat=rep, design=self.designs[strata],
@@ -268,7 +269,7 @@ class _Experiment:
                 cube[x][rep] = self.scores(got[x])
             judged += drawn.judged()
             tick()
-        return cube, judged / self.s.repeats
+        return cube, judged / self.s.draws
 
     def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int, bool]:
         """(name, AP on the judged documents, judgments, whether the mean
@@ -312,7 +313,7 @@ def budget_report(s: Settings) -> Report:
     reference = ex.scores(whole["statAP"])
     pooled_methods = [x for x in s.methods if x not in pps]
     tick = progress(
-        len(s.budgets) * ((s.repeats if pps else 0) + len(pooled_methods)), s.quiet,
+        len(s.budgets) * ((s.draws if pps else 0) + len(pooled_methods)), s.quiet,
         "sampling and evaluating",
     )  # fmt: skip
     cells: list[tuple] = []
@@ -347,7 +348,7 @@ def budget_report(s: Settings) -> Report:
         for scale in s.topics_scale:
             try:
                 res = ranking_accuracy(
-                    reference, collections, reference_name="reference", samples=s.samples,
+                    reference, collections, reference_name="reference", samples=s.bootstrap,
                     n_prime=scale * n, seed=s.seed, table=False,
                 )  # fmt: skip
             except ValueError as exc:
@@ -396,12 +397,12 @@ def budget_report(s: Settings) -> Report:
         notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "
                      "the collections are built from the submitted runs")  # fmt: skip
     items = [
-        (r.RANK_SAMPLES, s.samples),
+        (r.RANK_SAMPLES, s.bootstrap),
         ("seed", s.seed),
         ("measure", "AP"),
         (r.N_TOPICS, n),
         (r.N_SYSTEMS, m),
-        (r.BUDGET_REPEATS, s.repeats),
+        (r.BUDGET_REPEATS, s.draws),
         (r.BUDGET_STRATA, s.strata),
         ("cells", _records(cells, r.BUDGET_CELL_FIELDS)),
         ("reference", _records(reference_rows, r.BUDGET_REFERENCE_FIELDS)),
@@ -423,4 +424,5 @@ def _records(rows: list[tuple], fields: tuple) -> Records:
 
 def build(s: Settings) -> Report:
     """``bvtest budget``."""
-    return budget_report(s)
+    s, notes = current_flags(s, "budget")
+    return (budget_report(s)).prefixed(notes)

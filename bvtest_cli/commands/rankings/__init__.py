@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import OUTPUT, RANKINGS_SAMPLES, Command
+from ...options import DEPRECATED_ALIAS, OUTPUT, RANKINGS_BOOTSTRAP, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def run(s: Settings) -> Report:
     How accurately does a test collection X (qrels) rank the runs, compared
     with a reference collection G? The distance between two rankings is
     delta = 1 - tau_b on the runs' mean scores (-m). B bootstrap samples of
-    topics (--samples, --topics, --seed), independent for each collection
+    topics (--bootstrap, --topics, --seed), independent for each collection
     and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
     Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
     sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
@@ -63,7 +63,7 @@ def run(s: Settings) -> Report:
           --collection d20=depth20.qrels -f table sample_runs/
       bvtest rankings -m P@10 --reference qrels/qrels.txt \\
           --collection pooled=depth5.qrels,depth20.qrels --topics 50 sample_runs/
-      bvtest sample --method pps --budget 20 --repeats 10 --out pps qrels/qrels.txt sample_runs/
+      bvtest sample --method pps --budget 20 --draws 10 --out pps qrels/qrels.txt sample_runs/
       bvtest rankings -m statAP --reference qrels/qrels.txt --collection pps=pps sample_runs/
     """
     from .build import build
@@ -78,6 +78,7 @@ COMMAND = Command(
         "collections",
         "runs",
         "measures",
+        "bootstrap",
         "samples",
         "topics",
         "seed",
@@ -89,5 +90,9 @@ COMMAND = Command(
         *OUTPUT,
     ),
     run,
-    overrides={"measures": RANKINGS_MEASURE, "samples": RANKINGS_SAMPLES},
+    overrides={
+        "measures": RANKINGS_MEASURE,
+        "bootstrap": RANKINGS_BOOTSTRAP,
+        "samples": DEPRECATED_ALIAS,
+    },
 )

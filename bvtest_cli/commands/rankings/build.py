@@ -23,6 +23,7 @@ from ...measures.evaluate import (
     is_sampled,
     parse_measures,
 )
+from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
 from ...report.model import Report, Section, Table, section
@@ -95,7 +96,7 @@ def rankings_report(s: Settings) -> Report:
             scores.reference,
             scores.collections,
             reference_name=ref_name,
-            samples=s.samples,
+            samples=s.bootstrap,
             n_prime=s.topics,
             seed=s.seed,
         )
@@ -225,4 +226,5 @@ def _matrix(res: RankingAccuracy) -> Section:
 
 def build(s: Settings) -> Report:
     """``bvtest rankings``."""
-    return rankings_report(s)
+    s, notes = current_flags(s, "rankings")
+    return (rankings_report(s)).prefixed(notes)

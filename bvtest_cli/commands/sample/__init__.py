@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import (
-    RUNS,
-    Command,
-)
+from ...options import DEPRECATED_ALIAS, RUNS, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -32,7 +29,7 @@ SAMPLE_BUDGET = dict(
 SAMPLE_DEPTH = dict(required=False, default=None, help="Pool depth K of --method depth.")
 
 
-SAMPLE_REPEATS = dict(
+SAMPLE_DRAWS = dict(
     help="Samples drawn by the random methods (uniform, pps), each its own file.", default=1
 )
 
@@ -67,7 +64,7 @@ def run(s: Settings) -> Report:
     sampled; QRELS and the runs must share a topic.
 
     \b
-    Files: DIR/METHOD.001.qrels, ... (--repeats R for uniform and pps).
+    Files: DIR/METHOD.001.qrels, ... (--draws R for uniform and pps).
       uniform, pps: NIST sample_eval.pl's layout, every pooled document:
         qid 0 docno stratum rel      (rel -1: pooled, not judged)
       depth, mtf, hedge: plain qrels of the judged documents.
@@ -76,7 +73,7 @@ def run(s: Settings) -> Report:
 
     \b
     Examples:
-      bvtest sample --method pps --budget 20 --repeats 10 --out pps qrels/qrels.txt sample_runs/
+      bvtest sample --method pps --budget 20 --draws 10 --out pps qrels/qrels.txt sample_runs/
       bvtest eval -m statAP pps/pps.001.qrels sample_runs/
       bvtest sample --method hedge --budget 20 --out hedge qrels/qrels.txt sample_runs/
     """
@@ -87,12 +84,12 @@ def run(s: Settings) -> Report:
 
 COMMAND = Command(
     "sample",
-    ("output", "inputs", "method", "budgets", "depth", "strata", "repeats", "seed",
-     "rel_level", "jobs", "quiet"),
+    ("output", "inputs", "method", "budgets", "depth", "strata", "draws", "seed",
+     "rel_level", "jobs", "quiet", "repeats"),
     run,
     overrides={
         "inputs": RUNS, "output": SAMPLE_OUT, "budgets": SAMPLE_BUDGET, "depth": SAMPLE_DEPTH,
-        "repeats": SAMPLE_REPEATS, "rel_level": SAMPLE_REL_LEVEL, "jobs": SAMPLE_JOBS,
-        "strata": SAMPLE_STRATA,
+        "draws": SAMPLE_DRAWS, "rel_level": SAMPLE_REL_LEVEL, "jobs": SAMPLE_JOBS,
+        "strata": SAMPLE_STRATA, "repeats": DEPRECATED_ALIAS,
     },
 )  # fmt: skip

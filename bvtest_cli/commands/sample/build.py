@@ -15,6 +15,7 @@ from ...io.files import checked_target, new_directory
 from ...io.sources import docno_text, expand_sources, output_bytes
 from ...io.trec import read_qrels, sort_topics
 from ...measures.evaluate import list_topics
+from ...options import current_flags
 from ...report.limits import check_request
 from ...report.model import Report, section
 from ...settings import Settings
@@ -30,9 +31,9 @@ def sample_files(s: Settings) -> Report:
     sources = expand_sources(s.inputs[1:], notes.append)
     topics = sort_topics(qrels_file.topics())
     checked_target(s.output, s.input_paths(), "--out")
-    repeats = s.repeats if s.method in RANDOM_METHODS else 1
-    if s.repeats > 1 and s.method not in RANDOM_METHODS:
-        notes.append(f"--repeats: {s.method} is not random; one sample is written")
+    repeats = s.draws if s.method in RANDOM_METHODS else 1
+    if s.draws > 1 and s.method not in RANDOM_METHODS:
+        notes.append(f"--draws: {s.method} is not random; one sample is written")
     check_request(s, len(sources), len(topics), "sample")
     track = read_track(qrels_file, sources, topics, s)
     check_request(s, len(sources), len(topics), "sample", documents=int(track.offsets[-1]),
@@ -111,4 +112,5 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
 
 def build(s: Settings) -> Report:
     """``bvtest sample``."""
-    return sample_files(s)
+    s, notes = current_flags(s, "sample")
+    return (sample_files(s)).prefixed(notes)

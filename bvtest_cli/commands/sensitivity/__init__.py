@@ -24,13 +24,13 @@ def run(s: Settings) -> Report:
     --bootstrap); the ASL curve (every pair's p-value, ascending); Sakai's
     estimated difference required for significance at --significance with
     these topics. Then swap rates (Voorhees & Buckley 2002): two disjoint
-    random topic subsets of size c (--subset-sizes; --repeats draws per
+    random topic subsets of size c (--subset-sizes; --draws draws per
     size), the pairs binned by their difference on the first (--bin-width),
     the share the second orders the other way, and its exponential fit
     extrapolated to all n topics per bin. Seeded by --seed.
 
     \b
-    JSON: {"significance", "levels", "bootstrap", "seed", "repeats",
+    JSON: {"significance", "levels", "bootstrap", "seed", "draws",
            "bin_width", "measures": {MEASURE: {"n_systems", "n_topics",
              "pairs", "test", "correction",
              "discriminative_power": {ALPHA: share},
@@ -66,7 +66,7 @@ BOOTSTRAP = dict(
     help="Resamples of Sakai's paired bootstrap test (bootstrap_discriminative_power, "
     "delta_needed; and --test bootstrap), and permutations of --test randomised-tukey."
 )
-#: --repeats: draws of two disjoint topic subsets per size.
+#: --draws: draws of two disjoint topic subsets per size.
 REPEATS = dict(
     default=50,
     help="Draws of two disjoint topic subsets per subset size c (the swap rates).",
@@ -89,7 +89,7 @@ COMMAND = Command(
         "bootstrap",
         "subset_sizes",
         "bin_width",
-        "repeats",
+        "draws",
         "seed",
         *OUTPUT,
     ),
@@ -98,7 +98,7 @@ COMMAND = Command(
         "scores": DESIGN_SCORES,
         "significance": SIGNIFICANCE,
         "bootstrap": BOOTSTRAP,
-        "repeats": REPEATS,
+        "draws": REPEATS,
         "correction": CORRECTION,
     },
 )

@@ -146,7 +146,7 @@ def _edge(value: float) -> float:
 def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Records, Records]:
     """The swap rates by size and bin, and their extrapolation to n topics."""
     n = x.shape[1]
-    rows = swap_rates(x, sizes, s.bin_width, s.repeats, s.seed)
+    rows = swap_rates(x, sizes, s.bin_width, s.draws, s.seed)
     swaps = [
         {
             r.SWAP_C.name: int(row["c"]),
@@ -215,12 +215,12 @@ def check_request(s: Settings, m: int, n: int, sizes: Sequence[int]) -> None:
     )  # fmt: skip
     # swap_rates holds two (repeats, pairs) differences and their products per size
     refuse_memory(
-        "--repeats", s.repeats, 8.0 * 4 * s.repeats * pairs,
-        f"{s.repeats} draws of topic subsets for {pairs} pairs",
+        "--draws", s.draws, 8.0 * 4 * s.draws * pairs,
+        f"{s.draws} draws of topic subsets for {pairs} pairs",
     )  # fmt: skip
     refuse_work(
-        "--repeats", s.repeats, float(s.repeats) * len(sizes) * (pairs + m * n),
-        f"{s.repeats} draws of topic subsets of {len(sizes)} size(s)",
+        "--draws", s.draws, float(s.draws) * len(sizes) * (pairs + m * n),
+        f"{s.draws} draws of topic subsets of {len(sizes)} size(s)",
     )  # fmt: skip
 
 
@@ -293,7 +293,7 @@ def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
         ("levels", levels_of(s)),
         ("bootstrap", s.bootstrap),
         ("seed", s.seed),
-        ("repeats", s.repeats),
+        ("draws", s.draws),
         ("bin_width", s.bin_width),
         ("measures", Section(tuple(blocks))),
     )
