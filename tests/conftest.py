@@ -184,7 +184,11 @@ def _as_a_process_of_its_own(argv: list[str], stdin: bytes, cwd: Path | None, en
             )
             os.environ.clear()
             os.environ.update(
-                {k: v for k, v in saved_env.items() if not k.startswith("PYTEST") and k != "COLUMNS"}
+                {
+                    k: v
+                    for k, v in saved_env.items()
+                    if not k.startswith("PYTEST") and k != "COLUMNS"
+                }
             )
             os.environ.update(env)
             if cwd is not None:
