@@ -53,6 +53,7 @@ class Settings:
     ddof: int = 0
     name: str = "file"
     caption: str | None = None
+    sort: str | None = None  # rows of the tables of runs: mean, mse, name (None: per format)
     width: int | None = None  # columns of -f table (None: $COLUMNS, the terminal, else 80)
     new_names: tuple[str, ...] = ()
     map: str | None = None  # --map: conditions' or variations' map file

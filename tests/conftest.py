@@ -183,7 +183,13 @@ def _as_a_process_of_its_own(argv: list[str], stdin: bytes, cwd: Path | None, en
                 err, encoding="utf-8", errors="backslashreplace", line_buffering=True
             )
             os.environ.clear()
-            os.environ.update(clean_env())
+            os.environ.update(
+                {
+                    k: v
+                    for k, v in saved_env.items()
+                    if not k.startswith("PYTEST") and k != "COLUMNS"
+                }
+            )
             os.environ.update(env)
             if cwd is not None:
                 os.chdir(cwd)

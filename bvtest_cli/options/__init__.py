@@ -646,6 +646,14 @@ OPTIONS: dict[str, Option] = {
             help="Caption of -f latex tables (\\caption) and -f markdown tables.",
         ),
         _opt(
+            "sort",
+            "--sort",
+            type=click.Choice(["mean", "mse", "name"]),
+            default=None,
+            help="Order of the runs in every table: mean (highest first), mse (least "
+            "first) or name [default: mean on the -f html page, as computed elsewhere].",
+        ),
+        _opt(
             "width",
             "--width",
             type=click.IntRange(min=1),
@@ -681,7 +689,7 @@ EVALUATION = ("measures", "rel_level", "sampled_topics", "jobs", "err_impl", "qu
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 #: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")
-OUTPUT = ("fmt", "digits", "caption", "width")
+OUTPUT = ("fmt", "digits", "caption", "width", "sort")
 
 
 # --------------------------------------------------------------------------- changes by command

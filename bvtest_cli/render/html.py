@@ -387,10 +387,11 @@ def _front(t: Table) -> np.ndarray:
     return pareto_front(t.column(registry.BIAS2), t.column(registry.VAR))
 
 
-def _extremes(t: Table) -> set[str]:
+def _extremes(t: Table, baseline: str | None = None) -> set[str]:
     """The runs worth naming among many: the Pareto set, the highest and
-    lowest mean (μ in variations), the least and largest MSE."""
-    out: set[str] = set()
+    lowest mean (μ in variations), the least and largest MSE, and the
+    --baseline."""
+    out: set[str] = {baseline} & set(t.rows) if baseline else set()
     if registry.BIAS2 in t.fields and registry.VAR in t.fields:
         out |= {r for r, on in zip(t.rows, _front(t), strict=True) if on}
     for f in (registry.MEAN, registry.VARIATIONS_MU, registry.MSE):
@@ -401,12 +402,12 @@ def _extremes(t: Table) -> set[str]:
     return out
 
 
-def _tradeoff_chart(measure: str, t: Table) -> list[str]:
+def _tradeoff_chart(measure: str, t: Table, baseline: str | None = None) -> list[str]:
     if registry.BIAS2 not in t.fields or registry.VAR not in t.fields:
         return []
     bias2, var = t.column(registry.BIAS2), t.column(registry.VAR)
     front = _front(t)
-    named = _extremes(t)
+    named = _extremes(t, baseline)
     points = [
         svg.Point(
             name,
@@ -426,7 +427,9 @@ def _tradeoff_chart(measure: str, t: Table) -> list[str]:
     return [svg.scatter(points, AXIS["bias2"], AXIS["var"], caption, prefix)]
 
 
-def _alpha_chart(measure: str, t: Table, f: Field, caption: str) -> list[str]:
+def _alpha_chart(
+    measure: str, t: Table, f: Field, caption: str, baseline: str | None = None
+) -> list[str]:
     if f not in t.fields or not t.alphas:
         return []
     try:
@@ -434,7 +437,7 @@ def _alpha_chart(measure: str, t: Table, f: Field, caption: str) -> list[str]:
     except ValueError:
         return []
     column = t.column(f)
-    named = _extremes(t)
+    named = _extremes(t, baseline)
     series = [
         svg.Series(name, tuple(float(v) for v in column[i]), name in named)
         for i, name in enumerate(t.rows)
@@ -456,13 +459,15 @@ def _rankings_chart(measure: str, t: Table) -> list[str]:
     return [svg.bars(list(t.rows), groups, ylabel, caption, best=best)]
 
 
-def _charts(measure: str, block: Section) -> list[str]:
+def _charts(measure: str, block: Section, baseline: str | None = None) -> list[str]:
     t = _systems(block)
     charts = []
     if t is not None and t.rows:
         charts += _rankings_chart(measure, t)
-        charts += _tradeoff_chart(measure, t)
-        charts += _alpha_chart(measure, t, registry.GEORISK, "GeoRisk against α, a line per run")
+        charts += _tradeoff_chart(measure, t, baseline)
+        charts += _alpha_chart(
+            measure, t, registry.GEORISK, "GeoRisk against α, a line per run", baseline
+        )
         charts += _alpha_chart(
             measure,
             t,
@@ -742,10 +747,12 @@ def render_fragment(report: Report, digits: int = 4, page: Page | None = None) -
     if report.measure is None:
         settings = Section(tuple((k, v) for k, v in report.body.items if str(k) != "measures"))
         parts += _section("", settings, digits, 2)
+    named = report.body.get("baseline") if "baseline" in report.body.keys() else None  # noqa: SIM118 (a Section, not a dict)
+    baseline = str(named) if isinstance(named, str) else None
     for i, (measure, block) in enumerate(blocks):
         parts.append(f'<section class="measure" id="measure-{i}">\n<h2>{escape(measure)}</h2>')
         parts += _summary(block, digits)
-        parts += _charts(measure, block)
+        parts += _charts(measure, block, baseline)
         parts += _section("", block, digits, 3)
         parts.append("</section>")
     # "<" as \u003c: no run name can end the data block or open a comment in it

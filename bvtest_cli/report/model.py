@@ -17,7 +17,7 @@ key names. Views such as ``instability`` select and sort a report's tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Union
 
@@ -74,6 +74,40 @@ class Table:
         """One cell (NaN when undefined); ``alpha`` must be one of ``alphas``."""
         column = self.column(f)[self.rows.index(row)]
         return float(column[self.alphas.index(alpha)] if f.alpha else column)
+
+    def reordered(self, order: Sequence[int]) -> Table:
+        """Every field, interval and child, rows in ``order`` (indices)."""
+        import numpy as np
+
+        idx = np.asarray(order, dtype=int)
+        return Table(
+            rows=tuple(self.rows[i] for i in idx),
+            fields=self.fields,
+            values={k: np.asarray(v)[idx] for k, v in self.values.items()},
+            alphas=self.alphas,
+            children=None if self.children is None else tuple(self.children[i] for i in idx),
+            intervals={k: np.asarray(v)[idx] for k, v in self.intervals.items()},
+        )
+
+    def sorted_by(self, key: str) -> Table:
+        """Rows by ``key``: ``mean`` highest first, ``mse`` least first, ``name``
+        A–Z; ties by name. Only tables of runs (with a mean, MSE or Bias²
+        column) are sorted; a table without the key's field keeps its order."""
+        import numpy as np
+
+        names = list(range(len(self.rows)))
+        if not {"mean", "mse", "bias2"} & set(self.values):
+            return self
+        if key == "name":
+            return self.reordered(sorted(names, key=lambda i: self.rows[i]))
+        if key not in self.values or np.asarray(self.values[key]).ndim != 1:
+            return self
+        v = np.asarray(self.values[key], dtype=float)
+        sign = -1.0 if key == "mean" else 1.0
+        # undefined values last, whatever the direction
+        return self.reordered(
+            sorted(names, key=lambda i: (np.isnan(v[i]), sign * v[i], self.rows[i]))
+        )
 
     def select(self, fields: tuple[Field, ...], order: np.ndarray | None = None) -> Table:
         """A view: some of the fields, rows in ``order`` (indices) or as they are."""
@@ -181,6 +215,19 @@ class Report:
         for name, block in self.measures.items:
             assert isinstance(block, Section)
             yield str(name), block
+
+    def sorted_by(self, key: str) -> Report:
+        """The report with the rows of every table of runs sorted by ``key``
+        (``mean``, ``mse`` or ``name``: :meth:`Table.sorted_by`)."""
+
+        def walk(node: Any) -> Any:
+            if isinstance(node, Table):
+                return node.sorted_by(key)
+            if isinstance(node, Section):
+                return replace(node, items=tuple((k, walk(v)) for k, v in node.items))
+            return node
+
+        return replace(self, body=walk(self.body))
 
     def prefixed(self, notes: tuple[str, ...] | list[str]) -> Report:
         """The report with ``notes`` (from reading and evaluating) before its own."""

@@ -427,7 +427,10 @@ def eval_report(
         blocks.append((m.measure, block))
         notes += block_notes
     body = section(
-        ("group", s.group_text), ("normalize", s.normalize), ("measures", Section(tuple(blocks)))
+        ("group", s.group_text),
+        ("normalize", s.normalize),
+        *((("baseline", s.baseline),) if s.baseline else ()),
+        ("measures", Section(tuple(blocks))),
     )
     return Report(
         body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)
