@@ -68,6 +68,7 @@ from .sources import (
     _shown,
     _topic,
     docno_bytes,
+    docno_text,
     read_bytes,
     shown_docno,
     unique_names,
@@ -711,3 +712,40 @@ def _parse_qrels_table(
         return None
     first_line = dict(sorted(first.items(), key=lambda item: item[1]))
     return table, first_line
+
+
+# --------------------------------------------------------------------------------------
+# Writers: the one place TREC qrels and runs are written (as text: write it
+# with :func:`~bvtest_cli.io.sources.output_bytes`, each docno is its file's bytes)
+
+
+def qrels_line(topic: str, docno: str, grade: int, stratum: str | None = None) -> str:
+    """One qrels line: ``qid 0 docno rel``, or sample_eval.pl's ``qid 0 docno
+    stratum rel`` with a stratum (rel −1: pooled, not judged); ``docno`` as
+    :func:`~bvtest_cli.io.sources.docno_text` gives it."""
+    if stratum is None:
+        return f"{topic} 0 {docno} {grade}\n"
+    return f"{topic} 0 {docno} {stratum} {grade}\n"
+
+
+def format_qrels(qrels: Qrels) -> str:
+    """TREC qrels ``qid 0 docno rel``: topics in :func:`sort_topics` order,
+    docnos sorted (by their bytes)."""
+    return "".join(
+        qrels_line(topic, docno_text(docno), qrels[topic][docno])
+        for topic in sort_topics(qrels)
+        for docno in sorted(qrels[topic])
+    )
+
+
+def format_run(ranking: Iterable[tuple[str, Iterable[tuple[str, float]]]], tag: str) -> str:
+    """TREC run ``qid Q0 docno rank score tag`` of (topic, documents in rank
+    order) pairs, ranks 1, 2, …; scores with ``repr`` (the shortest text that
+    reads back as the same double)."""
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"run tag {tag!r} must be non-empty without white space")
+    return "".join(
+        f"{topic} Q0 {docno_text(docno)} {rank} {score!r} {tag}\n"
+        for topic, docs in ranking
+        for rank, (docno, score) in enumerate(docs, 1)
+    )
