@@ -26,7 +26,7 @@ How it is computed
   (i < j, ``numpy.triu_indices`` order), entries sign(x_i − x_j) in
   {−1, 0, +1}. For rankings a, b with n_a, n_b untied pairs,
   τ_b(a, b) = S_a·S_b / √(n_a n_b) — Kendall's τ_b, since pairs tied in
-  either ranking contribute 0 to the dot product (:func:`kendall_tau_b`).
+  either ranking contribute 0 to the dot product (:func:`pair_signs`, :func:`delta`).
 * Δ over all B × B pairs is one matrix product of two (B, P) sign matrices,
   done in float32 in blocks of rows (:func:`delta`). The product is exact:
   every partial sum is an integer of magnitude ≤ P, and float32 holds every
@@ -144,19 +144,6 @@ def pair_signs(values: np.ndarray) -> np.ndarray:
         )
         offset += width
     return out
-
-
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's τ_b between the rankings given by score vectors x and y
-    (..., m), broadcasting over the leading axes; NaN where either ranking
-    ties every system (τ_b is 0/0 there). Cormack & Grossman 2019 §2 use τ;
-    τ_b is the variant that accounts for ties."""
-    sx = pair_signs(x).astype(np.int64)
-    sy = pair_signs(y).astype(np.int64)
-    num = (sx * sy).sum(axis=-1)
-    nxy = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(nxy > 0, num / np.sqrt(nxy), np.nan)
 
 
 # --------------------------------------------------------------------------------------

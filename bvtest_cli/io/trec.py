@@ -486,13 +486,6 @@ def _docno_column(fields: _Fields) -> np.ndarray:
     return words.view(f"S{8 * words.shape[1]}").ravel()
 
 
-def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
-    """The qrels dict and first line of each grade by the columnar path, or None
-    (kept for the tests that compare it with the line-by-line path)."""
-    parsed = _parse_qrels_table(data)
-    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
-
-
 class QrelsTable:
     """Qrels as arrays in file order (``topic``, ``docno``, ``grade``) and their
     (topic, docno) hashes sorted (``key``, with ``row``, the file row of each
@@ -633,11 +626,6 @@ class QrelsTable:
                 self.topic[self.grade >= rel], minlength=len(self.topics)
             )
         return self._num_rel[rel]
-
-    def max_grade_per_topic(self) -> np.ndarray:
-        out = np.full(len(self.topics), np.iinfo(np.int64).min)
-        np.maximum.at(out, self.topic, self.grade)
-        return out
 
     def as_dict(self) -> Qrels:
         """topic → docno → grade in file order."""
