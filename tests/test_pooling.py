@@ -24,10 +24,11 @@ from bvtest_cli.analyses.pooling import (
     ranked,
     truncate_run,
 )
-from bvtest_cli.analyses.rankings import evaluate_collections, ranking_accuracy
+from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.io.sources import Source, expand_sources
 from bvtest_cli.io.trec import QrelsFile, format_qrels, read_qrels, read_run, sort_topics
 from bvtest_cli.io.trec import format_run as format_ranking
+from bvtest_cli.measures.collections import evaluate_collections
 from bvtest_cli.measures.evaluate import map_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]

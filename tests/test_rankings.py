@@ -24,7 +24,6 @@ from bvtest_cli.analyses.rankings import (
     bootstrap_means,
     delta,
     draw_samples,
-    evaluate_collections,
     pair_signs,
     ranking_accuracy,
     sample_counts,
@@ -34,6 +33,7 @@ from bvtest_cli.analyses.rankings import (
 )
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
+from bvtest_cli.measures.collections import evaluate_collections
 from bvtest_cli.measures.evaluate import evaluate_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
