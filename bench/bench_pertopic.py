@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bvtest_cli.analyses.simulate import analyse_samples, relevant_sets, simulate_ap
+from bvtest_cli.analyses.simulate import analyse_samples, relevant_sets
+from bvtest_cli.commands.pertopic.build import simulate_ap
 
 LIMIT_SECONDS = 5.0  # the requirement for the fast path on a TREC-8-size track
 CACHE = Path(__file__).resolve().parents[1] / ".bench-cache"

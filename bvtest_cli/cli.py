@@ -68,8 +68,7 @@ def render_report(report: Report, s: Settings, name: str = "") -> str:
 
     page = page_of(name, s) if s.fmt == "html" else None
     key = s.sort or ("mean" if s.fmt == "html" else None)  # a reader's page: best first
-    if key is not None:
-        report = report.sorted_by(key)
+    report = report.sorted_by(key) if key else report
     return render(report, s.fmt, s.digits, s.caption, page, table_width(s) or TABLE_WIDTH)
 
 

@@ -27,7 +27,7 @@ from bvtest_cli.analyses import grouping
 from bvtest_cli.analyses.decompose import BiasVariance, decompose
 from bvtest_cli.analyses.grouping import analyse, grouped_fields, random_orders
 from bvtest_cli.analyses.risk import trisk_mean, zrisk, zrisk_pair
-from bvtest_cli.analyses.simulate import pertopic, simulate_ap
+from bvtest_cli.commands.pertopic.build import pertopic, simulate_ap
 from bvtest_cli.measures.matrix import ScoreMatrix
 
 ALPHAS = ("0", "1", "5", "10")

@@ -240,3 +240,19 @@ def test_references_resolve():
             if not (REPO / "docs" / page).is_file():
                 missing.append(f"{path.relative_to(REPO)}: docs/{page}")
     assert not stale and not missing, (stale, missing)
+
+
+def test_analyses_are_pure():
+    """analyses/ holds pure functions of arrays: nothing there opens a file,
+    starts a process or reads the command line."""
+    banned = re.compile(
+        r"\bopen\(|\bsubprocess\b|\bmultiprocessing\b|ProcessPool|parallel_map|map_runs"
+        r"|\bread_(run|qrels|bytes|scores)\w*\(|import click|from click"
+    )
+    hits = [
+        f"{path.relative_to(REPO)}:{i}: {line.strip()}"
+        for path in (PACKAGE / "analyses").rglob("*.py")
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if banned.search(line)
+    ]
+    assert not hits, "\n".join(hits)

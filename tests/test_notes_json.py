@@ -66,9 +66,9 @@ def test_quiet_silences_stderr_not_the_document():
 
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory):
-    from bvtest_cli.analyses.pooling import format_qrels, pool
+    from bvtest_cli.analyses.pooling import pool
     from bvtest_cli.io.sources import expand_sources
-    from bvtest_cli.io.trec import read_qrels, read_run
+    from bvtest_cli.io.trec import format_qrels, read_qrels, read_run
 
     directory = tmp_path_factory.mktemp("pools")
     qrels = read_qrels(str(SAMPLE_QRELS)).qrels
@@ -114,5 +114,5 @@ def test_html_page_lists_the_notes_and_embeds_them():
     start = page.index('id="bvtest-data">') + len('id="bvtest-data">')
     data = json.loads(page[start : page.index("</script>", start)])
     assert data["notes"] == notes
-    for note in notes:
-        assert f"<li>{note.replace('>', '&gt;')}</li>" in page
+    for note in notes:  # the Notes box: each note as stderr prints it
+        assert f"<li>bvtest: note: {note.replace('>', '&gt;')}</li>" in page

@@ -20,15 +20,15 @@ import pytest
 from bvtest_cli.analyses.pooling import (
     engineer_run,
     engineered_name,
-    format_qrels,
-    format_run,
     pool,
     ranked,
     truncate_run,
 )
-from bvtest_cli.analyses.rankings import evaluate_collections, ranking_accuracy
+from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.io.sources import Source, expand_sources
-from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
+from bvtest_cli.io.trec import QrelsFile, format_qrels, read_qrels, read_run, sort_topics
+from bvtest_cli.io.trec import format_run as format_ranking
+from bvtest_cli.measures.collections import evaluate_collections
 from bvtest_cli.measures.evaluate import map_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,6 +115,12 @@ def test_pool_from_truncated_runs_is_the_same(sample):
 
 # ------------------------------------------------------------------------------------
 # Writers
+
+
+def format_run(run, tag):
+    """A run in bvtest's rank order (score descending, ties by docno
+    descending), topics in TREC order, written by the one run writer."""
+    return format_ranking(((t, ranked(run[t])) for t in sort_topics(run)), tag)
 
 
 def test_format_qrels_and_run_read_back(tmp_path):

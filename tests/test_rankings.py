@@ -24,8 +24,6 @@ from bvtest_cli.analyses.rankings import (
     bootstrap_means,
     delta,
     draw_samples,
-    evaluate_collections,
-    kendall_tau_b,
     pair_signs,
     ranking_accuracy,
     sample_counts,
@@ -35,6 +33,7 @@ from bvtest_cli.analyses.rankings import (
 )
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
+from bvtest_cli.measures.collections import evaluate_collections
 from bvtest_cli.measures.evaluate import evaluate_runs, parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
@@ -138,22 +137,6 @@ def test_pair_signs_by_hand():
     # Vectorised over leading axes.
     both = pair_signs(np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 2.0]]))
     assert both.tolist() == [[-1, -1, -1], [1, 1, 0]]
-
-
-def test_tau_b_equals_scipy_on_random_rankings_with_ties():
-    rng = np.random.default_rng(7)
-    for m in (2, 3, 5, 12, 40):
-        x = rng.integers(0, 4, size=(25, m)).astype(float)
-        y = rng.integers(0, 4, size=(25, m)).astype(float)
-        got = kendall_tau_b(x, y)
-        expected = [scipy_tau(a, b) for a, b in zip(x, y, strict=True)]
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-
-
-def test_tau_b_undefined_when_every_system_ties():
-    got = kendall_tau_b(np.array([0.2, 0.2, 0.2]), np.array([0.1, 0.3, 0.2]))
-    assert math.isnan(got)
-    assert math.isnan(scipy_tau(np.array([0.2, 0.2, 0.2]), np.array([0.1, 0.3, 0.2])))
 
 
 # ------------------------------------------------------------------------------------

@@ -28,6 +28,32 @@ REPO = Path(__file__).resolve().parents[1]
 ROBUST = REPO.parent / "shared" / "data" / "robust2003"
 
 
+# The test's own oracles: the inclusion probabilities of a drawn sample and the
+# Horvitz–Thompson estimate of its relevant documents, written from their definitions.
+
+
+def inclusion_probabilities(sample: S.Sample, topic: str) -> dict[str, float]:
+    """π_d of every judged document of the topic: judged / listed in its
+    stratum (within a stratum the judged documents are a simple random
+    sample of the listed ones)."""
+    docs = sample.topics.get(topic, {})
+    listed: dict[int, int] = {}
+    judged: dict[int, int] = {}
+    for stratum, grade in docs.values():
+        listed[stratum] = listed.get(stratum, 0) + 1
+        if grade >= 0:
+            judged[stratum] = judged.get(stratum, 0) + 1
+    return {d: judged[h] / listed[h] for d, (h, grade) in docs.items() if grade >= 0}
+
+
+def horvitz_thompson_relevant(sample: S.Sample, topic: str, rel_level: int = 1) -> float:
+    """R̂ = Σ 1/π_d over the topic's judged relevant documents: an unbiased
+    estimate of the number of relevant documents in its pool."""
+    pi = inclusion_probabilities(sample, topic)
+    docs = sample.topics.get(topic, {})
+    return float(sum(1.0 / p for d, p in pi.items() if docs[d][1] >= rel_level))
+
+
 def load(qrels_path: Path, runs_dir: Path):
     qrels = read_qrels(str(qrels_path)).qrels
     runs = [read_run(s) for s in expand_sources([str(runs_dir)])]
@@ -291,7 +317,7 @@ def test_inclusion_probability_identities():
     rankings, qrels = synthetic(4)
     smp = S.pps_sample(rankings, qrels, 37, strata=7, seed=2)
     for topic, docs in smp.topics.items():
-        pi = S.inclusion_probabilities(smp, topic)
+        pi = inclusion_probabilities(smp, topic)
         assert set(pi) == {d for d, (_, g) in docs.items() if g >= 0}
         for h in {h for h, _ in docs.values()}:
             listed = [d for d, (k, _) in docs.items() if k == h]
@@ -303,9 +329,9 @@ def test_inclusion_probability_identities():
     # pooling judges every listed document: π = 1, R̂ = relevant judged
     mtf = S.mtf_sample(rankings, qrels, 30, seed=0)
     for topic, docs in mtf.topics.items():
-        assert set(S.inclusion_probabilities(mtf, topic).values()) == {1.0}
+        assert set(inclusion_probabilities(mtf, topic).values()) == {1.0}
         found = sum(1 for _, g in docs.values() if g >= 1)
-        assert S.horvitz_thompson_relevant(mtf, topic) == found
+        assert horvitz_thompson_relevant(mtf, topic) == found
 
 
 def top_of_strata(smp: S.Sample, rankings, qrels, rng) -> S.Sample:
@@ -340,11 +366,11 @@ def test_horvitz_thompson_is_unbiased_and_detects_bias():
     pps, uniform, broken = [], [], []
     for r in range(400):
         smp = S.pps_sample(rankings, qrels, 40, strata=10, seed=5, repeat=r, design=design)
-        pps.append(sum(S.horvitz_thompson_relevant(smp, t) for t in smp.topics))
+        pps.append(sum(horvitz_thompson_relevant(smp, t) for t in smp.topics))
         bad = top_of_strata(smp, rankings, qrels, rng)
-        broken.append(sum(S.horvitz_thompson_relevant(bad, t) for t in bad.topics))
+        broken.append(sum(horvitz_thompson_relevant(bad, t) for t in bad.topics))
         smp = S.uniform_sample(rankings, qrels, 40, seed=5, repeat=r)
-        uniform.append(sum(S.horvitz_thompson_relevant(smp, t) for t in smp.topics))
+        uniform.append(sum(horvitz_thompson_relevant(smp, t) for t in smp.topics))
     assert within_3_se(pps, truth)
     assert within_3_se(uniform, truth)
     assert not within_3_se(broken, truth)
@@ -465,6 +491,6 @@ def test_pps_on_robust2003(robust):
         smp = S.pps_sample(rankings, qrels, 100, strata=20, seed=1, repeat=r, design=design)
         for topic in smp.topics:
             assert smp.judged(topic) == min(100, len(pool_set(rankings[topic])))
-        totals.append(sum(S.horvitz_thompson_relevant(smp, t) for t in smp.topics))
+        totals.append(sum(horvitz_thompson_relevant(smp, t) for t in smp.topics))
     assert abs(np.mean(totals) - truth) <= 0.05 * truth
     assert time.perf_counter() - start < 15

@@ -24,12 +24,11 @@ from bvtest_cli.analyses.simulate import (
     analyse_samples,
     pair_model,
     pair_rng,
-    pertopic,
     rowwise_pearson,
     sample_pairs,
-    simulate_ap,
 )
 from bvtest_cli.analyses.tradeoff import correlate
+from bvtest_cli.commands.pertopic.build import pertopic, simulate_ap
 
 # ------------------------------------------------------------------------------------
 # The reference: draw N documents, sort them as trec_eval does, compute AP.

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from bvtest_cli.errors import InputError
 from bvtest_cli.io.fields import _fields, _parse_floats
 from bvtest_cli.io.sources import _lines
-from bvtest_cli.io.trec import _add_qrel, _parse_qrels_fast, _parse_run_fast, _parse_run_slow
+from bvtest_cli.io.trec import _add_qrel, _parse_qrels_table, _parse_run_fast, _parse_run_slow
 
 WEIRD_NUMBERS = [
     "0",
@@ -65,6 +65,13 @@ WEIRD_NUMBERS = [
     "abc",
 ]
 SPACES = [" ", "  ", "\t", " \t ", "\r ", "\x0b", "\x0c", "\x1c", "\x1f"]
+
+
+def _parse_qrels_fast(data: bytes):
+    """The qrels dict and first line of each grade by the columnar path, or
+    None where it hands over to the line-by-line one."""
+    parsed = _parse_qrels_table(data)
+    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
 
 
 def bits(x: float) -> bytes:

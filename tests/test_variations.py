@@ -123,7 +123,6 @@ def test_means_equal_up_to_rounding_noise_tie():
     assert np.isnan(r.tau).all()
     # at α = 0 the two values of O differ by 5.6e-17 but tie when ranked
     assert r.o[0, 1] != r.o[1, 1]
-    assert np.isnan(V.kendall_tau_b(r.o[:, 1], [2.0, 1.0]))
 
 
 # ---------------------------------------------------------------------------
@@ -199,17 +198,6 @@ def test_tau_ap_with_ties_is_the_expectation_over_tie_breaking_orders():
     assert V.tau_ap(tied, tied) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_kendall_tau_b_equals_scipy_with_ties_and_leading_axes():
-    rng = np.random.default_rng(3)
-    x = rng.integers(0, 4, (6, 5, 9)).astype(float)
-    y = rng.integers(0, 4, (6, 5, 9)).astype(float)
-    got = V.kendall_tau_b(x, y)
-    assert got.shape == (6, 5)
-    for idx in np.ndindex(6, 5):
-        assert got[idx] == pytest.approx(kendalltau(x[idx], y[idx]).statistic, abs=1e-12)
-    assert np.isnan(V.kendall_tau_b([1.0, 1, 1], [1.0, 2, 3]))  # as scipy: nan
-
-
 def test_tau_and_tau_ap_are_one_at_alpha_zero_and_track_o():
     rng = np.random.default_rng(8)
     mu = rng.random((3, 7))  # leading axis: 3 independent sets of 7 systems
@@ -241,7 +229,9 @@ def test_rank_correlations_with_ties_and_crossovers_on_the_grid():
         tau, tap = V.rank_correlations(mu, var, alphas)
         o = V.portfolio_value(mu, var, alphas)
         for s, k in itertools.product(range(2), range(alphas.size)):
-            expected_tau = V.kendall_tau_b(mu[s], o[s, :, k])
+            # scipy's τ_b, the values of O that are equal in real arithmetic
+            # made equal in floating point too (bvtest ties them)
+            expected_tau = kendalltau(mu[s], np.round(o[s, :, k], 12)).statistic
             expected_tap = V.tau_ap(mu[s], o[s, :, k])
             assert tau[s, k] == pytest.approx(expected_tau, abs=1e-12, nan_ok=True)
             assert tap[s, k] == pytest.approx(expected_tap, abs=1e-12, nan_ok=True)

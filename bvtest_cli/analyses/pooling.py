@@ -1,4 +1,4 @@
-"""Depth-k pools, engineered runs and TREC writers (docs/rankings.md; Cormack & Grossman 2019).
+"""Depth-k pools and engineered runs (docs/rankings.md; Cormack & Grossman 2019).
 
 * :func:`pool` builds depth-k pooled qrels from full qrels and the runs, to
   measure the bias of shallow pooling (Cormack & Grossman 2019 §4: depth-5
@@ -8,7 +8,6 @@
   permuted among the positions they occupy, so that the engineered run has
   exactly the source's per-topic scores under the full qrels but other
   documents near the top.
-* :func:`format_qrels` and :func:`format_run` write TREC qrels and runs.
 
 Every ranking follows bvtest's (and trec_eval's) rule: score descending as a
 double, ties broken by docno descending.
@@ -25,7 +24,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..analyses.rankings import stream
-from ..io.sources import Qrels, Run, docno_text
+from ..io.sources import Qrels, Run
 from ..io.trec import sort_topics
 
 PERM_SUFFIX = ".perm"
@@ -171,29 +170,3 @@ def _keep_order(docnos: list[str], scores: list[float]) -> list[float]:
         below = float(np.nextafter(f_prev, np.float32(-np.inf)))
         out[p] = below if math.isfinite(below) else math.nextafter(prev, -math.inf)
     return out
-
-
-def format_qrels(qrels: Qrels) -> str:
-    """TREC qrels ``qid 0 docno rel``: topics in ``sort_topics`` order,
-    docnos sorted (by their bytes); written with :func:`output_bytes`, each
-    docno is its file's bytes."""
-    lines = [
-        f"{topic} 0 {docno_text(docno)} {qrels[topic][docno]}"
-        for topic in sort_topics(qrels)
-        for docno in sorted(qrels[topic])
-    ]
-    return "".join(line + "\n" for line in lines)
-
-
-def format_run(run: Run, tag: str) -> str:
-    """TREC run ``qid Q0 docno rank score tag``: topics in ``sort_topics``
-    order, documents in rank order with ranks 1, 2, …; scores with ``repr``
-    (the shortest text that reads back as the same double); written with
-    :func:`~bvtest_cli.io.sources.output_bytes`, each docno is its file's bytes."""
-    if not tag or any(c.isspace() for c in tag):
-        raise ValueError(f"run tag {tag!r} must be non-empty without white space")
-    lines = []
-    for topic in sort_topics(run):
-        for rank, (docno, score) in enumerate(ranked(run[topic]), 1):
-            lines.append(f"{topic} Q0 {docno_text(docno)} {rank} {score!r} {tag}\n")
-    return "".join(lines)

@@ -26,7 +26,7 @@ How it is computed
   (i < j, ``numpy.triu_indices`` order), entries sign(x_i − x_j) in
   {−1, 0, +1}. For rankings a, b with n_a, n_b untied pairs,
   τ_b(a, b) = S_a·S_b / √(n_a n_b) — Kendall's τ_b, since pairs tied in
-  either ranking contribute 0 to the dot product (:func:`kendall_tau_b`).
+  either ranking contribute 0 to the dot product (:func:`pair_signs`, :func:`delta`).
 * Δ over all B × B pairs is one matrix product of two (B, P) sign matrices,
   done in float32 in blocks of rows (:func:`delta`). The product is exact:
   every partial sum is an integer of magnitude ≤ P, and float32 holds every
@@ -75,25 +75,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
-
-from ..errors import InputError
-from ..io.sources import Note, Source
-from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns
-from ..measures.evaluate import (
-    MeasureSpec,
-    RunEvaluator,
-    check_computable,
-    check_grades,
-    check_shared_topics,
-    list_topics,
-    map_runs,
-    topic_set,
-)
 
 DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
 DEFAULT_BATCHES = 10
@@ -144,19 +129,6 @@ def pair_signs(values: np.ndarray) -> np.ndarray:
         )
         offset += width
     return out
-
-
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's τ_b between the rankings given by score vectors x and y
-    (..., m), broadcasting over the leading axes; NaN where either ranking
-    ties every system (τ_b is 0/0 there). Cormack & Grossman 2019 §2 use τ;
-    τ_b is the variant that accounts for ties."""
-    sx = pair_signs(x).astype(np.int64)
-    sy = pair_signs(y).astype(np.int64)
-    num = (sx * sy).sum(axis=-1)
-    nxy = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(nxy > 0, num / np.sqrt(nxy), np.nan)
 
 
 # --------------------------------------------------------------------------------------
@@ -629,119 +601,3 @@ def ranking_accuracy(
 
 # --------------------------------------------------------------------------------------
 # Per-topic scores of the same runs under several qrels (evaluation glue for the CLI)
-
-
-@dataclass(frozen=True)
-class CollectionScores:
-    """Per-topic scores of one measure for :func:`ranking_accuracy`: the runs
-    under the reference qrels (1, m, n) and under each test collection's
-    qrels samples (s, m, n), all over the reference's topic set."""
-
-    measure: str
-    systems: tuple[str, ...]
-    topics: tuple[str, ...]
-    reference: np.ndarray
-    collections: dict[str, np.ndarray]
-
-
-def _multi_scorer(
-    tables: Sequence[QrelsTable], specs: Sequence[MeasureSpec], err_impl: str, impl: str
-) -> Callable[[int, RunColumns], tuple[list[dict[str, dict[str, float]]], frozenset]]:
-    evaluators = [RunEvaluator(t, specs, err_impl, impl) for t in tables]
-
-    def work(_: int, run: RunColumns):
-        # Scores of topics outside the reference's set are never read; the
-        # run's own topics are sent back for the notes.
-        return [e.calc(run) for e in evaluators], frozenset(run.topics)
-
-    return work
-
-
-def evaluate_collections(
-    reference: QrelsFile,
-    collections: Mapping[str, Sequence[QrelsFile]],
-    sources: Sequence[Source],
-    specs: Sequence[MeasureSpec],
-    *,
-    rel_level: int = 1,
-    jobs: int = 1,
-    err_impl: str = "fast",
-    impl: str = "fast",
-    note: Note = lambda _: None,
-    tick: Callable[[], None] = lambda: None,
-) -> list[CollectionScores]:
-    """Evaluate every run once under the reference and every test qrels file.
-
-    Topics (docs/rankings.md): the reference's topics with a document of grade ≥
-    ``rel_level``. A topic that a test qrels file does not judge at all scores
-    0 for every run there, as unjudged (one note per file); a run without a
-    ranking for a topic scores 0 (trec_eval -c), as in ``evaluate_runs``.
-    """
-    files = [reference] + [f for group in collections.values() for f in group]
-    for spec in specs:
-        check_computable(spec)
-    for f in files:
-        check_grades(f, specs)
-    topics = topic_set(reference, rel_level, note, "reference")
-    unjudged: list[InputError] = []
-    for name, group in collections.items():
-        if not group:
-            raise InputError(f"collection {name!r} has no qrels file")
-        for f in group:
-            # a topic whose rows are all negative (a sample's -1: pooled, not
-            # judged) has no judgment either
-            table = f.table
-            judged = np.zeros(len(table.topics), dtype=bool)
-            judged[table.topic[table.grade >= 0]] = True
-            absent = sum(
-                t not in table.topic_index or not judged[table.topic_index[t]] for t in topics
-            )
-            if absent == len(topics):
-                # Every run would score 0 on every topic: a wrong file, not a
-                # collection (said after the runs are checked against the
-                # reference, which may be the wrong file instead).
-                unjudged.append(
-                    InputError(
-                        f"collection {name!r} judges none of the {len(topics)} reference "
-                        f"topics ({list_topics(topics, 3)}); wrong qrels file?",
-                        f.label,
-                    )
-                )
-            elif absent:
-                note(
-                    f"{name} ({f.label}): {absent} of {len(topics)} topics have no judgments; "
-                    "every run scores 0 there"
-                )
-
-    # The qrels tables are built here, before the workers fork: they share
-    # them (as evaluate_runs does) instead of each building its own.
-    make_work = partial(_multi_scorer, [f.table for f in files], list(specs), err_impl, impl)
-    results = map_runs(sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns)
-    check_shared_topics(reference.label, topics, [s.name for s in sources], [r for _, r in results])
-    if unjudged:
-        raise unjudged[0]
-    unknown: set[str] = set()
-    for source, (_, run_topics) in zip(sources, results, strict=True):
-        unknown |= run_topics - reference.table.topic_index.keys()
-        missing = len(set(topics) - run_topics)
-        if missing:
-            note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")
-    if unknown:
-        note(f"{len(unknown)} topic(s) in the runs are not in the reference qrels; ignored")
-
-    systems = tuple(s.name for s in sources)
-    out = []
-    for spec in specs:
-        cube = np.array(
-            [
-                [[r[q][spec.name].get(t, 0.0) if r[q] else 0.0 for t in topics] for r, _ in results]
-                for q in range(len(files))
-            ],
-            dtype=float,
-        ).reshape(len(files), len(systems), len(topics))
-        groups, offset = {}, 1
-        for name, group in collections.items():
-            groups[name] = cube[offset : offset + len(group)]
-            offset += len(group)
-        out.append(CollectionScores(spec.name, systems, tuple(topics), cube[:1], groups))
-    return out

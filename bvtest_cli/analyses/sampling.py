@@ -553,25 +553,3 @@ def sample(
             rankings, qrels, budget, strata=strata, seed=seed, repeat=repeat, design=design
         )
     raise ValueError(f"unknown sampling method {method!r}; known: {', '.join(METHODS)}")
-
-
-def inclusion_probabilities(sample: Sample, topic: str) -> dict[str, float]:
-    """π_d of every judged document of the topic: judged / listed in its
-    stratum (within a stratum the judged documents are a simple random
-    sample of the listed ones)."""
-    docs = sample.topics.get(topic, {})
-    listed: dict[int, int] = {}
-    judged: dict[int, int] = {}
-    for stratum, grade in docs.values():
-        listed[stratum] = listed.get(stratum, 0) + 1
-        if grade >= 0:
-            judged[stratum] = judged.get(stratum, 0) + 1
-    return {d: judged[h] / listed[h] for d, (h, grade) in docs.items() if grade >= 0}
-
-
-def horvitz_thompson_relevant(sample: Sample, topic: str, rel_level: int = 1) -> float:
-    """R̂ = Σ 1/π_d over the topic's judged relevant documents: an unbiased
-    estimate of the number of relevant documents in its pool."""
-    pi = inclusion_probabilities(sample, topic)
-    docs = sample.topics.get(topic, {})
-    return float(sum(1.0 / p for d, p in pi.items() if docs[d][1] >= rel_level))

@@ -53,7 +53,6 @@ on the seed, its name and its own ranking: not on how the work is split
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -63,11 +62,9 @@ import numpy as np
 
 from ..analyses.decompose import decompose
 from ..analyses.tradeoff import Tradeoff, correlate
-from ..errors import InputError
-from ..io.sources import STDIN, Qrels, Run, Source, docno_bytes
-from ..io.trec import RunColumns, read_run_columns, sort_topics
+from ..io.sources import Qrels, Run, docno_bytes
+from ..io.trec import RunColumns
 from ..measures.matrix import exact_mean, quiet
-from ..measures.parallel import parallel_map
 
 DEFAULT_SAMPLES = 100  # Zhang22 §5.3.3: k = 100 (stable for k > 100, unstable at 10)
 
@@ -369,59 +366,6 @@ def _column_models(
     return models, missing
 
 
-def simulate_ap(
-    qrels: Qrels,
-    runs: Mapping[str, Run | Source],
-    topics: Sequence[str],
-    k: int = DEFAULT_SAMPLES,
-    seed: int = 0,
-    rel_level: int = 1,
-    jobs: int = 1,
-    tick: Callable[[], None] = lambda: None,
-) -> tuple[np.ndarray, list[int]]:
-    """Simulated AP of every system on every topic, shape (m, n_topics, k) (docs/pertopic.md),
-    and per system the number of topics it has no ranking for.
-
-    ``runs`` maps run names to runs in memory or to files (read in the worker
-    that simulates them, so the parent never holds the runs). Systems are in
-    ``runs``' order, topics in ``topics``' order. A run without a topic scores
-    0 in every sample. Run ``name`` on topic ``t`` draws from
-    ``pair_rng(seed, name, t)`` only, so the same seed gives the same samples
-    of a run for any ``jobs`` and whatever other runs are in ``runs``.
-    """
-    names, items = list(runs), list(runs.values())
-    if not items or not topics:
-        return np.zeros((len(items), len(topics), k)), [len(topics)] * len(items)
-    if any(isinstance(item, Source) and item.path == STDIN for item in items):
-        jobs = 1  # standard input cannot be shared with worker processes
-    make_work = functools.partial(_sampler, qrels, names, items, topics, k, seed, rel_level)
-    results = parallel_map(range(len(items)), make_work, jobs=jobs, tick=tick)
-    return np.stack([ap for ap, _ in results]), [missing for _, missing in results]
-
-
-def _sampler(
-    qrels: Qrels,
-    names: Sequence[str],
-    items: Sequence[Run | Source],
-    topics: Sequence[str],
-    k: int,
-    seed: int,
-    rel_level: int,
-) -> Callable[[int], tuple[np.ndarray, int] | InputError]:
-    """index → (AP (n, k), topics missing) of run ``items[index]``, read here if a file."""
-    sample = system_sampler(qrels, topics, k, seed, rel_level, names=names)
-
-    def work(i: int) -> tuple[np.ndarray, int] | InputError:
-        item = items[i]
-        try:
-            run = read_run_columns(item) if isinstance(item, Source) else item
-        except InputError as exc:  # returned, not raised: keeps file:line across processes
-            return exc
-        return sample(i, run)
-
-    return work
-
-
 # --------------------------------------------------------------------------------------
 # Analysis of the cube
 
@@ -509,28 +453,3 @@ def analyse_samples(
         tradeoff=correlate(mean_bias2, mean_var),
         missing=tuple(missing) if missing is not None else (0,) * m,
     )
-
-
-def pertopic(
-    qrels: Qrels,
-    runs: Mapping[str, Run | Source],
-    topics: Sequence[str] | None = None,
-    k: int = DEFAULT_SAMPLES,
-    seed: int = 0,
-    rel_level: int = 1,
-    jobs: int = 1,
-    tick: Callable[[], None] = lambda: None,
-) -> PerTopicResult:
-    """docs/pertopic.md end to end: simulate k collections per pair, then analyse them.
-
-    ``topics`` defaults to the qrels topics with at least one relevant
-    document (docs/inputs.md), in the project's topic order (``sort_topics``).
-    """
-    if topics is None:
-        topics = sort_topics(
-            t for t, docs in qrels.items() if any(g >= rel_level for g in docs.values())
-        )
-    ap, missing = simulate_ap(
-        qrels, runs, topics, k=k, seed=seed, rel_level=rel_level, jobs=jobs, tick=tick
-    )
-    return analyse_samples(ap, list(runs), topics, missing)

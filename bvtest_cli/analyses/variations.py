@@ -61,7 +61,6 @@ __all__ = [
     "general_moments",
     "inter_moments",
     "intra_moments",
-    "kendall_tau_b",
     "parse_alphas",
     "portfolio_value",
     "rank_correlations",
@@ -340,17 +339,6 @@ def _tau_ap_from(c: _Counts) -> np.ndarray:
     expected = (a_both * s0 + t_ref * s1 / (t + 1) + within) / t
     value = 2.0 / (m - 1) * expected.sum(axis=-1) - 1.0
     return np.where(c.ref_pairs > 0, value, np.nan)
-
-
-def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's τ_b of two score vectors over the last axis: (..., m) → (...).
-
-    τ_b = (P − Q) / sqrt((P + Q + T_y)(P + Q + T_x)), P and Q the concordant
-    and discordant pairs, T_x (T_y) the pairs tied only in x (y). NaN when
-    either ranking ties every pair (or m < 2), as scipy.stats.kendalltau.
-    """
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    return _tau_b_from(_counts_from_signs(_signs(x), _signs(y)))
 
 
 def tau_ap(reference: np.ndarray, evaluated: np.ndarray) -> np.ndarray:

@@ -68,6 +68,7 @@ from .sources import (
     _shown,
     _topic,
     docno_bytes,
+    docno_text,
     read_bytes,
     shown_docno,
     unique_names,
@@ -485,13 +486,6 @@ def _docno_column(fields: _Fields) -> np.ndarray:
     return words.view(f"S{8 * words.shape[1]}").ravel()
 
 
-def _parse_qrels_fast(data: bytes) -> tuple[Qrels, dict[int, int]] | None:
-    """The qrels dict and first line of each grade by the columnar path, or None
-    (kept for the tests that compare it with the line-by-line path)."""
-    parsed = _parse_qrels_table(data)
-    return None if parsed is None else (parsed[0].as_dict(), parsed[1])
-
-
 class QrelsTable:
     """Qrels as arrays in file order (``topic``, ``docno``, ``grade``) and their
     (topic, docno) hashes sorted (``key``, with ``row``, the file row of each
@@ -633,11 +627,6 @@ class QrelsTable:
             )
         return self._num_rel[rel]
 
-    def max_grade_per_topic(self) -> np.ndarray:
-        out = np.full(len(self.topics), np.iinfo(np.int64).min)
-        np.maximum.at(out, self.topic, self.grade)
-        return out
-
     def as_dict(self) -> Qrels:
         """topic → docno → grade in file order."""
         return _nested(self.topics, self.topic, self.docno, self.grade)
@@ -711,3 +700,40 @@ def _parse_qrels_table(
         return None
     first_line = dict(sorted(first.items(), key=lambda item: item[1]))
     return table, first_line
+
+
+# --------------------------------------------------------------------------------------
+# Writers: the one place TREC qrels and runs are written (as text: write it
+# with :func:`~bvtest_cli.io.sources.output_bytes`, each docno is its file's bytes)
+
+
+def qrels_line(topic: str, docno: str, grade: int, stratum: str | None = None) -> str:
+    """One qrels line: ``qid 0 docno rel``, or sample_eval.pl's ``qid 0 docno
+    stratum rel`` with a stratum (rel −1: pooled, not judged); ``docno`` as
+    :func:`~bvtest_cli.io.sources.docno_text` gives it."""
+    if stratum is None:
+        return f"{topic} 0 {docno} {grade}\n"
+    return f"{topic} 0 {docno} {stratum} {grade}\n"
+
+
+def format_qrels(qrels: Qrels) -> str:
+    """TREC qrels ``qid 0 docno rel``: topics in :func:`sort_topics` order,
+    docnos sorted (by their bytes)."""
+    return "".join(
+        qrels_line(topic, docno_text(docno), qrels[topic][docno])
+        for topic in sort_topics(qrels)
+        for docno in sorted(qrels[topic])
+    )
+
+
+def format_run(ranking: Iterable[tuple[str, Iterable[tuple[str, float]]]], tag: str) -> str:
+    """TREC run ``qid Q0 docno rank score tag`` of (topic, documents in rank
+    order) pairs, ranks 1, 2, …; scores with ``repr`` (the shortest text that
+    reads back as the same double)."""
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"run tag {tag!r} must be non-empty without white space")
+    return "".join(
+        f"{topic} Q0 {docno_text(docno)} {rank} {score!r} {tag}\n"
+        for topic, docs in ranking
+        for rank, (docno, score) in enumerate(docs, 1)
+    )

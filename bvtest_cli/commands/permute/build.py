@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ...analyses.pooling import engineer_run, engineered_name, format_run
+from ...analyses.pooling import engineer_run, engineered_name, ranked
 from ...errors import InputError
 from ...io.files import checked_target, new_directory
 from ...io.sources import Qrels, Run, expand_sources, output_bytes
-from ...io.trec import read_qrels, sort_topics
+from ...io.trec import format_run, read_qrels, sort_topics
 from ...measures.evaluate import (
     check_shared_topics,
     map_runs,
@@ -28,7 +28,9 @@ def _engineer(
 ) -> Callable[[int, Run], InputError | frozenset[str]]:
     def work(index: int, run: Run) -> InputError | frozenset[str]:
         name = names[index]
-        text = format_run(engineer_run(run, qrels, name=name, seed=seed), engineered_name(name))
+        engineered = engineer_run(run, qrels, name=name, seed=seed)
+        ranking = ((t, ranked(engineered[t])) for t in sort_topics(engineered))
+        text = format_run(ranking, engineered_name(name))
         try:
             with open(targets[index], "wb") as fh:
                 fh.write(output_bytes(text))

@@ -2,16 +2,105 @@
 
 from __future__ import annotations
 
-from ...analyses.simulate import PerTopicResult, pertopic
-from ...io.sources import expand_sources
-from ...io.trec import read_qrels
+import functools
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ...analyses.simulate import (
+    DEFAULT_SAMPLES,
+    PerTopicResult,
+    analyse_samples,
+    system_sampler,
+)
+from ...errors import InputError
+from ...io.sources import STDIN, Qrels, Run, Source, expand_sources
+from ...io.trec import read_qrels, read_run_columns, sort_topics
 from ...measures.evaluate import check_shared_topics, topic_set
-from ...measures.parallel import default_jobs, progress
+from ...measures.parallel import default_jobs, parallel_map, progress
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import Report, Table, section
 from ...settings import Settings
 from ..eval.build import tradeoff_section
+
+
+def simulate_ap(
+    qrels: Qrels,
+    runs: Mapping[str, Run | Source],
+    topics: Sequence[str],
+    k: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    rel_level: int = 1,
+    jobs: int = 1,
+    tick: Callable[[], None] = lambda: None,
+) -> tuple[np.ndarray, list[int]]:
+    """Simulated AP of every system on every topic, shape (m, n_topics, k) (docs/pertopic.md),
+    and per system the number of topics it has no ranking for.
+
+    ``runs`` maps run names to runs in memory or to files (read in the worker
+    that simulates them, so the parent never holds the runs). Systems are in
+    ``runs``' order, topics in ``topics``' order. A run without a topic scores
+    0 in every sample. Run ``name`` on topic ``t`` draws from
+    ``pair_rng(seed, name, t)`` only, so the same seed gives the same samples
+    of a run for any ``jobs`` and whatever other runs are in ``runs``.
+    """
+    names, items = list(runs), list(runs.values())
+    if not items or not topics:
+        return np.zeros((len(items), len(topics), k)), [len(topics)] * len(items)
+    if any(isinstance(item, Source) and item.path == STDIN for item in items):
+        jobs = 1  # standard input cannot be shared with worker processes
+    make_work = functools.partial(_sampler, qrels, names, items, topics, k, seed, rel_level)
+    results = parallel_map(range(len(items)), make_work, jobs=jobs, tick=tick)
+    return np.stack([ap for ap, _ in results]), [missing for _, missing in results]
+
+
+def _sampler(
+    qrels: Qrels,
+    names: Sequence[str],
+    items: Sequence[Run | Source],
+    topics: Sequence[str],
+    k: int,
+    seed: int,
+    rel_level: int,
+) -> Callable[[int], tuple[np.ndarray, int] | InputError]:
+    """index → (AP (n, k), topics missing) of run ``items[index]``, read here if a file."""
+    sample = system_sampler(qrels, topics, k, seed, rel_level, names=names)
+
+    def work(i: int) -> tuple[np.ndarray, int] | InputError:
+        item = items[i]
+        try:
+            run = read_run_columns(item) if isinstance(item, Source) else item
+        except InputError as exc:  # returned, not raised: keeps file:line across processes
+            return exc
+        return sample(i, run)
+
+    return work
+
+
+def pertopic(
+    qrels: Qrels,
+    runs: Mapping[str, Run | Source],
+    topics: Sequence[str] | None = None,
+    k: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    rel_level: int = 1,
+    jobs: int = 1,
+    tick: Callable[[], None] = lambda: None,
+) -> PerTopicResult:
+    """docs/pertopic.md end to end: simulate k collections per pair, then analyse them.
+
+    ``topics`` defaults to the qrels topics with at least one relevant
+    document (docs/inputs.md), in the project's topic order (``sort_topics``).
+    """
+    if topics is None:
+        topics = sort_topics(
+            t for t, docs in qrels.items() if any(g >= rel_level for g in docs.values())
+        )
+    ap, missing = simulate_ap(
+        qrels, runs, topics, k=k, seed=seed, rel_level=rel_level, jobs=jobs, tick=tick
+    )
+    return analyse_samples(ap, list(runs), topics, missing)
 
 
 def pertopic_report(result, measure: str, s: Settings) -> Report:

@@ -7,7 +7,7 @@ from functools import partial
 
 from ...analyses.pooling import pool, truncate_run
 from ...io.sources import Run, docno_text, expand_sources
-from ...io.trec import read_qrels, sort_topics
+from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.evaluate import (
     check_shared_topics,
     map_runs,
@@ -63,7 +63,7 @@ def pool_report(s: Settings) -> Report:
             "docno": docno_text(item[1]),
             "rel": item[2],
         },
-        as_text=lambda item, digits: (f"{item[0]} 0 {docno_text(item[1])} {item[2]}",),
+        as_text=lambda item, digits: (qrels_line(item[0], docno_text(item[1]), item[2])[:-1],),
     )
     return Report(section(("qrels", records)), notes=tuple(notes))
 

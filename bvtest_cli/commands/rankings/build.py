@@ -1,5 +1,5 @@
 """`bvtest rankings` (docs/rankings.md): read the inputs, evaluate
-(:func:`~bvtest_cli.analyses.rankings.evaluate_collections`), run the pure
+(:func:`~bvtest_cli.measures.collections.evaluate_collections`), run the pure
 estimators (:func:`~bvtest_cli.analyses.rankings.ranking_accuracy`) and build
 the report: |b|, σ and RMSE of every test collection's system ranking against
 the reference, σ of the reference, and with two or more test collections the
@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...analyses.rankings import RankingAccuracy, evaluate_collections, ranking_accuracy
+from ...analyses.rankings import RankingAccuracy, ranking_accuracy
 from ...errors import InputError
 from ...io.sources import expand_sources
 from ...io.trec import QrelsFile, read_qrels
+from ...measures.collections import evaluate_collections
 from ...measures.evaluate import (
     MeasureSpec,
     how,

@@ -13,7 +13,7 @@ from ...analyses.sampling import (
 from ...errors import InputError
 from ...io.files import checked_target, new_directory
 from ...io.sources import docno_text, expand_sources, output_bytes
-from ...io.trec import read_qrels, sort_topics
+from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.evaluate import list_topics
 from ...options import current_flags
 from ...report.limits import check_request
@@ -104,9 +104,7 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
             if not stratified and grade < 0:
                 continue
             docno = docno_text(universe[d].decode("latin-1"))
-            lines.append(
-                f"{t} 0 {docno} {stratum} {grade}\n" if stratified else f"{t} 0 {docno} {grade}\n"
-            )
+            lines.append(qrels_line(t, docno, grade, str(stratum) if stratified else None))
     return "".join(lines)
 
 
