@@ -67,9 +67,7 @@ def render_report(report: Report, s: Settings, name: str = "") -> str:
     from .render.formats import TABLE_WIDTH, render
 
     page = page_of(name, s) if s.fmt == "html" else None
-    key = s.sort or ("mean" if s.fmt == "html" else None)  # a reader's page: best first
-    report = report.sorted_by(key) if key else report
-    return render(report, s.fmt, s.digits, s.caption, page, table_width(s) or TABLE_WIDTH)
+    return render(report, s.fmt, s.digits, s.caption, page, table_width(s) or TABLE_WIDTH, s.sort)
 
 
 def table_width(s: Settings) -> int | None:

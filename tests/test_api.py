@@ -374,7 +374,11 @@ def test_to_frame_has_the_numbers_of_the_trec_format():
         assert (m, name, system) == (row.measure, shown, row.system)
         v = render.plain(value)
         assert (math.isnan(row.value) and v is None) or row.value == v
-    assert frame.attrs["settings"] == {"group": "random:4", "normalize": "none"}
+    assert frame.attrs["settings"] == {
+        "group": "random:4",
+        "normalize": "none",
+        "baseline": "sys003",
+    }
     zr = frame.query("measure == 'AP' and field == 'zrisk' and system == 'sys001'")
     assert list(zr.alpha) == [0.0, 2.5, 7.0]
     zr_json = report.to_dict()["measures"]["AP"]["systems"]["sys001"]["zrisk"]

@@ -45,6 +45,8 @@ SMALL_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pool": (("--depth", "3", Q, R), ()),
     "permute": (("--out", "perm", Q, R), ("perm",)),
     "sample": (("--budget", "5", "--draws", "1", "--out", "samples", Q, R), ("samples",)),
+    "design": (("-m", "AP", "--bootstrap", "20", Q, R), ()),
+    "sensitivity": (("-m", "AP", "--bootstrap", "20", "--draws", "5", Q, R), ()),
     "budget": (
         ("--budget", "5", "--draws", "2", "--bootstrap", "20", "--methods", "statAP", Q, R),
         (),

@@ -23,8 +23,8 @@ CASES = {
     "compare --bootstrap": (["compare", "-m", "AP", "--pairs", "all", "--bootstrap", HUGE, Q, R],
                             "--bootstrap"),
     "pertopic -k": (["pertopic", "-k", HUGE, Q, R], "-k"),
-    "rankings --samples": (["rankings", "--reference", Q, "--collection", f"x={Q}", "--samples",
-                            HUGE, R], "--samples"),
+    "rankings --bootstrap": (["rankings", "--reference", Q, "--collection", f"x={Q}",
+                              "--bootstrap", HUGE, R], "--bootstrap"),
     "rankings --topics": (["rankings", "--reference", Q, "--collection", f"x={Q}", "--topics",
                            HUGE, R], "--topics"),
 }  # fmt: skip

@@ -53,7 +53,7 @@ def _named(command: Command) -> Command:
 def _html_fragment(report: Report) -> str:
     from ..render.html import render_fragment
 
-    return render_fragment(report)
+    return render_fragment(report.sorted_by("mean"))  # as the page: best first
 
 
 show_html_with(_html_fragment)  # a report in a notebook: the -f html page's body
