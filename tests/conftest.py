@@ -284,3 +284,11 @@ def assert_one_line_error(proc, *fragments: str) -> None:
     assert len(lines) == 1, proc.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+def unpadded(text: str) -> str:
+    """trec lines without the padding of their name column (trec_eval's
+    ``%-22s``), for tests that look for ``NAME<TAB>SYSTEM<TAB>VALUE``."""
+    import re
+
+    return re.sub(r"(?m)^(\S+) +\t", r"\1\t", text)

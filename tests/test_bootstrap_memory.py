@@ -144,8 +144,8 @@ def test_streamed_compare_equals_the_stored_one(method):
     )
     names = [f"r{i}" for i in range(6)]
     kw = dict(statistic=statistic, alphas=("0", "5"), B=800, seed=4, method=method)
-    stored = compare_runs(x, names, **kw)
-    streamed = compare_runs(x, names, budget=32, **kw)
+    stored = compare_runs(x, names, **kw).rows
+    streamed = compare_runs(x, names, budget=32, **kw).rows
     assert [r.as_dict() for r in streamed] == [r.as_dict() for r in stored]
 
 

@@ -45,7 +45,7 @@ def test_toy_field_in_every_format(toy_registered):
     for fields in systems.values():
         assert fields["toy"] == pytest.approx(2 * fields["mse"], abs=1e-15)
     trec = run("eval", *ARGS)
-    assert sum(line.startswith("AP.toy\t") for line in trec.splitlines()) == len(systems)
+    assert sum(line.startswith(f"{'AP.toy':<22}\t") for line in trec.splitlines()) == len(systems)
     for fmt, delimiter in (("tsv", "\t"), ("csv", ",")):
         rows = list(csv.reader(io.StringIO(run("eval", "-f", fmt, *ARGS)), delimiter=delimiter))
         assert sum(row[1] == "toy" for row in rows) == len(systems)

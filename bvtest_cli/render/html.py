@@ -338,7 +338,9 @@ def _section(key: str, node: Section, digits: int, level: int) -> list[str]:
         name = str(k)
         if isinstance(v, Table):
             out += _table(name, v, digits)
-        elif isinstance(v, Records):
+        elif isinstance(v, Records) and not v.overview:
+            # an overview (compare's significance matrix) is drawn as a chart
+            # on the page (its numbers are in the chart's titles and the JSON)
             out += _records(name, v, digits)
         elif isinstance(v, Section) and by_alpha(k):
             if v is series[0][1]:

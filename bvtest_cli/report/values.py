@@ -5,11 +5,12 @@ renderers and by the reports whose records carry their own text lines."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .model import Value
+from .model import Records, Value
 
 
 class PValue(float):
@@ -69,3 +70,17 @@ def plain(value: Any) -> Value:
         v = float(value)
         return v + 0.0 if math.isfinite(v) else None  # + 0.0: no negative zero
     return value
+
+
+def line_records(rows: list[dict[str, Any]], kind: str, key: Callable[[dict], str]) -> Records:
+    """Records of dicts: the JSON objects as given; in the line formats a line
+    each, ``KIND<TAB>KEY<TAB>field=value ...`` (one line holds a whole record)."""
+
+    def as_json(row: dict[str, Any]) -> dict[str, Any]:
+        return row
+
+    def as_text(row: dict[str, Any], digits: int) -> tuple[str, str, str]:
+        shown = " ".join(f"{k}={fmt(plain(v), digits)}" for k, v in row.items())
+        return kind, key(row), shown
+
+    return Records(tuple(rows), as_json, as_text, header=tuple(rows[0]) if rows else ())

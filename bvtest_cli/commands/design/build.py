@@ -34,7 +34,7 @@ from ...io.budget_json import BudgetReport, read_budget_report
 from ...measures.matrix import ScoreMatrix
 from ...report import registry as r
 from ...report.model import Records, Report, Section, section
-from ...report.values import fmt, plain
+from ...report.values import line_records
 from ...settings import Settings
 
 #: The bootstrap replicate's columns: the three G-study components, then the
@@ -112,20 +112,6 @@ def percentile_ends(replicates: np.ndarray, level: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- records
-
-
-def _records(rows: list[dict[str, Any]], kind: str, key: Callable[[dict], str]) -> Records:
-    """Records of dicts: the JSON objects as given; a trec line each,
-    ``KIND<TAB>KEY<TAB>field=value ...`` (one line holds a whole record)."""
-
-    def as_json(row: dict[str, Any]) -> dict[str, Any]:
-        return row
-
-    def as_text(row: dict[str, Any], digits: int) -> tuple[str, str, str]:
-        shown = " ".join(f"{k}={fmt(plain(v), digits)}" for k, v in row.items())
-        return kind, key(row), shown
-
-    return Records(tuple(rows), as_json, as_text, header=tuple(rows[0]) if rows else ())
 
 
 def _count(value: float) -> int | float:
@@ -256,8 +242,8 @@ def allocation_records(
     every = [row(c) for c in result.candidates]
     key = lambda row: f"total={row['total']}"  # noqa: E731
     return (
-        _records(best, "allocation", key),
-        _records(every, "candidates", key),
+        line_records(best, "allocation", key),
+        line_records(every, "candidates", key),
         scale,
         measured,
     )
@@ -354,12 +340,12 @@ def measure_block(
         )
     items: list[tuple[Any, Any]] = [
         ("gstudy", gs),
-        ("dstudy", _records(dstudy_rows(d), "dstudy", lambda row: str(row["topics"]))),
+        ("dstudy", line_records(dstudy_rows(d), "dstudy", lambda row: str(row["topics"]))),
         ("topics_needed", needed),
         ("variance", variance),
         (
             "tssd",
-            _records(
+            line_records(
                 rows,
                 "tssd",
                 lambda row: (

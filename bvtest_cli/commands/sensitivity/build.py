@@ -12,9 +12,8 @@ inputs' size, and lays the results out.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -39,7 +38,7 @@ from ...measures.matrix import ScoreMatrix
 from ...report import registry as r
 from ...report.limits import refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
-from ...report.values import as_reported, fmt, plain
+from ...report.values import as_reported, line_records
 from ...settings import Settings
 
 #: The levels of discriminative power always reported, besides --significance.
@@ -124,20 +123,6 @@ def pair_p_values(
 # --------------------------------------------------------------------------- records
 
 
-def _records(rows: list[dict[str, Any]], kind: str, key: Callable[[dict], str]) -> Records:
-    """Records of dicts: the JSON objects as given; a trec line each,
-    ``KIND<TAB>KEY<TAB>field=value ...`` (one line holds a whole record)."""
-
-    def as_json(row: dict[str, Any]) -> dict[str, Any]:
-        return row
-
-    def as_text(row: dict[str, Any], digits: int) -> tuple[str, str, str]:
-        shown = " ".join(f"{k}={fmt(plain(v), digits)}" for k, v in row.items())
-        return kind, key(row), shown
-
-    return Records(tuple(rows), as_json, as_text, header=tuple(rows[0]) if rows else ())
-
-
 def _edge(value: float) -> float:
     """A bin's end as the decimal it stands for (k · 0.01 is 0.07000000000000001)."""
     return float(f"{value:.12g}")
@@ -172,8 +157,8 @@ def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Reco
         for row in fit
     ]
     return (
-        _records(swaps, "swap_rates", lambda row: f"c={row['c']}:{row['bin_lo']:g}"),
-        _records(extrapolation, "extrapolation", lambda row: f"{row['bin_lo']:g}"),
+        line_records(swaps, "swap_rates", lambda row: f"c={row['c']}:{row['bin_lo']:g}"),
+        line_records(extrapolation, "extrapolation", lambda row: f"{row['bin_lo']:g}"),
     )
 
 
