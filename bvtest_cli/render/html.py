@@ -131,6 +131,7 @@ thead th { border-bottom: 2px solid #999; text-align: right; }
 thead th:first-child, tbody th { text-align: left; }
 tbody th { font-weight: 500; max-width: 16rem; overflow-wrap: anywhere; }
 td { text-align: right; white-space: nowrap; }
+td.list { text-align: left; white-space: normal; }
 td .ci { display: block; font-size: .8em; color: #666; }
 table.kv th { white-space: nowrap; }
 table.kv td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
@@ -155,7 +156,10 @@ def _text(value: Any, digits: int) -> str:
 
 
 def _cell(value: Any, interval: Any, digits: int) -> str:
-    """A value, with its interval under it when it has one."""
+    """A value, with its interval under it when it has one; a list (compare's
+    runs significantly above or below one) as words that wrap."""
+    if isinstance(value, (list, tuple)):
+        return f'<td class="list">{escape(", ".join(_text(v, digits) for v in value))}</td>'
     text = escape(_text(value, digits))
     if interval is not None:
         lo, hi = (escape(_text(v, digits)) for v in interval)
@@ -338,9 +342,7 @@ def _section(key: str, node: Section, digits: int, level: int) -> list[str]:
         name = str(k)
         if isinstance(v, Table):
             out += _table(name, v, digits)
-        elif isinstance(v, Records) and not v.overview:
-            # an overview (compare's significance matrix) is drawn as a chart
-            # on the page (its numbers are in the chart's titles and the JSON)
+        elif isinstance(v, Records):
             out += _records(name, v, digits)
         elif isinstance(v, Section) and by_alpha(k):
             if v is series[0][1]:
