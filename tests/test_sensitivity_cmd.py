@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, run_bvtest
 from scipy import stats
 
 from bvtest_cli.analyses.sensitivity import delta_needed
@@ -286,3 +286,17 @@ def test_bad_options(bvtest, args, fragment):
 
 def test_missing_qrels(bvtest):
     assert_one_line_error(bvtest("sensitivity", "no-such-qrels", str(SAMPLE_RUNS)), "no-such-qrels")
+
+
+def test_the_page_draws_the_asl_curves():
+    """-f html draws both ASL curves: one line per curve, named, with as many
+    points as pairs (up to the drawing's cap)."""
+    import html
+    import re
+
+    proc = run_bvtest("sensitivity", "-m", "AP", "-f", "html", "--bootstrap", "100",
+                      SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "ASL curves" in proc.stdout
+    names = {html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", proc.stdout)}
+    assert {"the test's ASL", "bootstrap ASL"} <= names

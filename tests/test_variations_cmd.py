@@ -154,7 +154,9 @@ def test_pilot_study_as_a_scores_file(bvtest, tmp_path):
     trec = bvtest("variations", "--scores", scores, "--alpha=-1,0,1", "--quiet")
     assert trec.returncode == 0 and trec.stderr == ""
     assert "P@10.crossover\tS2:S1\t0.0000\n" in unpadded(trec.stdout)
-    assert "P@10.o(alpha=1)\tS1\t0.4000\nP@10.o(alpha=1)\tS2\t0.2222\n" in unpadded(trec.stdout)  # by hand
+    assert "P@10.o(alpha=1)\tS1\t0.4000\nP@10.o(alpha=1)\tS2\t0.2222\n" in unpadded(
+        trec.stdout
+    )  # by hand
     assert "P@10.tau(alpha=-1)\tall\tnan\n" in unpadded(trec.stdout)
 
 

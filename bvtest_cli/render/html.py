@@ -158,7 +158,7 @@ def _text(value: Any, digits: int) -> str:
 def _cell(value: Any, interval: Any, digits: int) -> str:
     """A value, with its interval under it when it has one; a list (compare's
     runs significantly above or below one) as words that wrap."""
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return f'<td class="list">{escape(", ".join(_text(v, digits) for v in value))}</td>'
     text = escape(_text(value, digits))
     if interval is not None:
@@ -463,6 +463,43 @@ def _rankings_chart(measure: str, t: Table) -> list[str]:
     return [svg.bars(list(t.rows), groups, ylabel, caption, best=best)]
 
 
+#: Points of an ASL curve drawn at most (evenly spaced over the pairs' ranks).
+ASL_POINTS = 400
+
+
+def _asl_chart(measure: str, block: Section) -> list[str]:
+    """sensitivity's ASL curves [Sakai06]: each pair's p-value against its rank
+    (the share of pairs with a smaller p), the chosen test's and the paired
+    bootstrap's, on a log scale (p = 0 drawn at 1e-12)."""
+    curves = [
+        (label, block.get(f))
+        for f, label in ((registry.SENS_ASL, "the test's ASL"),
+                         (registry.BOOTSTRAP_ASL, "bootstrap ASL"))
+        if f.name in {str(k) for k, _ in block.items}
+    ]  # fmt: skip
+    curves = [(label, np.asarray([np.nan if v is None else v for v in c], dtype=float))
+              for label, c in curves if isinstance(c, (list, tuple)) and len(c)]  # fmt: skip
+    if not curves:
+        return []
+    k = len(curves[0][1])
+    idx = np.unique(np.linspace(0, k - 1, min(k, ASL_POINTS)).round().astype(int))
+    xs = [float((i + 1) / k) for i in idx]
+    # a p of 0 (no bootstrap replicate as extreme) is drawn at the decade
+    # below the least positive p, not at an arbitrary depth
+    positive = [v for _, c in curves for v in c if np.isfinite(v) and v > 0]
+    floor = 10.0 ** math.floor(math.log10(min(positive))) if positive else 1e-3
+    series = [
+        svg.Series(label, tuple(float(np.log10(max(v, floor))) if np.isfinite(v) else math.nan
+                                for v in c[idx]), True)
+        for label, c in curves
+    ]  # fmt: skip
+    caption = (f"{measure}: ASL curves — each pair's p-value (log₁₀) against its rank among "
+               f"the {k} pairs; lower and further left is more discriminating; a p of 0 is "
+               f"drawn at {floor:.0e}")  # fmt: skip
+    return [svg.lines(xs, series, "share of pairs (ranked by p)", "log₁₀ p (lower: surer)",
+                      caption)]  # fmt: skip
+
+
 def _charts(measure: str, block: Section, baseline: str | None = None) -> list[str]:
     t = _systems(block)
     charts = []
@@ -481,6 +518,7 @@ def _charts(measure: str, block: Section, baseline: str | None = None) -> list[s
     pairs = _pairs(block)
     if pairs:
         charts.append(_compare_grid(measure, pairs))
+    charts += _asl_chart(measure, block)
     return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
 
 
