@@ -260,7 +260,7 @@ def sign_columns(means: np.ndarray, dtype: type = np.float32) -> np.ndarray:
     means = np.asarray(means, dtype=float)
     columns = np.ascontiguousarray(means.T)  # (m, B)
     m = columns.shape[0]
-    out = np.empty((n_pairs(m), columns.shape[1]), dtype=dtype)
+    out: np.ndarray = np.empty((n_pairs(m), columns.shape[1]), dtype=dtype)
     tol = tie_tolerance(means).T  # (1, B): one tolerance per ranking
     offset = 0
     for i in range(m - 1):
@@ -599,7 +599,7 @@ def ranking_accuracy(
         if math.isnan(sigma2[name].value):
             notes.append(f"{name}: no bootstrap ranking is defined; its estimates are undefined")
 
-    table = None
+    pairwise: PairwiseTable | None = None
     if with_table:
         k = len(names)
         grid = {f: np.empty((k, k)) for f in ("b2", "bias", "rmse", "se_bias", "se_rmse")}
@@ -611,7 +611,7 @@ def ranking_accuracy(
                 grid["rmse"][a, b] = acc.sigma if a == b else acc.rmse
                 grid["se_bias"][a, b] = acc.se_bias
                 grid["se_rmse"][a, b] = acc.se_sigma if a == b else acc.se_rmse
-        table = PairwiseTable(tuple(names), **grid)
+        pairwise = PairwiseTable(tuple(names), **grid)
 
     s2g = sigma2[reference_name]
     return RankingAccuracy(
@@ -622,7 +622,7 @@ def ranking_accuracy(
         sigma_reference=float(np.sqrt(s2g.value)),
         se_sigma_reference=mapped_se(float(s2g.value), standard_error(np.asarray(s2g.batches))),
         collections=tuple(CollectionAccuracy(x, result[x, reference_name]) for x in names[1:]),
-        table=table,
+        table=pairwise,
         notes=tuple(notes),
     )
 

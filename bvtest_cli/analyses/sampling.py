@@ -284,7 +284,7 @@ def _hedge_order(
     judged = np.zeros(pool + 1, dtype=bool)
     judged[pool] = True
     order: list[int] = []
-    score = np.empty(pool + 1)  # judged documents (and the dummy) hold −inf
+    score: np.ndarray = np.empty(pool + 1)  # judged documents (and the dummy) hold −inf
     for step in range(n):
         if step % _HEDGE_REFRESH == 0:
             weight /= weight.max()  # rescaling every weight changes no choice

@@ -150,7 +150,7 @@ def _pair_model(
         tie_scores = rel_scores[tied_nonrel > 0]
         tied: dict[float, list] = {}
         for x in np.flatnonzero(np.isin(scores, tie_scores) & ~is_rel):
-            tied.setdefault(float(scores[x]), []).append(docs[x])
+            tied.setdefault(float(scores[x]), []).append(docs[int(x)])
         rel_rows = np.flatnonzero(is_rel)
         for t in np.flatnonzero(tied_nonrel):
             doc = docs[rel_rows[t]]
@@ -316,7 +316,7 @@ def system_sampler(
     rel_level: int = 1,
     *,
     names: Sequence[str],
-) -> Callable[[int, Run], tuple[np.ndarray, int]]:
+) -> Callable[[int, Run | RunColumns], tuple[np.ndarray, int]]:
     """A function (system index i, run) → (simulated AP (n_topics, k), topics missing).
 
     ``names[i]`` is the name of run i. The streams of :func:`simulate_ap`
