@@ -158,7 +158,7 @@ def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Reco
         }
         for row in rows
     ]
-    fit = fit_swap_extrapolation(rows, n) if len(rows) else []
+    fit: np.ndarray | list = fit_swap_extrapolation(rows, n) if len(rows) else []
     extrapolation = [
         {
             r.SWAP_BIN_LO.name: _edge(row["bin_lo"]),
