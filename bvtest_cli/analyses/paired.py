@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -317,7 +318,12 @@ def mean_test(
     if test == "bootstrap":
         p = sig.bootstrap_test(d, B=B, seed=seed).p
     else:
-        p = {"t": sig.t_test, "wilcoxon": sig.wilcoxon_test, "sign": sig.sign_test}[test](d).p
+        paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
+            "t": sig.t_test,
+            "wilcoxon": sig.wilcoxon_test,
+            "sign": sig.sign_test,
+        }
+        p = paired_tests[test](d).p
     p_adj = adjust(p, correction)
     return MeanTest(p, p_adj, p_adj < significance)
 

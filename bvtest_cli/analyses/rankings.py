@@ -467,7 +467,8 @@ def mapped_se(value: float, se: float) -> float:
     if not (math.isfinite(value) and math.isfinite(se)):
         return math.nan
     r = signed_sqrt(value)
-    return float(max(r - signed_sqrt(value - 2 * se), signed_sqrt(value + 2 * se) - r) / 2)
+    below, above = float(r - signed_sqrt(value - 2 * se)), float(signed_sqrt(value + 2 * se) - r)
+    return float(max(below, above) / 2)
 
 
 def _accuracy(d: DeltaEstimate, s2x: DeltaEstimate, s2g: DeltaEstimate) -> Accuracy:

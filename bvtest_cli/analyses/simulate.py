@@ -183,7 +183,11 @@ def _harmonic(n_max: int) -> np.ndarray:
 def _index_dtype(size: int) -> type[np.unsignedinteger]:
     """Narrowest dtype for uniform indices in [0, size): numpy draws 16-bit
     integers about five times faster than 64-bit ones (measured)."""
-    return np.uint16 if size <= 1 << 16 else np.uint32 if size <= 1 << 32 else np.uint64
+    if size <= 1 << 16:
+        return np.uint16
+    if size <= 1 << 32:
+        return np.uint32
+    return np.uint64
 
 
 # Poissonization margin: Poisson totals are drawn with mean M − c·√M, so they
@@ -413,6 +417,7 @@ def _sampler(
 
     def work(i: int) -> tuple[np.ndarray, int] | InputError:
         item = items[i]
+        run: Run | RunColumns
         try:
             run = read_run_columns(item) if isinstance(item, Source) else item
         except InputError as exc:  # returned, not raised: keeps file:line across processes

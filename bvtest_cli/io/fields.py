@@ -308,7 +308,7 @@ def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
         edges = np.empty(block.size, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
         edges[0] = solid[0] != solid_before
         np.not_equal(solid[1:], solid[:-1], out=edges[1:])
-        found = np.flatnonzero(edges).astype(dtype)
+        found: np.ndarray = np.flatnonzero(edges).astype(dtype)
         found += lo
         parts.append(found)
         solid_before = bool(solid[-1])

@@ -554,7 +554,7 @@ class QrelsTable:
         self.docno, self.topic = docno, topic
         grade = _joined(grade)
         small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
-        self.grade = grade.astype(np.int32 if small else np.int64, copy=False)
+        self.grade: np.ndarray = grade.astype(np.int32 if small else np.int64, copy=False)
         self._num_rel: dict[int, np.ndarray] = {}
 
     @classmethod

@@ -136,9 +136,11 @@ def to_json(node: Any) -> Any:
         for i, row in enumerate(node.rows):
             cells: dict[str, Any] = {}
             for f in node.fields:
-                v = np.asarray(node.values[f.name])[i]
+                cell = np.asarray(node.values[f.name])[i]
                 cells[f.name] = (
-                    {a: plain(v[j]) for j, a in enumerate(node.alphas)} if f.alpha else plain(v)
+                    {a: plain(cell[j]) for j, a in enumerate(node.alphas)}
+                    if f.alpha
+                    else plain(cell)
                 )
                 if f.name in node.intervals:
                     iv = np.asarray(node.intervals[f.name])[i]

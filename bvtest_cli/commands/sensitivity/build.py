@@ -116,8 +116,12 @@ def pair_p_values(
     if test == "bootstrap":
         p = bootstrap.p
     else:
-        paired = {"t": t_test, "wilcoxon": wilcoxon_test, "sign": sign_test}[test]
-        p = paired(x[i] - x[j]).p
+        paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
+            "t": t_test,
+            "wilcoxon": wilcoxon_test,
+            "sign": sign_test,
+        }
+        p = paired_tests[test](x[i] - x[j]).p
     return PairPValues(p, adjust(p, s.correction))
 
 
