@@ -286,7 +286,7 @@ def _fields(data: bytes, ncols: int) -> _Fields | None:
         # mean one row per line.
         if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
             return None
-    words_at = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
+    words_at: np.ndarray = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
     return _Fields(buf, starts, ends, line, words_at)
 
 
