@@ -27,6 +27,7 @@ run: $(STAMP)
 
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
+	$(VENV)/bin/mypy bvtest_cli
 	$(PY) -m pytest -q
 
 # Chromium for the browser test of -f html: Debian's package (Playwright's own
@@ -85,6 +86,7 @@ test-oldest: $(OLDEST_STAMP) browser
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(VENV)/bin/ruff format --check bvtest_cli bvtest tests tools bench
+	$(VENV)/bin/mypy bvtest_cli
 
 # Speed and memory figures, as ratios against baselines measured in the same run.
 bench: $(STAMP)

@@ -545,7 +545,7 @@ def allocate(
     least RMSE; among equal RMSEs the one that spends fewer judgments
     (n′·N), then the earlier cell.
     """
-    candidates = []
+    candidates: list[Candidate] = []
     best: dict[int, Candidate | None] = {}
     for total in totals:
         here = []

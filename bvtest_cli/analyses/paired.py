@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,6 @@ from .tradeoff import constant
 from .uncertainty import (
     BLOCK_ELEMENTS,
     REPLICATE_ELEMENTS,
-    Statistic,
     bootstrap_intervals,
     contrasts,
     method_of,
@@ -318,7 +318,12 @@ def mean_test(
     if test == "bootstrap":
         p = sig.bootstrap_test(d, B=B, seed=seed).p
     else:
-        p = {"t": sig.t_test, "wilcoxon": sig.wilcoxon_test, "sign": sig.sign_test}[test](d).p
+        paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
+            "t": sig.t_test,
+            "wilcoxon": sig.wilcoxon_test,
+            "sign": sig.sign_test,
+        }
+        p = paired_tests[test](d).p
     p_adj = adjust(p, correction)
     return MeanTest(p, p_adj, p_adj < significance)
 
@@ -345,7 +350,7 @@ def compare_runs(
     systems: Sequence[str],
     pairs: Sequence[tuple[str, str]] | None = None,
     *,
-    statistic: Statistic,
+    statistic: Callable[..., dict[str, np.ndarray]],  # (y, target_row=None)
     alphas: Sequence[str | float] = ("0", "1", "5", "10"),
     B: int = 1000,
     seed: int = 0,
@@ -419,7 +424,6 @@ def compare_runs(
         c = float(np.mean(target_row))
     a, b = x[ia], x[ib]
     d = a - b
-    flips = dict(correction=correction, significance=significance, B=B, seed=seed)
     unresolved: dict[str, list[tuple[str, str]]] = {}
 
     def named(ks: Sequence[int]) -> list[tuple[str, str]]:
@@ -432,11 +436,15 @@ def compare_runs(
     tests: dict[str, tuple[np.ndarray | None, np.ndarray | None, str | None]] = {
         "mean": (mean.p, mean.p_adj, test)
     }
+    p: np.ndarray | None  # a test's p-values; None where the field is not tested
+    p_adj: np.ndarray | None
     centred = a + b - (a.mean(axis=1, keepdims=True) + b.mean(axis=1, keepdims=True))
     for name, values in (("var", d * centred), ("mse", d * (a + b - 2.0 * c))):
         if name not in names:
             continue
-        p, p_adj, open_ = sign_flip_test(values, **flips)
+        p, p_adj, open_ = sign_flip_test(
+            values, correction=correction, significance=significance, B=B, seed=seed
+        )
         tests[name] = (p, p_adj, "randomization")
         if open_:
             unresolved[name] = named(open_)

@@ -73,9 +73,9 @@ def pool(qrels: Qrels, runs: Iterable[Run], depth: int) -> Pool:
         raise ValueError(f"the pool depth must be at least 1, got {depth}")
     pools: dict[str, set[str]] = {topic: set() for topic in qrels}
     for run in runs:
-        for topic, docs in run.items():
+        for topic, scored in run.items():
             if topic in pools:
-                pools[topic].update(d for d, _ in ranked(docs, depth))
+                pools[topic].update(d for d, _ in ranked(scored, depth))
     out: Qrels = {}
     pooled = unjudged = 0
     for topic in sort_topics(pools):

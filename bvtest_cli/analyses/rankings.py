@@ -232,7 +232,7 @@ def sign_columns(means: np.ndarray, dtype: type = np.float32) -> np.ndarray:
     means = np.asarray(means, dtype=float)
     columns = np.ascontiguousarray(means.T)  # (m, B)
     m = columns.shape[0]
-    out = np.empty((n_pairs(m), columns.shape[1]), dtype=dtype)
+    out: np.ndarray = np.empty((n_pairs(m), columns.shape[1]), dtype=dtype)
     tol = tie_tolerance(means).T  # (1, B): one tolerance per ranking
     offset = 0
     for i in range(m - 1):
@@ -439,7 +439,8 @@ def mapped_se(value: float, se: float) -> float:
     if not (math.isfinite(value) and math.isfinite(se)):
         return math.nan
     r = signed_sqrt(value)
-    return float(max(r - signed_sqrt(value - 2 * se), signed_sqrt(value + 2 * se) - r) / 2)
+    below, above = float(r - signed_sqrt(value - 2 * se)), float(signed_sqrt(value + 2 * se) - r)
+    return float(max(below, above) / 2)
 
 
 def _accuracy(d: DeltaEstimate, s2x: DeltaEstimate, s2g: DeltaEstimate) -> Accuracy:
@@ -571,7 +572,7 @@ def ranking_accuracy(
         if math.isnan(sigma2[name].value):
             notes.append(f"{name}: no bootstrap ranking is defined; its estimates are undefined")
 
-    table = None
+    pairwise: PairwiseTable | None = None
     if with_table:
         k = len(names)
         grid = {f: np.empty((k, k)) for f in ("b2", "bias", "rmse", "se_bias", "se_rmse")}
@@ -583,7 +584,7 @@ def ranking_accuracy(
                 grid["rmse"][a, b] = acc.sigma if a == b else acc.rmse
                 grid["se_bias"][a, b] = acc.se_bias
                 grid["se_rmse"][a, b] = acc.se_sigma if a == b else acc.se_rmse
-        table = PairwiseTable(tuple(names), **grid)
+        pairwise = PairwiseTable(tuple(names), **grid)
 
     s2g = sigma2[reference_name]
     return RankingAccuracy(
@@ -594,7 +595,7 @@ def ranking_accuracy(
         sigma_reference=float(np.sqrt(s2g.value)),
         se_sigma_reference=mapped_se(float(s2g.value), standard_error(np.asarray(s2g.batches))),
         collections=tuple(CollectionAccuracy(x, result[x, reference_name]) for x in names[1:]),
-        table=table,
+        table=pairwise,
         notes=tuple(notes),
     )
 

@@ -32,6 +32,7 @@ import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +42,9 @@ from .rankings import stream
 METHODS = ("depth", "mtf", "hedge", "uniform", "pps")
 RANDOM_METHODS = ("uniform", "pps")
 
-Rankings = Mapping[str, Sequence[Sequence[str]]]
-Grades = Mapping[str, Mapping[str, int]]
+# A document is its docno, or a number that stands for it (budget's tracks).
+Rankings = Mapping[str, Sequence[Sequence[Any]]]
+Grades = Mapping[str, Mapping[Any, int]]
 
 # Hedge scores within this relative distance of the best one tie (they are
 # sums of floats updated step by step, so exact equality is not meaningful).
@@ -284,7 +286,7 @@ def _hedge_order(
     judged = np.zeros(pool + 1, dtype=bool)
     judged[pool] = True
     order: list[int] = []
-    score = np.empty(pool + 1)  # judged documents (and the dummy) hold −inf
+    score: np.ndarray = np.empty(pool + 1)  # judged documents (and the dummy) hold −inf
     for step in range(n):
         if step % _HEDGE_REFRESH == 0:
             weight /= weight.max()  # rescaling every weight changes no choice

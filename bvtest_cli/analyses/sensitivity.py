@@ -53,11 +53,11 @@ def discriminative_power(p: np.ndarray, levels: Sequence[float] = (0.01, 0.05, 0
     pair does not look more discriminating. Returns (..., len(levels)).
     """
     p = np.asarray(p, dtype=float)
-    levels = np.asarray(levels, dtype=float)
+    thresholds = np.asarray(levels, dtype=float)
     if p.shape[-1] == 0:
         raise ValueError("discriminative_power needs at least one pair")
     with np.errstate(invalid="ignore"):
-        hits = p[..., np.newaxis, :] < levels[:, np.newaxis]
+        hits = p[..., np.newaxis, :] < thresholds[:, np.newaxis]
     return hits.mean(axis=-1)
 
 

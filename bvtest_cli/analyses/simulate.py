@@ -147,7 +147,7 @@ def _pair_model(
         tie_scores = rel_scores[tied_nonrel > 0]
         tied: dict[float, list] = {}
         for x in np.flatnonzero(np.isin(scores, tie_scores) & ~is_rel):
-            tied.setdefault(float(scores[x]), []).append(docs[x])
+            tied.setdefault(float(scores[x]), []).append(docs[int(x)])
         rel_rows = np.flatnonzero(is_rel)
         for t in np.flatnonzero(tied_nonrel):
             doc = docs[rel_rows[t]]
@@ -180,7 +180,11 @@ def _harmonic(n_max: int) -> np.ndarray:
 def _index_dtype(size: int) -> type[np.unsignedinteger]:
     """Narrowest dtype for uniform indices in [0, size): numpy draws 16-bit
     integers about five times faster than 64-bit ones (measured)."""
-    return np.uint16 if size <= 1 << 16 else np.uint32 if size <= 1 << 32 else np.uint64
+    if size <= 1 << 16:
+        return np.uint16
+    if size <= 1 << 32:
+        return np.uint32
+    return np.uint64
 
 
 # Poissonization margin: Poisson totals are drawn with mean M − c·√M, so they
@@ -313,7 +317,7 @@ def system_sampler(
     rel_level: int = 1,
     *,
     names: Sequence[str],
-) -> Callable[[int, Run], tuple[np.ndarray, int]]:
+) -> Callable[[int, Run | RunColumns], tuple[np.ndarray, int]]:
     """A function (system index i, run) → (simulated AP (n_topics, k), topics missing).
 
     ``names[i]`` is the name of run i. The streams of :func:`simulate_ap`

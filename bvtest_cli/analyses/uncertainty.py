@@ -651,11 +651,13 @@ def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
                 _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
             first.clear()
             continue
+        assert scale is not None  # set with lo
         _count_bins(histogram, v, finite, lo, scale, bins)
     if lo is None:  # fewer replicates than first_rows
         lo, scale = _range(minimum, maximum, bins)
         for f in first:
             _count_bins(histogram, f, np.isfinite(f), lo, scale, bins)
+    assert scale is not None  # set with lo
     return _Tally(count, minimum, maximum, below, lo, scale, histogram)
 
 

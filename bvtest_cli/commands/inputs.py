@@ -9,7 +9,6 @@ variations' scores path).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
 
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError
@@ -18,9 +17,8 @@ from ..io.trec import read_qrels, tagged_sources
 from ..measures.evaluate import evaluate_runs, how, parse_measures
 from ..measures.matrix import ScoreMatrix
 from ..measures.scores_file import read_scores
+from ..report.model import Report
 from ..settings import Settings
-
-R = TypeVar("R")  # a report: anything with .prefixed(notes)
 
 
 def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
@@ -49,7 +47,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     return [by_name[w] for w in wanted], notes
 
 
-def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], R]) -> R:
+def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], Report]) -> Report:
     """``analyse`` of the score matrices of ``s``'s inputs, with the notes about
     the inputs before the report's own."""
     matrices, notes = load(s)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..errors import InputError
 from .sources import STDIN, read_bytes
@@ -32,7 +33,7 @@ class BudgetReport:
     cells: tuple[BudgetCell, ...]
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -72,6 +73,7 @@ def read_budget_report(path: str) -> BudgetReport:
         if numbers["sigma"] < 0:
             raise InputError(f"{what} (cell {k}: sigma is negative)", label)
         se = cell.get("se_rmse")
+        assert isinstance(budget, int) and isinstance(scale, int)  # checked above
         cells.append(
             BudgetCell(
                 method,

@@ -286,7 +286,7 @@ def _fields(data: bytes, ncols: int) -> _Fields | None:
         # mean one row per line.
         if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
             return None
-    words_at = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
+    words_at: np.ndarray = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
     return _Fields(buf, starts, ends, line, words_at)
 
 
@@ -308,7 +308,7 @@ def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
         edges = np.empty(block.size, dtype=bool)  # edges[i]: solid[i-1] != solid[i]
         edges[0] = solid[0] != solid_before
         np.not_equal(solid[1:], solid[:-1], out=edges[1:])
-        found = np.flatnonzero(edges).astype(dtype)
+        found: np.ndarray = np.flatnonzero(edges).astype(dtype)
         found += lo
         parts.append(found)
         solid_before = bool(solid[-1])

@@ -260,7 +260,7 @@ def read_qrels(path: str) -> QrelsFile:
         return QrelsFile(label, None, first_line, table=table)
     _check_nonempty(data, label)
     qrels: Qrels = {}
-    first_line: dict[int, int] = {}
+    first_line = {}
     strata: dict[str, dict[str, str]] | None = {} if ncols == SAMPLED_FIELDS else None
     for lineno, fields in _lines(data, label):
         _add_qrel(qrels, first_line, fields, label, lineno, strata)
@@ -548,7 +548,7 @@ class QrelsTable:
         self.docno, self.topic = docno, topic
         grade = _joined(grade)
         small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
-        self.grade = grade.astype(np.int32 if small else np.int64, copy=False)
+        self.grade: np.ndarray = grade.astype(np.int32 if small else np.int64, copy=False)
         self._num_rel: dict[int, np.ndarray] = {}
 
     @classmethod
@@ -691,11 +691,17 @@ def _parse_qrels_table(
     if not parts:
         return None
     # Handed over as lists of parts: the table joins and frees them column by column.
-    columns = [list(c) for c in zip(*parts, strict=True)]
+    topic_parts, docno_parts, grade_parts = (list(c) for c in zip(*parts, strict=True))
     del parts
     if line_offset > _TRIM_ROWS:
         _release_freed_memory()  # the chunks' temporaries, before the table's peak
-    table = QrelsTable(list(topics), *columns, labels if ncols == SAMPLED_FIELDS else None)
+    table = QrelsTable(
+        list(topics),
+        topic_parts,
+        docno_parts,
+        grade_parts,
+        labels if ncols == SAMPLED_FIELDS else None,
+    )
     if table.has_duplicates:
         return None
     first_line = dict(sorted(first.items(), key=lambda item: item[1]))

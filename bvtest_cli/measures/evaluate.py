@@ -282,7 +282,9 @@ def _did_you_mean(name: str) -> str | None:
 def _split_measures(text: str) -> list[str]:
     """Split on commas that are not inside parentheses: ``AP(rel=2),P@10``; a
     bare number continues a trec_eval name: ``P.5,10``."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         depth += (ch == "(") - (ch == ")")
         if ch == "," and depth == 0:
@@ -515,8 +517,8 @@ class RunEvaluator:
                 for name, kind in named:
                     scores[name] = dict(zip(ranked.topics, values[kind].tolist(), strict=True))
             forms = [form for _, form in self._fast]
-            values = fastmeasures.compute(ranked, self.table, forms, self._ideal)
-            for (name, _), column in zip(self._fast, values, strict=True):
+            columns_of_forms = fastmeasures.compute(ranked, self.table, forms, self._ideal)
+            for (name, _), column in zip(self._fast, columns_of_forms, strict=True):
                 scores[name] = dict(zip(ranked.topics, column.tolist(), strict=True))
             for name, k in self._fast_err:
                 scores[name] = err_ranked(ranked, self._positive, k)
@@ -557,7 +559,7 @@ def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]
 # ---------------------------------------------------------------------------
 # Reading and processing many runs, in parallel
 
-RunWork = Callable[[int, Run], Any]  # (index of the run among the inputs, run) → result
+RunWork = Callable[[int, Any], Any]  # (index of the run among the inputs, run as read) → result
 
 
 def _read_then(

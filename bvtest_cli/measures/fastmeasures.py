@@ -221,6 +221,7 @@ def compute(
         num_rel = qrels.num_rel(rel)[ranked.qtopic].astype(np.float64)
         found = np.bincount(topic, minlength=m).astype(np.float64)
         if kind == "P":
+            assert cutoff is not None  # P is always P@k
             value = found / float(cutoff)
         elif kind == "R":
             value = np.divide(found, num_rel, out=np.zeros(m), where=num_rel > 0)

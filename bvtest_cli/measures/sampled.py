@@ -59,7 +59,7 @@ _SAMPLED_SMOOTH = 0.00003
 
 
 class _SampledMeasure(Measure):
-    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {  # type: ignore[misc]  # a class attribute; ir_measures annotates it as an instance one
         "rel": ParamInfo(
             dtype=int, default=1, desc="minimum grade to be counted relevant (inclusive)"
         )
@@ -86,7 +86,7 @@ class _InfNDCG(Measure):
 
     __name__ = "infNDCG"
     NAME = "infNDCG"
-    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {}
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {}  # type: ignore[misc]  # a class attribute; ir_measures annotates it as an instance one
 
 
 class _IP(_SampledMeasure):
@@ -94,7 +94,7 @@ class _IP(_SampledMeasure):
 
     __name__ = "iP"
     NAME = "iP"
-    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {  # type: ignore[misc]  # a class attribute; ir_measures annotates it as an instance one
         "cutoff": ParamInfo(dtype=int, required=True, desc="rank k"),
         **_SampledMeasure.SUPPORTED_PARAMS,
     }
@@ -142,6 +142,7 @@ def sampled_kind(measure: Measure) -> str:
     for: its name, with the rank for iP (``iP@10``)."""
     if measure.NAME == "iP":
         return f"iP@{measure.params['cutoff']}"
+    assert measure.NAME is not None  # every measure class names itself
     return measure.NAME
 
 
@@ -180,7 +181,7 @@ def xinfap_core(
     seg: np.ndarray,
     k: np.ndarray,
     h: np.ndarray,
-    above: np.ndarray,
+    above: tuple[np.ndarray, np.ndarray, np.ndarray],
     totals: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> np.ndarray:
     """xinfAP of m rankings from their judged relevant documents ("hits", in

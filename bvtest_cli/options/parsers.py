@@ -4,7 +4,7 @@ value, or a one-line usage error. Imports only the foundation and click."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -185,7 +185,7 @@ def parse_positive_list(value: str | tuple[int, ...] | None) -> tuple[int, ...]:
 
 def parse_positive_floats(value: str | tuple[float, ...] | None) -> tuple[float, ...]:
     """``0.05,0.1`` → (0.05, 0.1): finite positive numbers, each once, in order."""
-    parts = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    parts: Sequence[Any] = value if isinstance(value, (list, tuple)) else str(value).split(",")
     try:
         numbers = tuple(float(v) for v in parts)
     except ValueError:

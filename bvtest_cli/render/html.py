@@ -276,7 +276,7 @@ def _records(key: str, records: Records, digits: int) -> list[str]:
     return _tables(key, " ".join(headers[:k]), names, columns)
 
 
-def _grid(key: str, node: Section, digits: int) -> list[str]:
+def _grid(key: Field | str, node: Section, digits: int) -> list[str]:
     """A Section of Sections of numbers: a row per child, a column per leaf."""
     names: list[str] = []
     meanings: dict[str, str] = {}
@@ -470,15 +470,17 @@ ASL_POINTS = 400
 def _asl_chart(measure: str, block: Section) -> list[str]:
     """sensitivity's ASL curves [Sakai06]: each pair's p-value against its rank
     (the share of pairs with a smaller p), the chosen test's and the paired
-    bootstrap's, on a log scale (p = 0 drawn at 1e-12)."""
-    curves = [
-        (label, block.get(f))
-        for f, label in ((registry.SENS_ASL, "the test's ASL"),
-                         (registry.BOOTSTRAP_ASL, "bootstrap ASL"))
-        if f.name in {str(k) for k, _ in block.items}
-    ]  # fmt: skip
-    curves = [(label, np.asarray([np.nan if v is None else v for v in c], dtype=float))
-              for label, c in curves if isinstance(c, (list, tuple)) and len(c)]  # fmt: skip
+    bootstrap's, on a log scale."""
+    keys = {str(k) for k, _ in block.items}
+    curves: list[tuple[str, np.ndarray]] = []
+    for f, label in (
+        (registry.SENS_ASL, "the test's ASL"),
+        (registry.BOOTSTRAP_ASL, "bootstrap ASL"),
+    ):
+        node = block.get(f) if f.name in keys else None
+        if isinstance(node, tuple) and node:
+            values = [math.nan if v is None else float(v) for v in node]
+            curves.append((label, np.asarray(values, dtype=float)))
     if not curves:
         return []
     k = len(curves[0][1])
@@ -539,18 +541,18 @@ def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
     significant; the numbers in each cell's title."""
     diff: dict[tuple[str, str], Mapping[str, Any]] = {}
     total: dict[str, list[float]] = {}
-    for r in pairs:
-        diff[r["a"], r["b"]] = r
-        d = _finite(r["diff"])
-        total.setdefault(r["a"], []).append(d)
-        total.setdefault(r["b"], []).append(-d)
+    for pair in pairs:
+        diff[pair["a"], pair["b"]] = pair
+        d = _finite(pair["diff"])
+        total.setdefault(pair["a"], []).append(d)
+        total.setdefault(pair["b"], []).append(-d)
     # with every pair, a run's mean difference to the others orders the means
     names = sorted(total, key=lambda n: (-float(np.nanmean(total[n] or [0.0])), n))
     cells: list[list[svg.Cell | None]] = []
     for a in names:
         row: list[svg.Cell | None] = []
         for b in names:
-            r, sign = (diff[a, b], 1.0) if (a, b) in diff else (diff.get((b, a)), -1.0)
+            r, sign = (diff.get((a, b)), 1.0) if (a, b) in diff else (diff.get((b, a)), -1.0)
             if r is None or a == b:
                 row.append(None)
                 continue
@@ -719,15 +721,14 @@ def _summary(block: Section, digits: int) -> list[str]:
         if registry.BIAS2 in t.fields and registry.VAR in t.fields:
             front = [r for r, on in zip(t.rows, _front(t), strict=True) if on]
             lines.append(f"Pareto set of (Bias², Var): {_names(front)}")
-    if "matrix" in keys and isinstance(block.get("matrix"), Section):
-        matrix = block.get("matrix")
+    if "matrix" in keys and isinstance(matrix := block.get("matrix"), Section):
         rmse = next((v for k, v in matrix.items if str(k) == registry.PAIR_RMSE.name), None)
         if isinstance(rmse, Section):
             for g, row in rmse.items:
                 values = {str(x): _finite(v) for x, v in leaves_of(row).items() if str(x) != str(g)}
                 values = {x: v for x, v in values.items() if math.isfinite(v)}
                 if values:
-                    x = min(values, key=values.get)
+                    x = min(values, key=values.__getitem__)
                     lines.append(f"against {escape(str(g))}: least RMSE {escape(x)} "
                                  f"({_text(values[x], digits)})")  # fmt: skip
     if not lines:

@@ -625,11 +625,12 @@ def bars(categories: Sequence[str], groups: Sequence[tuple[str, Sequence[float]]
             f'y2="{_num(ry)}" aria-hidden="true"/>'
         )
     body += _group("labels", labels)
-    legend, x = [], LEFT
+    legend: list[str] = []
+    x: float = LEFT
     entries = [(colour(g), group) for g, (group, _) in enumerate(groups)]
-    for c, text in entries:
+    for fill, text in entries:
         legend.append(
-            f'<rect x="{_num(x)}" y="{TOP + 3}" width="10" height="10" fill="{c}"/>'
+            f'<rect x="{_num(x)}" y="{TOP + 3}" width="10" height="10" fill="{fill}"/>'
             f'<text class="legend" x="{_num(x + 14)}" y="{TOP + 12}">{escape(text)}</text>'
         )
         x += 14 + text_width(text) + 16

@@ -21,7 +21,7 @@ import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def _table_rows(measure: str, prefix: str, t: Table, digits: int) -> Iterator[Ro
 def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]) -> Iterator[Row]:
     column = np.asarray(t.values[f.name])
     interval = t.intervals.get(f.name)
-    names = (
+    names: list[tuple[str, int | None]] = (
         [(_alpha_name(f, a), j) for j, a in enumerate(t.alphas)] if f.alpha else [(f.name, None)]
     )
     for name, j in names:
@@ -136,9 +136,11 @@ def to_json(node: Any) -> Any:
         for i, row in enumerate(node.rows):
             cells: dict[str, Any] = {}
             for f in node.fields:
-                v = np.asarray(node.values[f.name])[i]
+                cell = np.asarray(node.values[f.name])[i]
                 cells[f.name] = (
-                    {a: plain(v[j]) for j, a in enumerate(node.alphas)} if f.alpha else plain(v)
+                    {a: plain(cell[j]) for j, a in enumerate(node.alphas)}
+                    if f.alpha
+                    else plain(cell)
                 )
                 if f.name in node.intervals:
                     iv = np.asarray(node.intervals[f.name])[i]
@@ -258,6 +260,8 @@ def _grid(
         for gk, g in s.items:
             assert isinstance(g, Section)
             for k, v in g.items:
+                if not isinstance(k, Field):  # a plain key is never a shown field
+                    continue
                 if is_leaf(v) and k in shown and (str(gk), k) not in columns:
                     columns.append((str(gk), k))
     headers = ["grouping"] + [f"{g} {f.header}" for g, f in columns]
@@ -345,7 +349,7 @@ def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) ->
     return "\n".join(lines)
 
 
-def _is_grid(node: Any) -> bool:
+def _is_grid(node: Any) -> TypeGuard[Section]:
     """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix).
     A cell may also hold sections (tradeoff's ``repeats``): the grid leaves
     them out, and they are printed under it."""
@@ -366,7 +370,7 @@ def _shows(node: Section, shown: Sequence[Field]) -> bool:
     return any(k in shown for _, g in node.items if isinstance(g, Section) for k, _ in g.items)
 
 
-def _is_matrices(node: Any) -> bool:
+def _is_matrices(node: Any) -> TypeGuard[Section]:
     """A Section of grids: named matrices (Cormack19 Table 3's panels)."""
     return (
         isinstance(node, Section) and bool(node.items) and all(_is_grid(g) for _, g in node.items)
@@ -493,20 +497,20 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
         out.append(_title(markup, f"# {measure}  " + "  ".join(title + settings), measure))
         if systems is not None and systems.rows:
             first = _row_header(tables[0][0])
-            out.append(_tabulate(markup, *reversed(_wide(systems, shown, digits, first))))
+            out.append(_tabulate(markup, *_wide(systems, shown, digits, first)[::-1]))
         grid = [
             (str(k), v) for k, v in block.items if _is_grid(v) and _shows(v, report.table_fields)
         ]
         if grid:
             out.append(_grid(markup, grid, report.table_fields, digits))
-            for key, row in grid:  # what a cell holds beyond its columns (tradeoff's repeats)
+            for grid_key, row in grid:  # what a cell holds beyond its columns (tradeoff's repeats)
                 for gk, cell in row.items:
                     assert isinstance(cell, Section)
                     for k, v in cell.items:
                         if isinstance(v, Section):
                             out += [
                                 _text(markup, line)
-                                for line in _section_lines(f"{key}.{gk}.{k}", v, digits)
+                                for line in _section_lines(f"{grid_key}.{gk}.{k}", v, digits)
                             ]
         for key, node in block.items:
             if _is_matrices(node):
@@ -522,9 +526,7 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
                 continue
             if detail.children is not None:
                 first = _row_header(key)
-                out.append(
-                    _tabulate(markup, *reversed(_wide(detail, detail.fields, digits, first)))
-                )
+                out.append(_tabulate(markup, *_wide(detail, detail.fields, digits, first)[::-1]))
                 continue
             headers = ["topic"] + [f.name for f in detail.fields]
             rows = [
@@ -732,7 +734,12 @@ def _measure_records(report: Report) -> list[tuple[str, Records]]:
         for _, block in blocks
     ):
         return []
-    return [(measure, node) for measure, block in blocks for _, node in block.items]
+    return [
+        (measure, node)
+        for measure, block in blocks
+        for _, node in block.items
+        if isinstance(node, Records)  # all are (checked above); says so to the type checker
+    ]
 
 
 def _render_measure_records(

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
 if TYPE_CHECKING:  # imported where used: `bvtest --help` needs no numpy
     import numpy as np
 
 from ..report.registry import Field
 
-Value = Union[float, int, str, bool, None]  # noqa: UP007 (a runtime alias)
+Value = Union[float, int, str, bool, None, tuple]  # noqa: UP007 (a runtime alias); a tuple: a list setting
 Node = Union[Value, "Section", "Table", "Records"]
 
 
@@ -109,7 +109,9 @@ class Table:
             sorted(names, key=lambda i: (np.isnan(v[i]), sign * v[i], self.rows[i]))
         )
 
-    def select(self, fields: tuple[Field, ...], order: np.ndarray | None = None) -> Table:
+    def select(
+        self, fields: tuple[Field, ...], order: Sequence[int] | np.ndarray | None = None
+    ) -> Table:
         """A view: some of the fields, rows in ``order`` (indices) or as they are."""
         import numpy as np
 
@@ -255,7 +257,7 @@ def _count(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value == value else None
 
 
-def is_leaf(node: Any) -> bool:
+def is_leaf(node: Any) -> TypeGuard[Value]:
     return not isinstance(node, (Section, Table, Records))
 
 

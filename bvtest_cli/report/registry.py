@@ -15,7 +15,7 @@ instead of listing field names. A new per-system field is one entry in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +62,11 @@ class Field:
 
     def __str__(self) -> str:
         return self.name
+
+    def computed(self, inputs: Any) -> np.ndarray:
+        """The field's values on ``inputs``; only a per-system field has a ``compute``."""
+        assert self.compute is not None, f"{self.name} is not computed from inputs"
+        return self.compute(inputs)
 
 
 def _bv(attr: str) -> Compute:
@@ -476,7 +481,7 @@ ALL_FIELDS = (*ALL_FIELDS, PARETO)
 
 
 def interval_methods(
-    method: str, fields: tuple[Field, ...] | list[Field], paired: bool = False
+    method: str, fields: Sequence[Field], paired: bool = False
 ) -> str | dict[str, str]:
     """The interval method of each of ``fields`` (and of the tradeoff
     correlations) under ``--ci-method method``: every field's own for

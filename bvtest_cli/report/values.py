@@ -51,7 +51,7 @@ def fmt(value: Any, digits: int) -> str:
             return "nan"
         if isinstance(value, PValue) and 0 < abs(value) < 0.5 * 10.0**-digits:
             return f"{value:.1e}"
-        text = f"{value:.{digits}e}" if abs(value) >= _FIXED_MAX else f"{value:.{digits}f}"
+        text = f"{value:.{digits}e}" if abs(float(value)) >= _FIXED_MAX else f"{value:.{digits}f}"
         if text.startswith("-") and float(text) == 0.0:
             return text[1:]
         return text

@@ -44,7 +44,8 @@ from ...measures.sampled import SampledRankings
 from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
-from ...report.model import Records, Report, section
+from ...report.model import Node, Records, Report, section
+from ...report.registry import Field
 from ...report.values import fmt, plain
 from ...settings import Settings
 
@@ -113,7 +114,8 @@ def read_track(
     # error naming the qrels, as the evaluating commands give
     check_shared_topics(qrels_file.label, topics, [src.name for src in sources], runs)
     qrels = qrels_file.qrels
-    docnos, grades, judged, rankings = [], [], [], [[] for _ in runs]
+    docnos, grades, judged = [], [], []
+    rankings: list[list[np.ndarray]] = [[] for _ in runs]
     offsets = [0]
     for t in topics:
         judged_docs = qrels.get(t, {})
@@ -396,7 +398,7 @@ def budget_report(s: Settings) -> Report:
     if s.engineered:
         notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "
                      "the collections are built from the submitted runs")  # fmt: skip
-    items = [
+    items: list[tuple[Field | str, Node]] = [
         (r.RANK_SAMPLES, s.bootstrap),
         ("seed", s.seed),
         ("measure", "AP"),

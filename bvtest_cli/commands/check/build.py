@@ -384,9 +384,13 @@ def build(s: Settings) -> Report:
     if s.baseline is not None and s.baseline not in pool_names:
         raise InputError(f"baseline {s.baseline!r} is not a pool run (pool: {shown})", "--baseline")
 
+    inputs: tuple[str, ...] = ()
+    if s.scores is None:
+        assert s.qrels is not None and s.pool is not None  # checked by _run_names
+        inputs = (s.qrels, s.pool, *s.new_runs)
     settings = replace(
         s,
-        inputs=() if s.scores is not None else (s.qrels, s.pool, *s.new_runs),
+        inputs=inputs,
         measures=measures,
         alphas=s.alphas + missing_alphas(gates, s.alphas),
     )
@@ -404,11 +408,11 @@ def build(s: Settings) -> Report:
     body = section(
         ("verdicts", Records(tuple(verdicts), verdict_dict, verdict_fields)), ("passed", passed)
     )
-    notes = report.notes
+    report_notes = report.notes
     if not passed:
         failed = sum(not v.passed for v in verdicts)
-        notes += (f"{failed} of {len(verdicts)} gate verdict(s) failed",)
-    return Report(body, notes=notes, status=0 if passed else 1)
+        report_notes += (f"{failed} of {len(verdicts)} gate verdict(s) failed",)
+    return Report(body, notes=report_notes, status=0 if passed else 1)
 
 
 def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
@@ -449,6 +453,7 @@ def _scores_names(s: Settings) -> tuple[dict[str, str], list[str]]:
         raise click.UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
     if not s.new_names:
         raise click.UsageError("with --scores, name the systems to gate with --new NAME")
+    assert s.scores is not None  # the caller's choice of this path
     if s.scores == STDIN:
         raise InputError("check --scores needs a file: standard input cannot be read twice")
     systems: list[str] = []

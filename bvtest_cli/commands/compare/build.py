@@ -222,9 +222,10 @@ def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str
                 f"no GeoRisk difference can reach {s.significance:g}: --bootstrap "
                 f"{int(np.ceil(20 * n_pairs / s.significance))} can"
             )
+    assert s.ci is not None
     disagree = [
         r for r in result.rows
-        if r.p_adj is not None and r.field in ("mean", "var", "mse")
+        if r.p is not None and r.p_adj is not None and r.field in ("mean", "var", "mse")
         and np.isfinite(r.lo) and np.isfinite(r.hi) and np.isfinite(r.p)
         and (r.p < 1 - s.ci) == (r.lo <= 0 <= r.hi)
     ]  # fmt: skip

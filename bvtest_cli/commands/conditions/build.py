@@ -62,6 +62,7 @@ def assignment(s: Settings, runs: Sequence[str], notes: list[str]) -> Assignment
         raise click.UsageError("give one of --map FILE and --pattern REGEX")
     if s.condition_pattern is not None:
         return match_pattern(s.condition_pattern, runs)
+    assert s.map is not None  # one of the two, checked above
     mapped = read_conditions(s.map)
     unmapped = [r for r in runs if r not in mapped]
     if unmapped:

@@ -157,7 +157,7 @@ def _design_row(
 
 
 def _sizes(
-    compute: Callable[[float], tuple[int, int]], point: float, ends: Sequence[float]
+    compute: Callable[[float], tuple[int, int]], point: float, ends: Sequence[float] | np.ndarray
 ) -> tuple[Any, ...]:
     """(exact, approx) at the point estimate of the variance and the exact
     number at the two ends of its bootstrap interval; None where the variance
@@ -280,6 +280,7 @@ def measure_block(
     kept = x[list(g.kept)]
     n = g.topics
     counts = s.topic_counts or (n, 2 * n, 4 * n)
+    assert s.ci is not None  # design's --ci is a level always
     d = dstudy(g, counts, s.ci)
     need = topics_needed(g, s.reliability, s.ci)
     v = variances(kept)

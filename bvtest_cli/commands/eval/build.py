@@ -25,7 +25,7 @@ from ...errors import InputError
 from ...measures.matrix import ScoreMatrix, target_constant, virtual_target
 from ...report import registry
 from ...report.limits import check_request
-from ...report.model import Report, Section, Table, section
+from ...report.model import Node, Report, Section, Table, section
 from ...report.registry import Field
 from ...report.values import as_reported
 from ...settings import Settings
@@ -62,9 +62,13 @@ class Inputs:
         assert self.topics is not None and self.baseline is not None
         return self.topics[..., self.baseline, :]
 
+    def _risk_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        assert self.topics is not None and self.alphas is not None
+        return self.topics, self.alphas
+
     @cached_property
     def _zrisk(self) -> np.ndarray:  # shared by zrisk and georisk
-        return risk.zrisk(self.topics, self.alphas)
+        return risk.zrisk(*self._risk_inputs())
 
     def zrisk(self) -> np.ndarray:
         return self._zrisk
@@ -75,19 +79,23 @@ class Inputs:
         return risk.georisk_from(self.topics.mean(axis=-1), self._zrisk, self.topics.shape[-1])
 
     def zrisk_target(self) -> np.ndarray:
-        return risk.zrisk_pair(self.topics, self.topics.max(axis=-2), self.alphas)
+        x, alphas = self._risk_inputs()
+        return risk.zrisk_pair(x, x.max(axis=-2), alphas)
 
     def trisk_mean(self) -> np.ndarray:
-        return risk.trisk_mean(self.topics, self.alphas)
+        return risk.trisk_mean(*self._risk_inputs())
 
     def urisk(self) -> np.ndarray:
-        return risk.urisk(self.topics, self._base(), self.alphas)
+        x, alphas = self._risk_inputs()
+        return risk.urisk(x, self._base(), alphas)
 
     def trisk(self) -> np.ndarray:
-        return risk.trisk(self.topics, self._base(), self.alphas)
+        x, alphas = self._risk_inputs()
+        return risk.trisk(x, self._base(), alphas)
 
     def zrisk_baseline(self) -> np.ndarray:
-        return risk.zrisk_pair(self.topics, self._base(), self.alphas)
+        x, alphas = self._risk_inputs()
+        return risk.zrisk_pair(x, self._base(), alphas)
 
 
 def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
@@ -96,7 +104,7 @@ def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statist
 
     def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
         inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
-        return {f.name: f.compute(inputs) for f in chosen}
+        return {f.name: f.computed(inputs) for f in chosen}
 
     return statistic
 
@@ -116,7 +124,7 @@ def topic_fields(
         notes.append(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
     inputs = Inputs(topics=x, alphas=alphas, baseline=baseline)
     with np.errstate(all="ignore"):
-        values = {f.name: nan if f.nonnegative and negative else f.compute(inputs) for f in chosen}
+        values = {f.name: nan if f.nonnegative and negative else f.computed(inputs) for f in chosen}
     return values, notes
 
 
@@ -199,7 +207,7 @@ def analyse(
     counts = [(registry.N_TOPICS, a.n_topics)]
     if a.n_groups is not None:
         counts.append((registry.N_GROUPS, a.n_groups))
-    items = [
+    items: list[tuple[Field | str, Node]] = [
         *counts,
         (registry.C, a.c),
         ("systems", table),
@@ -281,12 +289,12 @@ def sampling_variances(s: Settings, matrices: Sequence[ScoreMatrix]) -> dict[str
 def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
     """The basis-"fields" fields (pareto) from the final values of the others."""
     inputs = Inputs(fields=values)
-    return {f.name: f.compute(inputs) for f in fields if f.basis == "fields"}
+    return {f.name: f.computed(inputs) for f in fields if f.basis == "fields"}
 
 
 def bootstrap_statistic(
     m: ScoreMatrix, fields: Sequence[Field], s: Settings, baseline: int | None
-) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+) -> Callable[..., dict[str, np.ndarray]]:
     """:func:`registry_statistic` with the analysis settings of ``s``, for
     resampling the per-topic matrix ``m`` (eval's ``--ci`` and ``compare``)."""
     if s.ci_method != "percentile" and m.values.shape[1] < 2:
@@ -355,7 +363,7 @@ def registry_statistic(
             for f in chosen:
                 if f.name in flags:
                     continue
-                value = np.asarray(f.compute(inputs))
+                value = np.asarray(f.computed(inputs))
                 if value.dtype == bool:
                     flags.add(f.name)
                 else:

@@ -27,7 +27,7 @@ from ...measures.evaluate import (
 from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
-from ...report.model import Report, Section, Table, section
+from ...report.model import Node, Report, Section, Table, section
 from ...settings import Settings
 
 # --------------------------------------------------------------------------------------
@@ -125,7 +125,9 @@ def _sampled_notes(spec: MeasureSpec, collections: dict[str, list[QrelsFile]]) -
         if not sampled:
             continue
         if name == "infAP":
-            strata = max(len(np.unique(f.table.stratum)) for f in sampled)
+            strata = max(
+                len(np.unique(f.table.stratum)) for f in sampled if f.table.stratum is not None
+            )
             if strata > 1:
                 notes.append(
                     f"{cname}: a sample of {strata} strata; infAP estimates as if every listed "
@@ -155,7 +157,7 @@ def accuracy_report(
         for f in r.RANKING_FIELDS
     }
     table = Table(names, r.RANKING_FIELDS, values)
-    items: list[tuple[r.Field | str, object]] = [
+    items: list[tuple[r.Field | str, Node]] = [
         ("reference", res.reference),
         (r.RANK_SAMPLES, res.samples),
         (r.RANK_TOPICS, res.topics),

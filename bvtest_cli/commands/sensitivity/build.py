@@ -12,8 +12,9 @@ inputs' size, and lays the results out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -115,8 +116,12 @@ def pair_p_values(
     if test == "bootstrap":
         p = bootstrap.p
     else:
-        paired = {"t": t_test, "wilcoxon": wilcoxon_test, "sign": sign_test}[test]
-        p = paired(x[i] - x[j]).p
+        paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
+            "t": t_test,
+            "wilcoxon": wilcoxon_test,
+            "sign": sign_test,
+        }
+        p = paired_tests[test](x[i] - x[j]).p
     return PairPValues(p, adjust(p, s.correction))
 
 
@@ -143,7 +148,7 @@ def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Reco
         }
         for row in rows
     ]
-    fit = fit_swap_extrapolation(rows, n) if len(rows) else []
+    fit: np.ndarray | list = fit_swap_extrapolation(rows, n) if len(rows) else []
     extrapolation = [
         {
             r.SWAP_BIN_LO.name: _edge(row["bin_lo"]),

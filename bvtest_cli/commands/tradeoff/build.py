@@ -92,8 +92,8 @@ def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
             cell = _cell(t, a.n_topics, a.n_groups, group is not None, a.repeat_correlations)
             cells.append((column, cell))
         rows.append((row, section(*cells)))
-    for reason, where in undefined.items():
-        scope = "every setting" if len(where) == 6 else ", ".join(where)
+    for reason, places in undefined.items():
+        scope = "every setting" if len(places) == 6 else ", ".join(places)
         notes.append(f"{m.measure}: tradeoff correlation undefined ({scope}): {reason}")
     block = section((registry.N_SYSTEMS, len(m.systems)), (registry.N_TOPICS, len(m.topics)), *rows)
     return block, list(dict.fromkeys(notes))
