@@ -81,6 +81,7 @@ $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 
 test-oldest: $(OLDEST_STAMP) browser
 	$(OLDEST_VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
+	$(OLDEST_VENV)/bin/mypy bvtest_cli
 	$(OLDEST_PY) -m pytest -q
 
 lint: $(STAMP)
