@@ -270,7 +270,7 @@ PRINTED = {
     "eval": lambda q, r, d: ("eval", q, r),
     "variations": lambda q, r, d: ("variations", "--mode", "inter", "--alpha=-4:4:1", q, r),
     "pertopic": lambda q, r, d: ("pertopic", "-k", "5", q, r),
-    "rankings": lambda q, r, d: ("rankings", "--reference", f"G={q}", "--samples", "60",
+    "rankings": lambda q, r, d: ("rankings", "--reference", f"G={q}", "--bootstrap", "60",
                                  "--collection", f"d5={d / 'd5.qrels'}",
                                  "--collection", f"d20={d / 'd20.qrels'}", r),
 }  # fmt: skip
@@ -323,6 +323,20 @@ def test_printed_charts_name_every_run_on_the_sample_track(browser, tmp_path, co
         assert "Pareto" in scatter["caption"]
     text = path.read_text()
     assert '<aside class="notes">' in text and '<section class="glossary">' in text
+
+
+@pytest.mark.parametrize("command", sorted(PRINTED))
+def test_printed_charts_name_every_run_on_robust2003(browser, tmp_path, shared_data, command):
+    """The real track (17 runs, names such as input.pircRBa1 that share a prefix)."""
+    robust = shared_data / "robust2003"
+    if not robust.is_dir():
+        pytest.skip("../shared/data/robust2003 is not present")
+    qrels, runs = robust / "qrels.txt", robust / "runs"
+    if command == "rankings":
+        for depth in (5, 20):
+            pool = run_bvtest("pool", "--depth", depth, qrels, runs)
+            (tmp_path / f"d{depth}.qrels").write_text(pool.stdout)
+    check_printed_charts(browser, page_file(tmp_path, *PRINTED[command](qrels, runs, tmp_path)))
 
 
 @pytest.mark.parametrize("command", sorted(PRINTED))
