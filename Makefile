@@ -95,7 +95,8 @@ bench: $(STAMP)
 	$(PY) bench/bench.py --extras
 
 # The calibration study of bvtest's intervals, tests and standard errors: a
-# simulation with a known truth (bench/calibration.py; ~5 minutes on 2 cores).
+# simulation with a known truth (bench/calibration.py; ~12 minutes on 2 cores,
+# the sampling-variance section included).
 calibration: $(STAMP)
 	$(PY) bench/calibration.py --replicates 1000 --jobs 2
 
