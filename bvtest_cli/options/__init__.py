@@ -730,7 +730,8 @@ def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
         value = getattr(s, old)
         if value is None:
             continue
-        s = replace(s, **{old: None, new: value})
+        changes: dict[str, Any] = {old: None, new: value}
+        s = replace(s, **changes)
         notes.append(
             f"{old_flag} is deprecated in `{command}` (elsewhere it means something else): "
             f"it is {new_flag} now; {old_flag} goes in the next release"

@@ -15,7 +15,7 @@ from ...analyses.simulate import (
 )
 from ...errors import InputError
 from ...io.sources import STDIN, Qrels, Run, Source, expand_sources
-from ...io.trec import read_qrels, read_run_columns, sort_topics
+from ...io.trec import RunColumns, read_qrels, read_run_columns, sort_topics
 from ...measures.evaluate import check_shared_topics, topic_set
 from ...measures.parallel import default_jobs, parallel_map, progress
 from ...report import registry
@@ -69,6 +69,7 @@ def _sampler(
 
     def work(i: int) -> tuple[np.ndarray, int] | InputError:
         item = items[i]
+        run: Run | RunColumns
         try:
             run = read_run_columns(item) if isinstance(item, Source) else item
         except InputError as exc:  # returned, not raised: keeps file:line across processes
