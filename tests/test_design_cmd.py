@@ -12,8 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, run_bvtest
 
 from bvtest_cli.analyses.design import (
     bootstrap_topics,
@@ -25,15 +24,15 @@ from bvtest_cli.analyses.design import (
     topics_needed,
     variances,
 )
-from bvtest_cli.cli import cli
 from bvtest_cli.options import FORMATS
 
 INPUTS = (str(SAMPLE_QRELS), str(SAMPLE_RUNS))
 
 
 def cli_out(*args: object) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    """stdout of the command (stderr apart whatever click's version)."""
+    result = run_bvtest(*args)
+    assert result.returncode == 0, result.stderr
     return result.stdout
 
 
@@ -189,11 +188,9 @@ def test_every_format_renders(fmt):
 
 
 def test_drop_leaves_out_the_worst_systems(ap_matrix):
-    result = CliRunner().invoke(
-        cli, ["design", "-m", "AP", "-j", "1", "-f", "json", "--drop", "0.25", "--bootstrap",
-              "20", *INPUTS], catch_exceptions=False,
-    )  # fmt: skip
-    assert result.exit_code == 0
+    result = run_bvtest("design", "-m", "AP", "-j", "1", "-f", "json", "--drop", "0.25",
+                        "--bootstrap", "20", *INPUTS)  # fmt: skip
+    assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     means = ap_matrix.mean(axis=1)
     kept = int((means >= np.quantile(means, 0.25)).sum())
