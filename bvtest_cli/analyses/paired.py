@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..measures.matrix import virtual_target
-from .significance import adjust
+from .significance import RandomizationTest, adjust
 from .tradeoff import constant
 from .uncertainty import (
     BLOCK_ELEMENTS,
@@ -229,7 +229,6 @@ class Comparisons:
     rows: list[Comparison]
     unresolved: dict[str, list[tuple[str, str]]]
     georisk_tested: bool
-    max_resamples: int
 
 
 def _alpha_labels(alphas: Sequence[str | float]) -> tuple[list[str], np.ndarray]:
@@ -259,6 +258,19 @@ def _pair_indices(
         raise ValueError("no pair of runs to compare")
     ia, ib = (np.array(c, dtype=np.intp) for c in zip(*rows, strict=True))
     return ia, ib
+
+
+def sign_flip_test(
+    values: np.ndarray, *, correction: str, significance: float, B: int, seed: int
+) -> RandomizationTest:
+    """The no-floor randomization test of mean(values) = 0 per row, corrected
+    over the rows, drawing at least B relabellings where it draws."""
+    from .significance import default_max_resamples, randomization_test
+
+    return randomization_test(
+        values, levels=(significance,), correction=correction, seed=seed,
+        max_resamples=max(B, default_max_resamples(len(values), significance)),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -310,10 +322,7 @@ def mean_test(
         p = anova.randomised_tukey(x, B=max(B, RANDOMISED_TUKEY_B), seed=seed)[index]
         return MeanTest(p, p, p < significance)
     if test == "randomization":
-        r = sig.randomization_test(
-            d, levels=(significance,), correction=correction, seed=seed,
-            max_resamples=max(B, sig.default_max_resamples(len(d), significance)),
-        )  # fmt: skip
+        r = sign_flip_test(d, correction=correction, significance=significance, B=B, seed=seed)
         return MeanTest(r.p, r.p_adjusted, r.significant[:, 0], unresolved=tuple(r.unresolved))
     if test == "bootstrap":
         p = sig.bootstrap_test(d, B=B, seed=seed).p
@@ -330,19 +339,6 @@ def mean_test(
 
 #: Permutations of the randomised Tukey HSD test at least (Carterette12 uses 10⁴-ish).
 RANDOMISED_TUKEY_B = 5000
-
-
-def sign_flip_test(
-    values: np.ndarray, *, correction: str, significance: float, B: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """(p, p_adj, unresolved) of the no-floor randomization test of mean(values) = 0 per row."""
-    from .significance import default_max_resamples, randomization_test
-
-    r = randomization_test(
-        values, levels=(significance,), correction=correction, seed=seed,
-        max_resamples=max(B, default_max_resamples(len(values), significance)),
-    )  # fmt: skip
-    return r.p, r.p_adjusted, tuple(r.unresolved)
 
 
 def compare_runs(
@@ -442,12 +438,10 @@ def compare_runs(
     for name, values in (("var", d * centred), ("mse", d * (a + b - 2.0 * c))):
         if name not in names:
             continue
-        p, p_adj, open_ = sign_flip_test(
-            values, correction=correction, significance=significance, B=B, seed=seed
-        )
-        tests[name] = (p, p_adj, "randomization")
-        if open_:
-            unresolved[name] = named(open_)
+        r = sign_flip_test(values, correction=correction, significance=significance, B=B, seed=seed)
+        tests[name] = (r.p, r.p_adjusted, "randomization")
+        if len(r.unresolved):
+            unresolved[name] = named(r.unresolved.tolist())
     georisk_tested = n_pairs <= GEORISK_TEST_PAIRS
     georisk_names = names[len(plain_fields) :]
     if georisk_tested and georisk_names:
@@ -506,4 +500,4 @@ def compare_runs(
                     num(p, k, defined), num(p_adj, k, defined), used, **extra,  # type: ignore[arg-type]
                 )
             )  # fmt: skip
-    return Comparisons(rows, unresolved, georisk_tested, max(B, 1))
+    return Comparisons(rows, unresolved, georisk_tested)
