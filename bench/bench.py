@@ -434,7 +434,7 @@ def rankings_bench(bvtest: str, track_dir: Path, repeat: int) -> bool:
             bvtest, "rankings", "--quiet", "--reference", str(qrels),
             "--collection", f"depth10={pools / 'depth10.qrels'}",
             "--collection", f"depth20={pools / 'depth20.qrels'}",
-            "--samples", str(samples), str(runs),
+            "--bootstrap", str(samples), str(runs),
         ]  # fmt: skip
 
     full, base = [], []
@@ -468,8 +468,8 @@ def budget_bench(bvtest: str, track_dir: Path) -> bool:
     budgets 100 and 400, topic scales 1 and 4): Cormack & Grossman 2019's
     Experiment 1, whole, once (it is long), with its peak memory."""
     cmd = [
-        bvtest, "budget", "--quiet", "--engineered", "--budget", "100,400", "--repeats", "100",
-        "--samples", "1000", "-f", "json", str(track_dir / "qrels.txt"), str(track_dir / "runs"),
+        bvtest, "budget", "--quiet", "--engineered", "--budget", "100,400", "--draws", "100",
+        "--bootstrap", "1000", "-f", "json", str(track_dir / "qrels.txt"), str(track_dir / "runs"),
     ]  # fmt: skip
     m = measure(cmd)
     pss = m.pss if m.pss is not None else m.rss

@@ -94,3 +94,19 @@ def test_measure_errors_are_for_people(measure):
     proc = run_bvtest("eval", "-m", measure, SAMPLE_QRELS, SAMPLE_RUNS)
     assert_one_line_error(proc, measure)
     assert "<object" not in proc.stderr and "0x" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "old", "new"),
+    [
+        (("rankings", "--reference", SAMPLE_QRELS, "--collection", f"X={SAMPLE_QRELS}",
+          "-m", "AP", "--samples", "1", SAMPLE_RUNS), "--samples", "--bootstrap"),
+        (("sample", "--budget", "5", "--repeats", "1", "--out", "OUT", SAMPLE_QRELS,
+          SAMPLE_RUNS), "--repeats", "--draws"),
+    ],
+)  # fmt: skip
+def test_a_deprecated_spelling_still_works_and_says_so(args, old, new, tmp_path):
+    args = tuple(str(tmp_path / "out") if a == "OUT" else a for a in args)
+    proc = run_bvtest(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{old} is deprecated" in proc.stderr and f"it is {new} now" in proc.stderr

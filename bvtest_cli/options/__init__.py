@@ -708,7 +708,9 @@ RANKINGS_BOOTSTRAP = dict(
 #: A flag kept for one release where it meant something else than it does
 #: elsewhere (rankings/budget --samples is --bootstrap, sample/budget
 #: --repeats is --draws): hidden, and a note says what to write instead.
-DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None)
+DEPRECATED_ALIAS = dict(
+    hidden=True, default=None, show_default=False, help=None, type=click.IntRange(min=1)
+)
 
 #: Per command: the deprecated alias's attribute → (the attribute it fills now,
 #: the old flag, the new one).
