@@ -20,9 +20,10 @@ import pytest
 from conftest import assert_one_line_error
 from scipy.stats import kendalltau
 
-from bvtest_cli.commands.budget.build import _evaluator, read_track, stratum_order
+from bvtest_cli.commands.budget.build import stratum_order
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels
+from bvtest_cli.measures.track import read_track
 from bvtest_cli.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,7 +128,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     design = pps_design(rankings, 12)
     drawn = sample("pps", rankings, grades, budget=12, seed=5, strata=12, design=design)
     listed, code, grade = _arrays(track, drawn.topics, stratum_order(12))
-    got = _evaluator(track, 1).evaluate(("xinfAP", "statAP"), listed, code, grade, 12, "pps")
+    got = track.evaluator(1).evaluate(("xinfAP", "statAP"), listed, code, grade, 12, "pps")
     checked = 0
     for kind in ("xinfAP", "statAP"):
         values = got[kind].reshape(len(track.names), len(topics))
@@ -202,7 +203,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     track = read_track(qrels_file, expand_sources([str(robust / "runs")]), topics,
                        Settings(jobs=2, quiet=True))  # fmt: skip
     rankings, grades = track.for_sampling()
-    evaluator = _evaluator(track, 1)
+    evaluator = track.evaluator(1)
     m, n = len(track.names), len(topics)
     pooled = np.zeros(track.grade.size, bool)
     for run in track.rankings:

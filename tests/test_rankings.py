@@ -309,13 +309,39 @@ def test_blocked_product_equals_unblocked_and_float64():
     # block from the means instead of kept).
     sx = RankingSet(bootstrap_means(g, stream(4, "g", "a"), 150), 5)
     sy = RankingSet(bootstrap_means(x, stream(4, "x", "a"), 150), 5)
-    assert sx.dtype == np.float32 and sx._columns is not None
+    assert sx.dtype == np.float32 and sx.rows is not None
     d32 = delta(sx, sy)
-    sx._columns = sy._columns = None
+    sx.rows = sy.rows = None
     sx.dtype = sy.dtype = np.float64
     d64 = delta(sx, sy, block_rows=40)
     assert d32.value == pytest.approx(d64.value, rel=1e-12)
     np.testing.assert_allclose(d32.batches, d64.batches, rtol=1e-12)
+
+
+def test_product_of_varying_pairs_is_the_full_product_bit_for_bit():
+    """Pairs ordered the same way in every bootstrap ranking of a set are
+    kept as one sign, not as rows: Δ must be the very same doubles as the
+    product of the full sign vectors, whichever pairs vary in one set, the
+    other, both or neither, with undefined (all-tied) rankings among them."""
+    rng = np.random.default_rng(7)
+    m, n = 24, 15
+    spread = np.linspace(0, 3, m)[:, None]  # far apart systems: constant pairs
+    g = spread + rng.normal(0, 0.4, (m, n))
+    x = spread[::-1] * 0.5 + rng.normal(0, 0.8, (m, n))
+    for mx, my in ((g, x), (x, g), (g, g)):
+        a = bootstrap_means(mx, stream(3, "a", "a"), 90)
+        b = bootstrap_means(my, stream(3, "b", "r"), 70)
+        a[5] = 0.25  # a ranking where every system ties: undefined
+        sa, sb = RankingSet(a, 4), RankingSet(b, 4)
+        assert sa.rows is not None and sb.rows is not None
+        assert 0 < sa.varying.sum() < sa.pairs and sa.undefined == 1
+        kept = delta(sa, sb, block_rows=16)
+        sa.rows = sb.rows = None  # the full sign vectors, built block by block
+        full = delta(sa, sb, block_rows=16)
+        assert kept.value == full.value
+        np.testing.assert_array_equal(kept.batches, full.batches)
+        expected, _ = brute_delta(a, b, 4)
+        assert kept.value == pytest.approx(expected, rel=1e-12)
 
 
 def test_sign_columns_are_the_transposed_pair_signs():

@@ -86,7 +86,8 @@ TIE_RTOL = 1e-9
 ROLES = ("a", "b", "r")  # σ² pair (a, b); r: the set used as a reference
 _EXACT_FLOAT32 = 1 << 24  # every integer of magnitude ≤ 2^24 is a float32
 _BLOCK_BYTES = 128 << 20  # float32 sign blocks of one step of the product
-_CACHE_BYTES = 64 << 20  # (P, B) float32 signs of one set kept when at most this
+_CACHE_BYTES = 64 << 20  # int8 signs of one step of building a set
+_ROWS_BYTES = 256 << 20  # a set's signs of its varying pairs kept when at most this
 _COUNTS_BYTES = 64 << 20  # counts matrix of one step of bootstrap_means
 
 
@@ -247,9 +248,13 @@ class RankingSet:
     """One set of B bootstrap rankings: the (B, m) means, the rankings that
     are defined (some pair untied), their batches and 1/√(untied pairs).
 
-    The sign vectors are kept, as (P, B) floats, when they take at most
-    ~64 MB (B ≤ 1900 for m = 129); otherwise each step of a product builds
-    the block it needs from the means."""
+    The sign vectors are kept as the rows of the pairs whose sign varies
+    over the set (``rows``, (V, B) floats) and the sign of every other pair,
+    the same in all B rankings (``constant_sign``): far apart systems are
+    ordered the same way in every bootstrap sample, and only the varying
+    pairs need a matrix product (:func:`delta`). When even the varying rows
+    would take more than ~256 MB (a very large B), nothing is kept and each
+    step of a product builds the block it needs from the means."""
 
     def __init__(self, means: np.ndarray, batches: int):
         means = np.asarray(means, dtype=float)
@@ -258,13 +263,19 @@ class RankingSet:
         self.batches = batches
         # float32 products are exact up to 2^24 pairs (module docstring).
         self.dtype = np.float32 if self.pairs <= _EXACT_FLOAT32 else np.float64
-        itemsize = np.dtype(self.dtype).itemsize
-        keep = self.samples * self.pairs * itemsize <= _CACHE_BYTES
-        step = self.samples if keep else max(1, _CACHE_BYTES // (itemsize * max(self.pairs, 1)))
+        step = max(1, _CACHE_BYTES // max(self.pairs, 1))  # int8 signs of one step
+        keep = self.samples * self.pairs <= _ROWS_BYTES  # all int8 signs, kept for a while
         untied, kept = [], []
+        low = np.ones(self.pairs, dtype=np.int8)
+        high = -low
         for lo in range(0, self.samples, step):
-            cols = sign_columns(means[lo : lo + step], self.dtype)
+            cols = sign_columns(means[lo : lo + step], np.int8)
             untied.append(np.count_nonzero(cols, axis=0))
+            # the pairs' range of signs over the defined rankings (an
+            # undefined one, all 0, is in no product)
+            defined = cols if untied[-1].all() else cols[:, untied[-1] > 0]
+            np.minimum(low, defined.min(axis=1, initial=1), out=low)
+            np.maximum(high, defined.max(axis=1, initial=-1), out=high)
             if keep:
                 kept.append(cols)
         untied_all = np.concatenate(untied) if untied else np.zeros(0, dtype=np.int64)
@@ -273,18 +284,28 @@ class RankingSet:
         self.means = means[self.defined]
         self.batch = batch_ids(self.samples, batches)[self.defined]
         self.inv_sqrt = 1.0 / np.sqrt(untied_all[self.defined].astype(float))
-        self._columns = None
-        if keep and kept:
-            cols = kept[0]
-            self._columns = cols if self.undefined == 0 else cols[:, self.defined]
+        # A pair is constant when its sign is the same in every defined
+        # ranking (with none defined, every pair is: there is no product).
+        self.varying = low < high
+        self.constant_sign = np.where(self.varying | (low > high), 0, low).astype(self.dtype)
+        self.row_of = np.cumsum(self.varying) - 1  # row of each varying pair
+        varying = int(self.varying.sum())
+        itemsize = np.dtype(self.dtype).itemsize
+        self.rows: np.ndarray | None = None
+        if varying * len(self.means) * itemsize <= _ROWS_BYTES:
+            self.rows = np.empty((varying, len(self.means)), dtype=self.dtype)
+            filled = 0
+            for k, lo in enumerate(range(0, self.samples, step)):
+                cols = kept[k] if keep else sign_columns(means[lo : lo + step], np.int8)
+                part = cols[self.varying][:, self.defined[lo : lo + step]]
+                self.rows[:, filled : filled + part.shape[1]] = part
+                filled += part.shape[1]
 
     def __len__(self) -> int:
         return len(self.means)
 
     def block(self, lo: int, hi: int) -> np.ndarray:
         """Sign vectors of defined rankings lo..hi−1 as (P, hi − lo) floats."""
-        if self._columns is not None:
-            return self._columns[:, lo:hi]
         return sign_columns(self.means[lo:hi], self.dtype)
 
     def batch_range(self, k: int, lo: int, hi: int) -> tuple[int, int]:
@@ -312,6 +333,33 @@ def default_block_rows(pairs: int) -> int:
     return max(64, min(by_pairs, by_product))
 
 
+class _VaryingProduct:
+    """S_xᵀ S_y of two sets from their varying pairs: the product over the
+    pairs that vary in both, plus, per ranking, the dot product of its
+    varying signs with the other set's constant ones, plus the constant
+    pairs of both. Every term is an integer of magnitude ≤ P, exact in the
+    sets' dtype (module docstring), so the sum is the full product's."""
+
+    def __init__(self, x: RankingSet, y: RankingSet):
+        assert x.rows is not None and y.rows is not None
+        both = x.varying & y.varying
+        self.x = x.rows if both.sum() == x.rows.shape[0] else x.rows[x.row_of[both]]
+        self.y = y.rows if both.sum() == y.rows.shape[0] else y.rows[y.row_of[both]]
+        only_x = x.varying & ~y.varying
+        only_y = y.varying & ~x.varying
+        neither = ~(x.varying | y.varying)
+        self.per_x = y.constant_sign[only_x] @ x.rows[x.row_of[only_x]]  # (Bx,)
+        self.per_y = x.constant_sign[only_y] @ y.rows[y.row_of[only_y]]  # (By,)
+        self.constant = x.constant_sign[neither] @ y.constant_sign[neither]
+
+    def dots(self, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        out = self.x[:, r0:r1].T @ self.y[:, c0:c1]
+        out += self.per_x[r0:r1, None]
+        out += self.per_y[None, c0:c1]
+        out += self.constant
+        return out
+
+
 def delta(x: RankingSet, y: RankingSet, block_rows: int | None = None) -> DeltaEstimate:
     """Δ(X, Y) = E δ²(X, Y), δ = 1 − τ_b, over all pairs of rankings of two
     independent sets (Cormack & Grossman 2019 §2–3).
@@ -326,12 +374,13 @@ def delta(x: RankingSet, y: RankingSet, block_rows: int | None = None) -> DeltaE
     k_batches = x.batches
     total = 0.0
     batch_sums = np.zeros(k_batches)
+    product = _VaryingProduct(x, y) if x.rows is not None and y.rows is not None else None
     for r0 in range(0, len(x), rows):
         r1 = min(len(x), r0 + rows)
-        sx = x.block(r0, r1)
+        sx = x.block(r0, r1) if product is None else np.empty((0, 0))
         for c0 in range(0, len(y), rows):
             c1 = min(len(y), c0 + rows)
-            dots = sx.T @ y.block(c0, c1)
+            dots = sx.T @ y.block(c0, c1) if product is None else product.dots(r0, r1, c0, c1)
             tau = dots * x.inv_sqrt[r0:r1, None] * y.inv_sqrt[None, c0:c1]
             sq = np.square(1.0 - tau)
             total += float(sq.sum())

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +42,10 @@ from .rankings import stream
 METHODS = ("depth", "mtf", "hedge", "uniform", "pps")
 RANDOM_METHODS = ("uniform", "pps")
 
-# A document is its docno, or a number that stands for it (budget's tracks).
-Rankings = Mapping[str, Sequence[Sequence[Any]]]
+# A document is its docno, or a number that stands for it (budget's tracks,
+# whose rankings are integer arrays).
+Ranking = Sequence[Any] | np.ndarray
+Rankings = Mapping[str, Sequence[Ranking]]
 Grades = Mapping[str, Mapping[Any, int]]
 
 # Hedge scores within this relative distance of the best one tie (they are
@@ -96,13 +98,24 @@ def _topic_rng(seed: int, method: str, repeat: int, topic: str) -> np.random.Gen
     return stream(seed, "sample", method, str(repeat), topic)
 
 
-def _sampled_topics(rankings: Rankings, qrels: Grades) -> list[str]:
+def _retrieved(runs: Sequence[Ranking]) -> bool:
+    """Whether some run retrieved anything."""
+    return any(len(run) for run in runs)
+
+
+def sampled_topics(rankings: Rankings, qrels: Grades) -> list[str]:
     """The qrels' topics that some run retrieved anything for, in order."""
-    return sort_topics(t for t in qrels if t in rankings and any(rankings[t]))
+    return sort_topics(t for t in qrels if t in rankings and _retrieved(rankings[t]))
 
 
-def pool_of(rankings_for_topic: Sequence[Sequence[str]]) -> list[str]:
+def _arrays(runs: Sequence[Ranking]) -> bool:
+    return bool(runs) and all(isinstance(run, np.ndarray) for run in runs)
+
+
+def pool_of(rankings_for_topic: Sequence[Ranking]) -> list[Any]:
     """Every document some run retrieved for the topic, sorted."""
+    if _arrays(rankings_for_topic):
+        return np.unique(np.concatenate(rankings_for_topic)).tolist()
     return sorted(set().union(*rankings_for_topic))
 
 
@@ -118,13 +131,18 @@ class _Entries:
     depth: int  # Z: the most documents any run retrieved
 
 
-def _entries(rankings_for_topic: Sequence[Sequence[str]]) -> _Entries:
+def _entries(rankings_for_topic: Sequence[Ranking]) -> _Entries:
     runs = rankings_for_topic
-    docs = pool_of(runs)
-    position = {d: i for i, d in enumerate(docs)}
     lengths = np.fromiter((len(r) for r in runs), dtype=np.intp, count=len(runs))
     total = int(lengths.sum())
-    doc = np.fromiter((position[d] for r in runs for d in r), dtype=np.intp, count=total)
+    if _arrays(runs):  # numbered documents: sorted and numbered by numpy
+        pool, inverse = np.unique(np.concatenate(runs), return_inverse=True)
+        docs = pool.tolist()
+        doc = inverse.reshape(-1).astype(np.intp, copy=False)
+    else:
+        docs = pool_of(runs)
+        position = {d: i for i, d in enumerate(docs)}
+        doc = np.fromiter((position[d] for r in runs for d in r), dtype=np.intp, count=total)
     run = np.repeat(np.arange(len(runs), dtype=np.intp), lengths)
     starts = np.cumsum(lengths) - lengths
     rank = np.arange(total, dtype=np.intp) - np.repeat(starts, lengths) + 1
@@ -140,7 +158,7 @@ def _prior_array(e: _Entries) -> np.ndarray:
     return np.bincount(e.doc, weights=worth, minlength=len(e.docs))
 
 
-def ap_prior(rankings_for_topic: Sequence[Sequence[str]]) -> dict[str, float]:
+def ap_prior(rankings_for_topic: Sequence[Ranking]) -> dict[str, float]:
     """The AP-prior of every pooled document (Aslam, Pavlu & Savell 2003).
 
     A document at rank r (1-based) of a run is worth
@@ -163,7 +181,7 @@ def depth_sample(rankings: Rankings, qrels: Grades, depth: int) -> Sample:
     is judged (stratum 1); only judged documents are listed."""
     _check_positive(depth, "pool depth")
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for topic in _sampled_topics(rankings, qrels):
+    for topic in sampled_topics(rankings, qrels):
         judged = qrels[topic]
         docs = pool_of([run[:depth] for run in rankings[topic]])
         out[topic] = {d: (1, _grade(judged, d)) for d in docs}
@@ -179,7 +197,7 @@ def depth_for_budget(rankings: Rankings, qrels_topics: Iterable[str], budget: in
     first: list[np.ndarray] = []  # per topic: each pooled document's best rank
     for topic in set(qrels_topics):
         runs = rankings.get(topic)
-        if not runs or not any(runs):
+        if not runs or not _retrieved(runs):
             continue
         e = _entries(runs)
         best = np.full(len(e.docs), e.depth + 1, dtype=np.intp)
@@ -201,7 +219,7 @@ def depth_for_budget(rankings: Rankings, qrels_topics: Iterable[str], budget: in
 
 
 def _mtf_order(
-    runs: Sequence[Sequence[str]], relevant: Mapping[str, bool], n: int, tie: np.ndarray
+    runs: Sequence[Ranking], relevant: Mapping[str, bool], n: int, tie: np.ndarray
 ) -> list[str]:
     """The first ``n`` documents move-to-front judges (see :func:`mtf_sample`);
     ``tie[s]`` is run s's place among runs of equal priority."""
@@ -251,8 +269,9 @@ def mtf_sample(
     """
     _check_positive(budget, "budget")
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for topic in _sampled_topics(rankings, qrels):
-        runs = rankings[topic]
+    for topic in sampled_topics(rankings, qrels):
+        # plain lists: the walk below looks documents up one at a time
+        runs = [r.tolist() if isinstance(r, np.ndarray) else r for r in rankings[topic]]
         judged = qrels[topic]
         relevant = {d: g >= rel_level for d, g in judged.items()}
         n = min(budget, len(pool_of(runs)))
@@ -311,10 +330,9 @@ def _hedge_order(
         factor = beta ** (sign * loss[mine] / (2 * half_range))
         delta = weight[changed] * (factor - 1.0)
         weight[changed] *= factor
-        for s, change in zip(changed.tolist(), delta.tolist(), strict=True):
-            # a run lists each document once, so the indexed add is safe
-            # (only the dummy repeats, and no score reads it)
-            score[table[s]] += change * by_rank
+        # every changed run's ℓ row at once: ``add.at`` adds to each document
+        # run by run, in the order (and to the bit) of one add per run
+        np.add.at(score, table[changed].ravel(), (delta[:, None] * by_rank).ravel())
     return order
 
 
@@ -348,7 +366,7 @@ def hedge_sample(
     if not 0 < beta < 1:
         raise ValueError(f"the Hedge beta must lie strictly between 0 and 1, got {beta}")
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for topic in _sampled_topics(rankings, qrels):
+    for topic in sampled_topics(rankings, qrels):
         judged = qrels[topic]
         e = _entries(rankings[topic])
         relevant = np.fromiter(
@@ -372,7 +390,7 @@ def uniform_sample(
     1, grade −1 when not drawn."""
     _check_positive(budget, "budget")
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for topic in _sampled_topics(rankings, qrels):
+    for topic in sampled_topics(rankings, qrels):
         judged = qrels[topic]
         docs = pool_of(rankings[topic])
         rng = _topic_rng(seed, "uniform", repeat, topic)
@@ -441,11 +459,18 @@ def strata_for_budget(strata: int, budget: int) -> int:
 
 
 @dataclass(frozen=True)
-class _PpsTopic:
-    docs: list[str]  # the pool, sorted
+class PpsTopic:
+    """One topic's strata: its pool and each pooled document's stratum."""
+
+    docs: list[Any]  # the pool, sorted
+    stratum: np.ndarray  # (pool,) each document's stratum, 1..strata
     numbers: list[int]  # the non-empty strata, ascending
     members: list[np.ndarray]  # per non-empty stratum: indices into docs
-    listed: dict[str, tuple[int, int]]  # docno -> (stratum, -1), docno order
+
+    @property
+    def listed(self) -> dict[Any, tuple[int, int]]:
+        """docno → (stratum, −1) of every pooled document, in docno order."""
+        return dict(zip(self.docs, ((h, -1) for h in self.stratum.tolist()), strict=True))
 
 
 @dataclass(frozen=True)
@@ -453,7 +478,7 @@ class PpsDesign:
     """The strata of every topic, built once and reused by every pps sample."""
 
     strata: int
-    topics: dict[str, _PpsTopic]
+    topics: dict[str, PpsTopic]
 
 
 def pps_design(
@@ -463,10 +488,10 @@ def pps_design(
     topic of ``rankings`` with a pool, or of those of ``topics`` only."""
     _check_positive(strata, "number of strata")
     wanted = rankings.keys() if topics is None else set(topics) & rankings.keys()
-    design: dict[str, _PpsTopic] = {}
+    design: dict[str, PpsTopic] = {}
     for topic in sort_topics(wanted):
         runs = rankings[topic]
-        if not any(runs):
+        if not _retrieved(runs):
             continue
         e = _entries(runs)
         prior = _prior_array(e)
@@ -476,9 +501,31 @@ def pps_design(
         stratum[by_prior] = _levels(prior[by_prior], strata)
         numbers = np.unique(stratum).tolist()
         members = [np.flatnonzero(stratum == h) for h in numbers]
-        listed = {d: (h, -1) for d, h in zip(e.docs, stratum.tolist(), strict=True)}
-        design[topic] = _PpsTopic(e.docs, numbers, members, listed)
+        design[topic] = PpsTopic(e.docs, stratum, numbers, members)
     return PpsDesign(strata, design)
+
+
+def pps_draws(
+    design: PpsDesign, topics: Iterable[str], budget: int, *, seed: int, repeat: int = 0
+) -> Iterator[tuple[str, PpsTopic, list[tuple[int, np.ndarray]]]]:
+    """The documents one pps sample draws, per topic of ``topics``: (topic,
+    its strata, [(stratum, indices into the pool drawn from it)]).
+    min(budget, pool size) documents are allocated to the non-empty strata
+    by :func:`allocate` (in stratum order) and drawn by simple random
+    sampling within each stratum, on the topic's stream."""
+    _check_positive(budget, "budget")
+    for topic in topics:
+        t = design.topics.get(topic)
+        if t is None:
+            raise ValueError(f"the design has no strata for topic {topic}")
+        rng = _topic_rng(seed, "pps", repeat, topic)
+        given = allocate([len(m) for m in t.members], budget)
+        drawn = [
+            (h, members[rng.choice(len(members), size=k, replace=False)])
+            for h, members, k in zip(t.numbers, t.members, given, strict=True)
+            if k
+        ]
+        yield topic, t, drawn
 
 
 def pps_sample(
@@ -491,33 +538,25 @@ def pps_sample(
     repeat: int = 0,
     design: PpsDesign | None = None,
 ) -> Sample:
-    """Stratified sampling with AP-prior strata: min(budget, pool size)
-    documents per topic, allocated to the non-empty strata by
-    :func:`allocate` (in stratum order) and drawn by simple random sampling
-    within each stratum. Every pooled document is listed with its stratum
-    (1..``strata``), grade −1 if not drawn. ``design`` (from
-    :func:`pps_design` on the same rankings and ``strata``) saves rebuilding
-    the strata for every sample."""
+    """Stratified sampling with AP-prior strata (:func:`pps_draws`):
+    min(budget, pool size) documents per topic. Every pooled document is
+    listed with its stratum (1..``strata``), grade −1 if not drawn.
+    ``design`` (from :func:`pps_design` on the same rankings and ``strata``)
+    saves rebuilding the strata for every sample."""
     _check_positive(budget, "budget")
     _check_positive(strata, "number of strata")
-    topics = _sampled_topics(rankings, qrels)
+    topics = sampled_topics(rankings, qrels)
     if design is None:
         design = pps_design(rankings, strata, topics)
     elif design.strata != strata:
         raise ValueError(f"the design has {design.strata} strata, not {strata}")
     out: dict[str, dict[str, tuple[int, int]]] = {}
-    for topic in topics:
-        t = design.topics.get(topic)
-        if t is None:
-            raise ValueError(f"the design has no strata for topic {topic}")
+    for topic, t, drawn in pps_draws(design, topics, budget, seed=seed, repeat=repeat):
         judged = qrels[topic]
-        rng = _topic_rng(seed, "pps", repeat, topic)
-        given = allocate([len(m) for m in t.members], budget)
-        listed = dict(t.listed)
-        for h, members, k in zip(t.numbers, t.members, given, strict=True):
-            if k:
-                for i in members[rng.choice(len(members), size=k, replace=False)].tolist():
-                    listed[t.docs[i]] = (h, _grade(judged, t.docs[i]))
+        listed = t.listed
+        for h, chosen in drawn:
+            for i in chosen.tolist():
+                listed[t.docs[i]] = (h, _grade(judged, t.docs[i]))
         out[topic] = listed
     return Sample("pps", out)
 

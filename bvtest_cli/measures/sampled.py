@@ -209,8 +209,8 @@ def xinfap_core(
             term[a_listed[g] == 0] = 0.0  # also where depth is 0
             prec_above += term
         prec = 1 / k + (depth / k) * prec_above
-    total = np.zeros((m, strata))
-    np.add.at(total, (seg, h), prec)  # in rank order, as Perl adds them
+    # in rank order, as Perl adds them: bincount adds its weights in input order
+    total = np.bincount(seg * strata + h, weights=prec, minlength=m * strata).reshape(m, strata)
     estimate, num_rel = relevant_estimates(totals)
     with np.errstate(divide="ignore", invalid="ignore"):
         ap = np.zeros(m)
@@ -535,23 +535,47 @@ class SampledRankings:
 
     def _counts_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
         """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
-        above each hit, within its ranking."""
-        return self._counts_between(flagged, codes, self.starts[self.seg_of(hits)], hits, g)
+        above each hit (ascending), within its ranking."""
+        out = self._counts_below(flagged, codes, hits, g)
+        out -= self._counts_below(flagged, codes, self.starts[:-1], g)[:, self.seg_of(hits)]
+        return out
 
-    @staticmethod
     def _counts_between(
-        flagged: np.ndarray, codes: np.ndarray, lo: np.ndarray, hi: np.ndarray, g: int
+        self, flagged: np.ndarray, codes: np.ndarray, lo: np.ndarray, hi: np.ndarray, g: int
     ) -> np.ndarray:
         """(g, len(lo)) counts of ``flagged`` rows (ascending) of each stratum
-        in rows [lo, hi): running counts over the flagged rows only, one
-        stratum at a time (memory: two columns of them)."""
-        at_hi = np.searchsorted(flagged, hi)
-        at_lo = np.searchsorted(flagged, lo)
-        out = np.empty((g, lo.size), dtype=np.int32)
-        before = np.zeros(flagged.size + 1, dtype=np.int32)
-        for k in range(g):
-            np.cumsum(codes == k, out=before[1:])
-            np.subtract(before[at_hi], before[at_lo], out=out[k])
+        in rows [lo, hi) (both ascending)."""
+        out = self._counts_below(flagged, codes, hi, g)
+        out -= self._counts_below(flagged, codes, lo, g)
+        return out
+
+    @staticmethod
+    def _counts_below(
+        flagged: np.ndarray, codes: np.ndarray, points: np.ndarray, g: int
+    ) -> np.ndarray:
+        """(g, P) int32 counts of ``flagged`` rows (ascending) of each stratum
+        below each of P ``points`` (ascending).
+
+        Row j of the flagged rows lies below point i exactly when its bucket
+        b_j (the number of points at or below it) is at most i, so the counts
+        are running sums of one histogram of buckets per stratum: a pass over
+        the flagged rows and one over strata × points, instead of a running
+        count over every flagged row for every stratum. Strata are taken a
+        few at a time, so that a histogram holds at most ~32 MB."""
+        n, size = flagged.size, points.size
+        out = np.empty((g, size), dtype=np.int32)
+        below = np.searchsorted(flagged, points)  # flagged rows below each point
+        bucket = np.cumsum(np.bincount(below, minlength=n + 1)[:n])
+        step = max(1, (32 << 20) // (8 * (size + 1)))
+        for k0 in range(0, g, step):
+            k1 = min(g, k0 + step)
+            if k0 == 0 and k1 == g:
+                key = codes.astype(np.int64) * (size + 1) + bucket
+            else:
+                inside = (codes >= k0) & (codes < k1)
+                key = (codes[inside].astype(np.int64) - k0) * (size + 1) + bucket[inside]
+            histogram = np.bincount(key, minlength=(k1 - k0) * (size + 1))
+            np.cumsum(histogram.reshape(k1 - k0, size + 1)[:, :size], axis=1, out=out[k0:k1])
         return out
 
     def evaluate(
@@ -733,15 +757,23 @@ class SampledRankings:
         lone = ((n_judged == 1) & (n_listed > 1)).any(axis=1)
         return np.where(lone, np.nan, variance)
 
+    def prepare(self, listed: np.ndarray, code: np.ndarray, strata: int, design: object) -> None:
+        """Count, once, the listed documents of each stratum above every row
+        that can be a judged relevant document, for the samples of
+        ``design`` (whose listed documents and strata are these): what every
+        sample of a pps design shares."""
+        rows = np.flatnonzero(self._in_u & listed[self._q])
+        counts = self._counts_above(rows, code[self._q[rows]], self.candidates, strata)
+        # a ranking's counts fit 16 bits when its length does: half the memory
+        longest = int(np.diff(self.starts).max(initial=0))
+        self._listed[design] = counts.astype(np.uint16) if longest < 2**16 else counts
+
     def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
         """Listed documents above each hit: for a ``design`` seen before, from
         its counts at every candidate row."""
-        if design in self._listed:
-            return self._listed[design][:, hit_mask]
-        rows = np.flatnonzero(self._in_u & listed[self._q])
         if design is None:
+            rows = np.flatnonzero(self._in_u & listed[self._q])
             return self._counts_above(rows, code[self._q[rows]], hits, strata)
-        self._listed[design] = self._counts_above(
-            rows, code[self._q[rows]], self.candidates, strata
-        )
+        if design not in self._listed:
+            self.prepare(listed, code, strata, design)
         return self._listed[design][:, hit_mask]

@@ -1,46 +1,42 @@
-"""`bvtest sample` and `bvtest budget`: test collections under an assessment
-budget (Cormack & Grossman 2019 §3–4, Experiment 1).
+"""`bvtest budget`: the ranking accuracy of test collections under an
+assessment budget (Cormack & Grossman 2019 §3–4, Experiment 1).
 
-* ``sample``: collections drawn from a full qrels that plays the assessor
-  (:mod:`~bvtest_cli.analyses.sampling`), written one file per sample in
-  NIST sample_eval.pl's layout (pps, uniform) or as plain qrels of the
-  judged documents (depth, mtf, hedge).
-* ``budget``: for each budget and topic-set size, |b|, σ and RMSE of the
-  ranking given by each method's collections (xinfAP and statAP on R pps
-  samples, depth-k pooling with k matched to the budget, hedge, mtf)
-  against the full qrels, and σ of the full qrels: the paper's Table 1
-  (Table 2 with the engineered runs). Nothing is written: the samples are
-  evaluated in memory (:class:`~bvtest_cli.measures.sampled.SampledRankings`).
-
-The runs are read once into a *track*: per topic, the universe of documents
-(the pool of the runs and the qrels' judged documents, sorted by docno) and
-each run's ranking as universe numbers. The samplers see those numbers as
-docnos: their order is the docnos' order, so ties and output order are the
-same as with the docnos themselves.
+For each budget and topic-set size, |b|, σ and RMSE of the ranking given by
+each method's collections (xinfAP and statAP on R pps samples, depth-k
+pooling with k matched to the budget, hedge, mtf) against the full qrels,
+and σ of the full qrels: the paper's Table 1 (Table 2 with the engineered
+runs). Nothing is written: the runs are read once into a
+:class:`~bvtest_cli.measures.track.Track` and every sample is drawn and
+evaluated in memory, in parallel over samples (forked workers that share the
+track, the evaluator and the strata, and send back the scores only); each
+sample's stream depends on (seed, method, repeat, topic) alone, so the
+output does not depend on ``--jobs``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...analyses.pooling import engineered_name
 from ...analyses.rankings import ranking_accuracy, stream
 from ...analyses.sampling import (
+    PpsDesign,
     depth_for_budget,
     pps_design,
+    pps_draws,
     sample,
+    sampled_topics,
     strata_for_budget,
 )
 from ...errors import InputError
-from ...io.sources import Source, docno_bytes, expand_sources
-from ...io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns
-from ...measures.evaluate import check_shared_topics, map_runs, topic_set
-from ...measures.fastmeasures import ranking_order
-from ...measures.parallel import default_jobs, progress
+from ...io.sources import expand_sources
+from ...io.trec import read_qrels
+from ...measures.evaluate import topic_set
+from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.sampled import SampledRankings
+from ...measures.track import Track, read_track
 from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
@@ -48,98 +44,6 @@ from ...report.model import Node, Records, Report, section
 from ...report.registry import Field
 from ...report.values import fmt, plain
 from ...settings import Settings
-
-# --------------------------------------------------------------------------------------
-# The track: runs as rankings of universe numbers
-
-
-@dataclass
-class Track:
-    """The runs' rankings over one universe of documents per topic."""
-
-    topics: list[str]  # the topics sampled and evaluated
-    docnos: list[np.ndarray]  # per topic, the universe (docno bytes, sorted)
-    offsets: np.ndarray  # (topics + 1,) first universe row of each topic
-    grade: np.ndarray  # (universe,) the full qrels' grade, 0 when not judged
-    judged: np.ndarray  # (universe,) in the full qrels
-    names: list[str]  # run names
-    # [run][topic]: the run's documents as universe numbers (within the topic), in rank order
-    rankings: list[list[np.ndarray]]
-
-    def for_sampling(self) -> tuple[dict[str, list[tuple[int, ...]]], dict[str, dict[int, int]]]:
-        """The samplers' inputs: topic → one ranking per run; topic → number → grade."""
-        rankings = {
-            t: [tuple(run[i].tolist()) for run in self.rankings] for i, t in enumerate(self.topics)
-        }
-        grades = {}
-        for i, t in enumerate(self.topics):
-            lo, hi = self.offsets[i], self.offsets[i + 1]
-            rows = np.flatnonzero(self.judged[lo:hi])
-            grades[t] = dict(zip(rows.tolist(), self.grade[lo:hi][rows].tolist(), strict=True))
-        return rankings, grades
-
-
-def _ranked_docnos(topics: dict[str, int]):
-    """Worker: a run → per wanted topic, its docnos in rank order (score
-    descending, ties by docno descending, as trec_eval)."""
-
-    def work(_: int, run: RunColumns) -> dict[str, np.ndarray]:
-        order = ranking_order(run.topic, run.score, run.docno)
-        t = run.topic if order is None else run.topic[order]
-        docno = run.docno if order is None else run.docno[order]
-        out = {}
-        cuts = np.flatnonzero(np.diff(t)) + 1
-        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), t.size], strict=True):
-            name = run.topics[int(t[lo])]
-            if name in topics:
-                out[name] = docno[lo:hi]
-        return out
-
-    return work
-
-
-def read_track(
-    qrels_file: QrelsFile, sources: list[Source], topics: list[str], s: Settings
-) -> Track:
-    """Read every run once (in parallel) and number the documents of each topic."""
-    wanted = {t: i for i, t in enumerate(topics)}
-    runs = map_runs(
-        sources,
-        partial(_ranked_docnos, wanted),
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
-        reader=read_run_columns,
-    )
-    # qrels that share no topic with the runs leave nothing to sample: an
-    # error naming the qrels, as the evaluating commands give
-    check_shared_topics(qrels_file.label, topics, [src.name for src in sources], runs)
-    qrels = qrels_file.qrels
-    docnos, grades, judged = [], [], []
-    rankings: list[list[np.ndarray]] = [[] for _ in runs]
-    offsets = [0]
-    for t in topics:
-        judged_docs = qrels.get(t, {})
-        parts = [run[t] for run in runs if t in run]
-        qrels_docnos = np.array([docno_bytes(d) for d in judged_docs], dtype=bytes)
-        universe = np.unique(np.concatenate([*(p.astype(bytes) for p in parts), qrels_docnos]))
-        docnos.append(universe)
-        text = [d.decode("latin-1") for d in universe.tolist()]
-        grades.append(np.array([max(judged_docs.get(d, 0), 0) for d in text], dtype=np.int64))
-        # a negative grade (a sample's -1: pooled, not judged) is no judgment
-        judged.append(np.array([judged_docs.get(d, -1) >= 0 for d in text], dtype=bool))
-        offsets.append(offsets[-1] + universe.size)
-        for j, run in enumerate(runs):
-            ids = np.searchsorted(universe, run[t].astype(bytes)) if t in run else np.zeros(0, int)
-            rankings[j].append(ids.astype(np.int32))
-    return Track(
-        topics,
-        docnos,
-        np.array(offsets),
-        np.concatenate(grades) if grades else np.zeros(0, np.int64),
-        np.concatenate(judged) if judged else np.zeros(0, bool),
-        [src.name for src in sources],
-        rankings,
-    )
 
 
 def engineered(track: Track, seed: int) -> Track:
@@ -183,29 +87,7 @@ def stratum_order(strata: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------
-# bvtest budget
-
-
-def _evaluator(track: Track, rel: int) -> SampledRankings:
-    """Every (run, topic) ranking as one segment, run-major."""
-    lengths = [ids.size for run in track.rankings for ids in run]
-    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    # int32 rows and ranks: 129 + 129 runs × 50 topics × 1000 documents are
-    # 12.9 M rows, 52 MB a column
-    qrow = np.empty(int(starts[-1]), dtype=np.int32)
-    rank = np.empty(int(starts[-1]), dtype=np.int32)
-    seg_topic = np.empty(len(lengths), dtype=np.int32)
-    k = 0
-    for run in track.rankings:
-        for i, ids in enumerate(run):
-            lo, hi = starts[k], starts[k + 1]
-            qrow[lo:hi] = track.offsets[i] + ids
-            rank[lo:hi] = np.arange(ids.size)
-            seg_topic[k] = i
-            k += 1
-    universe_topic = np.repeat(np.arange(len(track.topics)), np.diff(track.offsets))
-    return SampledRankings(qrow, rank, starts, seg_topic, universe_topic, track.grade, rel)
+# The experiment
 
 
 def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
@@ -227,9 +109,20 @@ def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
 
 
 @dataclass
+class _Strata:
+    """One pps design over the universe: every pooled document listed, with
+    the code of its stratum (string order: :func:`stratum_order`)."""
+
+    strata: int
+    design: PpsDesign
+    listed: np.ndarray  # (universe,) bool
+    code: np.ndarray  # (universe,) int64
+
+
+@dataclass
 class _Experiment:
     """What every cell of ``budget`` shares: the runs, the samplers' inputs,
-    the in-memory evaluator and the pps design."""
+    the in-memory evaluator and the pps designs."""
 
     s: Settings
     track: Track  # the ranked runs (with the engineered ones, if asked)
@@ -237,7 +130,7 @@ class _Experiment:
     grades: dict
     topics: list[str]
     evaluator: SampledRankings
-    designs: dict  # strata → PpsDesign, built on first use
+    designs: dict[int, _Strata] = field(default_factory=dict)  # by number of strata
 
     def strata(self, budget: int) -> int:
         """The strata a budget can sample: at most the budget (every stratum
@@ -248,30 +141,44 @@ class _Experiment:
     def scores(self, values: np.ndarray) -> np.ndarray:
         return values.reshape(len(self.track.names), len(self.topics))
 
-    def pps(self, budget: int, kinds: tuple[str, ...], tick) -> tuple[dict[str, np.ndarray], float]:
-        """The R pps samples under each estimator, (R, runs, topics), and the
-        mean number of judgments. In this process: forked workers would each
-        copy the samplers' and the evaluator's state, for little gain
-        (measured: docs/performance.md)."""
+    def design(self, budget: int, kinds: tuple[str, ...]) -> _Strata:
+        """The pps strata of a budget, built once (before the workers fork,
+        so that they share them), with the evaluator's counts of listed
+        documents of each stratum for xinfAP."""
         strata = self.strata(budget)
         if strata not in self.designs:
-            self.designs[strata] = pps_design(self.rankings, strata)
-        code_of = stratum_order(strata)
-        shape = (self.s.draws, len(self.track.names), len(self.topics))
-        cube = {x: np.empty(shape) for x in kinds}
+            design = pps_design(self.rankings, strata)
+            code_of = stratum_order(strata)
+            size = int(self.track.offsets[-1])
+            listed = np.zeros(size, bool)
+            code = np.zeros(size, np.int64)
+            for i, t in enumerate(self.track.topics):
+                topic = design.topics.get(t)
+                if topic is not None:
+                    rows = np.asarray(topic.docs, dtype=np.int64) + self.track.offsets[i]
+                    listed[rows] = True
+                    code[rows] = code_of[topic.stratum]
+            if "xinfAP" in kinds:
+                self.evaluator.prepare(listed, code, strata, ("pps", strata))
+            self.designs[strata] = _Strata(strata, design, listed, code)
+        return self.designs[strata]
+
+    def pps(self, budget: int, repeat: int, kinds: tuple[str, ...]) -> tuple[np.ndarray, int]:
+        """One pps sample under each estimator: (kinds, runs × topics)
+        scores, and its number of judgments."""
+        d = self.designs[self.strata(budget)]
+        grade = np.full(d.listed.size, -1, np.int64)
         judged = 0
-        for rep in range(self.s.draws):
-            drawn = sample(
-                "pps", self.rankings, self.grades, budget=budget, strata=strata,
-                seed=self.s.seed, repeat=rep, design=self.designs[strata],
-            )  # fmt: skip
-            listed, code, grade = _arrays(self.track, drawn.topics, code_of)
-            got = self.evaluator.evaluate(kinds, listed, code, grade, strata, ("pps", strata))
-            for x in kinds:
-                cube[x][rep] = self.scores(got[x])
-            judged += drawn.judged()
-            tick()
-        return cube, judged / self.s.draws
+        topics = sampled_topics(self.rankings, self.grades)
+        offset = dict(zip(self.track.topics, self.track.offsets[:-1].tolist(), strict=True))
+        draws = pps_draws(d.design, topics, budget, seed=self.s.seed, repeat=repeat)
+        for topic, t, drawn in draws:
+            for _, chosen in drawn:
+                rows = np.asarray(t.docs, dtype=np.int64)[chosen] + offset[topic]
+                grade[rows] = self.track.grade[rows]
+                judged += chosen.size
+        got = self.evaluator.evaluate(kinds, d.listed, d.code, grade, d.strata, ("pps", d.strata))
+        return np.stack([got[x] for x in kinds]), judged
 
     def pooled(self, method: str, budget: int) -> tuple[str, np.ndarray, int, bool]:
         """(name, AP on the judged documents, judgments, whether the mean
@@ -286,7 +193,60 @@ class _Experiment:
         got = self.evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
         name = f"depth-{depth}" if method == "depth" else method
         fits = drawn.judged() <= budget * max(1, len(drawn.topics))
-        return name, self.scores(got["statAP"]), drawn.judged(), fits
+        return name, got["statAP"], drawn.judged(), fits
+
+    def collections(
+        self, kinds: tuple[str, ...], pooled: list[str], tick
+    ) -> list[tuple[dict[str, np.ndarray], dict[str, float], dict[str, bool]]]:
+        """Per budget: each method's collections ((R, runs, topics) for the
+        pps estimators, (runs, topics) for the pools), their mean judgments
+        and whether each pool fits the budget. Every sample is a task of
+        :func:`~bvtest_cli.measures.parallel.parallel_map`."""
+        if kinds:
+            for budget in self.s.budgets:
+                self.design(budget, kinds)
+        tasks: list[tuple[int, str, int]] = []
+        for budget in self.s.budgets:
+            tasks += [(budget, "pps", rep) for rep in range(self.s.draws if kinds else 0)]
+            tasks += [(budget, method, 0) for method in pooled]
+
+        def make_work():
+            def work(task: tuple[int, str, int]):
+                budget, method, repeat = task
+                try:
+                    if method == "pps":
+                        return self.pps(budget, repeat, kinds)
+                    return self.pooled(method, budget)
+                except Exception as exc:  # sent back and raised in the parent
+                    return exc
+
+            return work
+
+        results = iter(
+            parallel_map(tasks, make_work, jobs=self.s.jobs or default_jobs(), tick=tick)
+        )
+        out = []
+        for _ in self.s.budgets:
+            collections: dict[str, np.ndarray] = {}
+            used: dict[str, float] = {}
+            fits: dict[str, bool] = {}
+            if kinds:
+                cube = np.empty((len(kinds), self.s.draws, len(self.track.names), len(self.topics)))
+                judged = 0
+                for rep in range(self.s.draws):
+                    values, count = next(results)
+                    cube[:, rep] = values.reshape(len(kinds), *cube.shape[2:])
+                    judged += count
+                for k, x in enumerate(kinds):
+                    collections[x], used[x] = cube[k], judged / self.s.draws
+            for method in pooled:
+                name, values, judged, fit = next(results)
+                collections[name], used[name] = self.scores(values), float(judged)
+                fits[method] = fit
+                if method == "depth":
+                    fits[name] = fit
+            out.append((collections, used, fits))
+        return out
 
 
 def budget_report(s: Settings) -> Report:
@@ -303,10 +263,7 @@ def budget_report(s: Settings) -> Report:
     rankings, grades = submitted.for_sampling()
     track = engineered(submitted, s.seed) if s.engineered else submitted
     pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))
-    ex = _Experiment(
-        s, track, rankings, grades, topics, _evaluator(track, s.rel_level),
-        {},
-    )  # fmt: skip
+    ex = _Experiment(s, track, rankings, grades, topics, track.evaluator(s.rel_level))
     m, n = len(track.names), len(topics)
     # the reference: every judged document, one stratum (statAP is AP)
     whole = ex.evaluator.evaluate(
@@ -323,22 +280,14 @@ def budget_report(s: Settings) -> Report:
     depths: dict[int, str] = {}
     over: dict[int, tuple[str, float]] = {}  # budget → the depth pool beyond it, its cost
     negative: list[str] = []
-    for budget in s.budgets:
-        collections: dict[str, np.ndarray] = {}
-        used: dict[str, float] = {}
-        if pps:
-            cube, judged = ex.pps(budget, pps, tick)
-            for x in pps:
-                collections[x], used[x] = cube[x], judged
-        for x in pooled_methods:
-            name, values, judged, fits = ex.pooled(x, budget)
-            collections[name], used[name] = values, float(judged)
-            if x == "depth":
-                if fits:
+    per_budget = ex.collections(pps, pooled_methods, tick)
+    for budget, (collections, used, fits) in zip(s.budgets, per_budget, strict=True):
+        for name in collections:
+            if name.startswith("depth-"):
+                if fits[name]:
                     depths[budget] = name
                 else:
-                    over[budget] = (name, judged / n)
-            tick()
+                    over[budget] = (name, used[name] / n)
         costs = {name: used[name] / n for name in collections}
         if max(costs.values()) - min(costs.values()) > 0.01 * budget:
             shown = ", ".join(f"{name} {cost:.3g}" for name, cost in costs.items())

@@ -15,11 +15,11 @@ from ...io.files import checked_target, new_directory
 from ...io.sources import docno_text, expand_sources, output_bytes
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.evaluate import list_topics
+from ...measures.track import Track, read_track
 from ...options import current_flags
 from ...report.limits import check_request
 from ...report.model import Report, section
 from ...settings import Settings
-from ..budget.build import Track, read_track
 
 
 def sample_files(s: Settings) -> Report:
