@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .fastmeasures import Ranked
 
 XINF_DEPTH = 1000  # sample_eval.pl's $maxResultSize: documents read per ranking
+_COUNT_CHUNK = 1 << 16  # flagged rows whose running counts are built at a time
 _REL_SMOOTH = 0.00001  # sample_eval.pl's smoothing of the precision above a document
 _SAMPLED_SMOOTH = 0.00003
 
@@ -196,18 +197,23 @@ def xinfap_core(
     # The estimated precision above each relevant document: stratum by
     # stratum in sample_eval.pl's order, each term as it computes it
     # (((N/k′)·(r + 1e-5))/(n + 3e-5)), in place on one stratum's row at a time.
+    # Hits a chunk at a time, so that the terms stay in the processor's cache.
     prec_above = np.zeros(seg.size)
-    term = np.empty(seg.size)
-    smoothed = np.empty(seg.size)
+    term = np.empty(min(seg.size, _COUNT_CHUNK))
+    smoothed = np.empty_like(term)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for g in range(strata):
-            np.divide(a_listed[g], depth, out=term)
-            np.add(a_relevant[g], _REL_SMOOTH, out=smoothed)
-            term *= smoothed
-            np.add(a_judged[g], _SAMPLED_SMOOTH, out=smoothed)
-            term /= smoothed
-            term[a_listed[g] == 0] = 0.0  # also where depth is 0
-            prec_above += term
+        for lo in range(0, seg.size, _COUNT_CHUNK):
+            hi = min(seg.size, lo + _COUNT_CHUNK)
+            t, sm, out = term[: hi - lo], smoothed[: hi - lo], prec_above[lo:hi]
+            for g in range(strata):
+                listed = a_listed[g, lo:hi]
+                np.divide(listed, depth[lo:hi], out=t)
+                np.add(a_relevant[g, lo:hi], _REL_SMOOTH, out=sm)
+                t *= sm
+                np.add(a_judged[g, lo:hi], _SAMPLED_SMOOTH, out=sm)
+                t /= sm
+                t[listed == 0] = 0.0  # also where depth is 0
+                out += t
         prec = 1 / k + (depth / k) * prec_above
     # in rank order, as Perl adds them: bincount adds its weights in input order
     total = np.bincount(seg * strata + h, weights=prec, minlength=m * strata).reshape(m, strata)
@@ -536,46 +542,48 @@ class SampledRankings:
     def _counts_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
         """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
         above each hit (ascending), within its ranking."""
-        out = self._counts_below(flagged, codes, hits, g)
-        out -= self._counts_below(flagged, codes, self.starts[:-1], g)[:, self.seg_of(hits)]
-        return out
+        at_start = np.searchsorted(flagged, self.starts[:-1])
+        at_hit = np.searchsorted(flagged, hits)
+        return self._counts_within(flagged, codes, at_start[self.seg_of(hits)], at_hit, g)
 
     def _counts_between(
         self, flagged: np.ndarray, codes: np.ndarray, lo: np.ndarray, hi: np.ndarray, g: int
     ) -> np.ndarray:
         """(g, len(lo)) counts of ``flagged`` rows (ascending) of each stratum
-        in rows [lo, hi) (both ascending)."""
-        out = self._counts_below(flagged, codes, hi, g)
-        out -= self._counts_below(flagged, codes, lo, g)
-        return out
+        in rows [lo, hi) of one ranking each (lo ascending)."""
+        at_lo, at_hi = np.searchsorted(flagged, lo), np.searchsorted(flagged, hi)
+        return self._counts_within(flagged, codes, at_lo, at_hi, g)
 
-    @staticmethod
-    def _counts_below(
-        flagged: np.ndarray, codes: np.ndarray, points: np.ndarray, g: int
+    def _counts_within(
+        self, flagged: np.ndarray, codes: np.ndarray, at_lo: np.ndarray, at_hi: np.ndarray, g: int
     ) -> np.ndarray:
-        """(g, P) int32 counts of ``flagged`` rows (ascending) of each stratum
-        below each of P ``points`` (ascending).
-
-        Row j of the flagged rows lies below point i exactly when its bucket
-        b_j (the number of points at or below it) is at most i, so the counts
-        are running sums of one histogram of buckets per stratum: a pass over
-        the flagged rows and one over strata × points, instead of a running
-        count over every flagged row for every stratum. Strata are taken a
-        few at a time, so that a histogram holds at most ~32 MB."""
-        n, size = flagged.size, points.size
-        out = np.empty((g, size), dtype=np.int32)
-        below = np.searchsorted(flagged, points)  # flagged rows below each point
-        bucket = np.cumsum(np.bincount(below, minlength=n + 1)[:n])
-        step = max(1, (32 << 20) // (8 * (size + 1)))
-        for k0 in range(0, g, step):
-            k1 = min(g, k0 + step)
-            if k0 == 0 and k1 == g:
-                key = codes.astype(np.int64) * (size + 1) + bucket
-            else:
-                inside = (codes >= k0) & (codes < k1)
-                key = (codes[inside].astype(np.int64) - k0) * (size + 1) + bucket[inside]
-            histogram = np.bincount(key, minlength=(k1 - k0) * (size + 1))
-            np.cumsum(histogram.reshape(k1 - k0, size + 1)[:, :size], axis=1, out=out[k0:k1])
+        """(g, len(at_lo)) counts of the flagged rows of each stratum between
+        positions [at_lo, at_hi) of ``flagged``, each within one ranking
+        (at_lo ascending): running counts, one stratum at a time, over
+        chunks of rankings of ~128 K flagged rows, so that the counts stay in
+        the processor's cache while the strata are visited."""
+        n = flagged.size
+        out = np.empty((g, at_lo.size), dtype=np.int32)
+        small = codes.astype(np.int16) if g < 2**15 else codes
+        # chunks end at rankings' first rows, so no ranking spans two
+        firsts = np.searchsorted(flagged, self.starts)
+        wanted = np.arange(_COUNT_CHUNK, n, _COUNT_CHUNK)
+        bounds = np.unique(np.concatenate(([0], firsts[np.searchsorted(firsts, wanted)], [n])))
+        queries = np.searchsorted(at_lo, bounds)
+        queries[-1] = at_lo.size  # the rankings with nothing flagged after the last row
+        running = np.zeros(min(n, 2 * _COUNT_CHUNK) + 1, dtype=np.int32)
+        for c in range(len(bounds) - 1):
+            q0, q1 = queries[c], queries[c + 1]
+            if q1 == q0:
+                continue
+            f0, f1 = bounds[c], bounds[c + 1]
+            part = small[f0:f1]
+            if running.size < f1 - f0 + 1:
+                running = np.zeros(f1 - f0 + 1, dtype=np.int32)
+            hi, lo = at_hi[q0:q1] - f0, at_lo[q0:q1] - f0
+            for k in range(g):
+                np.cumsum(part == k, out=running[1 : f1 - f0 + 1])
+                np.subtract(running[hi], running[lo], out=out[k, q0:q1])
         return out
 
     def evaluate(

@@ -117,6 +117,7 @@ class _Strata:
     design: PpsDesign
     listed: np.ndarray  # (universe,) bool
     code: np.ndarray  # (universe,) int64
+    pool_rows: dict[str, np.ndarray]  # per topic, the universe row of each pooled document
 
 
 @dataclass
@@ -152,15 +153,17 @@ class _Experiment:
             size = int(self.track.offsets[-1])
             listed = np.zeros(size, bool)
             code = np.zeros(size, np.int64)
+            pool_rows = {}
             for i, t in enumerate(self.track.topics):
                 topic = design.topics.get(t)
                 if topic is not None:
                     rows = np.asarray(topic.docs, dtype=np.int64) + self.track.offsets[i]
                     listed[rows] = True
                     code[rows] = code_of[topic.stratum]
+                    pool_rows[t] = rows
             if "xinfAP" in kinds:
                 self.evaluator.prepare(listed, code, strata, ("pps", strata))
-            self.designs[strata] = _Strata(strata, design, listed, code)
+            self.designs[strata] = _Strata(strata, design, listed, code, pool_rows)
         return self.designs[strata]
 
     def pps(self, budget: int, repeat: int, kinds: tuple[str, ...]) -> tuple[np.ndarray, int]:
@@ -170,11 +173,10 @@ class _Experiment:
         grade = np.full(d.listed.size, -1, np.int64)
         judged = 0
         topics = sampled_topics(self.rankings, self.grades)
-        offset = dict(zip(self.track.topics, self.track.offsets[:-1].tolist(), strict=True))
         draws = pps_draws(d.design, topics, budget, seed=self.s.seed, repeat=repeat)
-        for topic, t, drawn in draws:
+        for topic, _, drawn in draws:
             for _, chosen in drawn:
-                rows = np.asarray(t.docs, dtype=np.int64)[chosen] + offset[topic]
+                rows = d.pool_rows[topic][chosen]
                 grade[rows] = self.track.grade[rows]
                 judged += chosen.size
         got = self.evaluator.evaluate(kinds, d.listed, d.code, grade, d.strata, ("pps", d.strata))
