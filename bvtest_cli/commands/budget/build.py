@@ -37,10 +37,10 @@ from ...analyses.sampling import (
 from ...errors import InputError
 from ...io.sources import Source, docno_bytes, expand_sources
 from ...io.trec import QrelsFile, RunColumns, read_qrels, read_run_columns
-from ...measures.evaluate import check_shared_topics, map_runs, topic_set
 from ...measures.fastmeasures import ranking_order
-from ...measures.parallel import default_jobs, progress
+from ...measures.parallel import default_jobs, map_runs, progress
 from ...measures.sampled import SampledRankings
+from ...measures.topics import check_shared_topics, topic_set
 from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request
