@@ -55,7 +55,8 @@ def check_shared_topics(
 ) -> None:
     """Runs that share no topic with the qrels score 0 everywhere: with the
     wrong qrels file every run does, and that is an error, not a table of
-    zeros. (One such run among others is only a note; see evaluate_runs.)"""
+    zeros. (One such run among others is only a note: see
+    :func:`bvtest_cli.measures.evaluate.evaluate_runs`.)"""
     kept = set(topics)
     if not names or any(kept.intersection(t) for t in run_topics):
         return
