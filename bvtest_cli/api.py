@@ -646,7 +646,7 @@ def _on_qrels_topics(
     """docs/inputs.md's topic set on ir_measures' scores: the qrels topics with a
     relevant document; other topics dropped, missing ones 0 (as evaluate)."""
     from .io.trec import read_qrels, sort_topics
-    from .measures.evaluate import list_topics
+    from .measures.topics import list_topics
 
     if isinstance(rel_level, (bool, np.bool_)) or not isinstance(rel_level, numbers.Integral):
         raise InputError(f"rel_level={rel_level!r}: expected an integer")

@@ -195,7 +195,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     qrels restricted to the pool, over every topic with a relevant document."""
     from bvtest_cli.analyses.sampling import pps_design, sample
     from bvtest_cli.commands.budget.build import _arrays
-    from bvtest_cli.measures.evaluate import topic_set
+    from bvtest_cli.measures.topics import topic_set
 
     robust = shared_data / "robust2003"
     qrels_file = read_qrels(str(robust / "qrels.txt"))

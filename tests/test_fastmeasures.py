@@ -16,7 +16,7 @@ from bvtest_cli.io.hashing import docno_digest
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels, read_run_columns
 from bvtest_cli.measures import fastmeasures as fm
-from bvtest_cli.measures.evaluate import pytrec_run
+from bvtest_cli.measures.bridge import pytrec_run
 from bvtest_cli.measures.gdeval import GdevalERR, err_ranked
 
 REPO = Path(__file__).resolve().parents[1]

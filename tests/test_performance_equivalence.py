@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-from bvtest_cli.io.sources import _lines, read_bytes
+from bvtest_cli.io.sources import read_bytes, split_lines
 from bvtest_cli.io.trec import _add_qrel, _parse_run_fast, _parse_run_slow, read_qrels
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +92,7 @@ def test_readers_fast_path_equals_line_by_line(small_track):
         parsed = read_qrels(str(qrels_path))
         qrels: dict = {}
         first: dict = {}
-        for lineno, fields in _lines(read_bytes(str(qrels_path)), "q"):
+        for lineno, fields in split_lines(read_bytes(str(qrels_path)), "q"):
             _add_qrel(qrels, first, fields, "q", lineno)
         assert parsed.qrels == qrels and list(parsed.qrels) == list(qrels)
         assert list(parsed.first_line_of_grade.items()) == list(first.items())

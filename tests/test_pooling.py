@@ -29,7 +29,8 @@ from bvtest_cli.io.sources import Source, expand_sources
 from bvtest_cli.io.trec import QrelsFile, format_qrels, read_qrels, read_run, sort_topics
 from bvtest_cli.io.trec import format_run as format_ranking
 from bvtest_cli.measures.collections import evaluate_collections
-from bvtest_cli.measures.evaluate import map_runs, parse_measures
+from bvtest_cli.measures.names import parse_measures
+from bvtest_cli.measures.parallel import map_runs
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_QRELS = str(REPO / "qrels" / "qrels.txt")

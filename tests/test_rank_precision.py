@@ -19,12 +19,8 @@ from hypothesis import strategies as st
 
 from bvtest_cli.io.sources import Source
 from bvtest_cli.io.trec import read_qrels, read_run
-from bvtest_cli.measures.evaluate import (
-    RunEvaluator,
-    ascending_float32,
-    float32_keeps_order,
-    parse_measures,
-)
+from bvtest_cli.measures.bridge import RunEvaluator, ascending_float32, float32_keeps_order
+from bvtest_cli.measures.names import parse_measures
 
 
 @pytest.fixture

@@ -34,7 +34,8 @@ from bvtest_cli.analyses.rankings import (
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import QrelsFile, read_qrels, read_run
 from bvtest_cli.measures.collections import evaluate_collections
-from bvtest_cli.measures.evaluate import evaluate_runs, parse_measures
+from bvtest_cli.measures.evaluate import evaluate_runs
+from bvtest_cli.measures.names import parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_QRELS = str(REPO / "qrels" / "qrels.txt")

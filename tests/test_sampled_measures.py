@@ -28,7 +28,8 @@ import trec_ref
 from conftest import assert_one_line_error
 
 from bvtest_cli.io.trec import read_qrels
-from bvtest_cli.measures.evaluate import RunEvaluator, parse_measures
+from bvtest_cli.measures.bridge import RunEvaluator
+from bvtest_cli.measures.names import parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -31,7 +31,8 @@ import pytest
 
 from bvtest_cli.errors import InputError
 from bvtest_cli.io.trec import read_qrels
-from bvtest_cli.measures.evaluate import RunEvaluator, parse_measures
+from bvtest_cli.measures.bridge import RunEvaluator
+from bvtest_cli.measures.names import parse_measures
 
 REPO = Path(__file__).resolve().parents[1]
 PRINTED_CUTOFFS = (10, 50, 1000)  # sample_eval.pl's @precisionranks

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bvtest_cli.errors import InputError
-from bvtest_cli.io.fields import _fields, _parse_floats
-from bvtest_cli.io.sources import _lines
+from bvtest_cli.io.fields import _parse_floats, find_fields
+from bvtest_cli.io.sources import split_lines
 from bvtest_cli.io.trec import _add_qrel, _parse_qrels_table, _parse_run_fast, _parse_run_slow
 
 WEIRD_NUMBERS = [
@@ -92,7 +92,7 @@ def same_run(a: dict, b: dict) -> bool:
 def slow_qrels(data: bytes):
     qrels: dict = {}
     first: dict = {}
-    for lineno, fields in _lines(data, "q"):
+    for lineno, fields in split_lines(data, "q"):
         _add_qrel(qrels, first, fields, "q", lineno)
     return qrels, first
 
@@ -287,9 +287,9 @@ def test_word_decimals_with_dots_elsewhere(scores):
 
 
 def test_fields_require_one_row_per_line():
-    assert _fields(b"1 Q0 a 1 2 t 1 Q0 b 2 1 t\n", 6) is None  # 12 fields on one line
-    assert _fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
-    fields = _fields(b"\n1 Q0 a 1 2 t\n\n\n2 Q0 b 1 1 t", 6)
+    assert find_fields(b"1 Q0 a 1 2 t 1 Q0 b 2 1 t\n", 6) is None  # 12 fields on one line
+    assert find_fields(b"1 Q0 a\n1 2 t\n", 6) is None  # one row split over two lines
+    fields = find_fields(b"\n1 Q0 a 1 2 t\n\n\n2 Q0 b 1 1 t", 6)
     assert fields is not None and fields.lines.tolist() == [1, 4]
 
 
@@ -304,7 +304,7 @@ def test_word_integer_check_is_the_pattern(tokens):
     """The word-at-a-time rank check accepts exactly ``[+-]?[0-9]+`` (the
     pattern, by the re module), for fields of one word and of several."""
     data = "".join(f"1 Q0 d{i} {t} 1 t\n" for i, t in enumerate(tokens)).encode()
-    fields = _fields(data, 6)
+    fields = find_fields(data, 6)
     assert fields is not None
     expected = all(re.fullmatch(r"[+-]?[0-9]+", t) for t in tokens)
     assert fields.integers_ok(3) == expected
@@ -322,7 +322,7 @@ def test_word_integer_check_is_the_pattern(tokens):
 def test_words_at_the_end_of_the_data(data, col, expected):
     """A field's words hold its bytes then zeros, even where 8 bytes from the
     field's start would pass the end of the data."""
-    fields = _fields(data, data.split(b"\n")[0].count(b" ") + 1)
+    fields = find_fields(data, data.split(b"\n")[0].count(b" ") + 1)
     assert fields is not None
     words = fields.words(col)
     assert words is not None
@@ -331,10 +331,10 @@ def test_words_at_the_end_of_the_data(data, col, expected):
 
 @pytest.mark.parametrize("n", [1000, 70_000, 1 << 17, (1 << 20) + 3])  # the last: two blocks
 def test_sort_keys_is_an_argsort(n):
-    """_sort_keys (a sort of keys packed with row numbers, then ties on the
+    """sort_keys (a sort of keys packed with row numbers, then ties on the
     high bits ordered by full key) orders the keys as numpy's sort does; a
     third of the keys share their high 14 bits and some repeat exactly."""
-    from bvtest_cli.io.hashing import _sort_keys
+    from bvtest_cli.io.hashing import sort_keys
 
     rng = np.random.default_rng(n)
     keys = rng.integers(0, 2**63, n, dtype=np.int64).astype(np.uint64) * np.uint64(2)
@@ -342,7 +342,7 @@ def test_sort_keys_is_an_argsort(n):
         0, 1000, n // 3
     ).astype(np.uint64)
     keys[-10:] = keys[:10]
-    order, ordered = _sort_keys(keys)
+    order, ordered = sort_keys(keys)
     assert np.array_equal(ordered, np.sort(keys))
     assert np.array_equal(keys[order], ordered)
     assert np.array_equal(np.sort(order), np.arange(n))

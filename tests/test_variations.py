@@ -24,7 +24,7 @@ from bvtest_cli.errors import InputError
 from bvtest_cli.io import maps
 from bvtest_cli.io import sources as trecio_sources
 from bvtest_cli.io import trec as trecio
-from bvtest_cli.measures import evaluate
+from bvtest_cli.measures import evaluate, names
 from bvtest_cli.measures.matrix import ScoreMatrix
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -640,7 +640,7 @@ def _evaluate(track, vmap, notes):
     qrels = vio.expand_qrels(trecio.read_qrels(str(track.qrels_path)), vmap, note=notes.append)
     sources = trecio_sources.expand_sources([str(track.runs_dir)])
     (matrix,) = evaluate.evaluate_runs(
-        qrels, sources, evaluate.parse_measures(["AP"]), note=notes.append
+        qrels, sources, names.parse_measures(["AP"]), note=notes.append
     )
     return matrix
 

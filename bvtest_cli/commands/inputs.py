@@ -14,8 +14,9 @@ from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError
 from ..io.sources import STDIN, expand_sources
 from ..io.trec import read_qrels, tagged_sources
-from ..measures.evaluate import evaluate_runs, how, parse_measures
+from ..measures.evaluate import evaluate_runs, how
 from ..measures.matrix import ScoreMatrix
+from ..measures.names import parse_measures
 from ..measures.scores_file import read_scores
 from ..report.model import Report
 from ..settings import Settings

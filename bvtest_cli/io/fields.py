@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .sources import _DECIMAL_TEXT, _SPLIT_WS
+from .sources import DECIMAL_TEXT
+
+# bytes.split() (C's isspace) splits on these; the fast tokenizer must agree.
+_SPLIT_WS = np.zeros(256, dtype=bool)
+_SPLIT_WS[[9, 10, 11, 12, 13, 32]] = True
 
 # Byte classes for the vectorized checks.
 _DIGIT = np.zeros(256, dtype=bool)
@@ -55,7 +59,7 @@ def _swar_value(word: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _Fields:
+class Fields:
     """Field boundaries of a file whose non-blank lines all have ``ncols`` fields."""
 
     buf: np.ndarray  # the file's bytes (uint8)
@@ -184,13 +188,13 @@ class _Fields:
 
     def integers_ok(self, col: int) -> bool:
         """Whether every field of column ``col`` is ``[+-]?[0-9]+`` (as
-        :func:`_integers_ok`); fields of up to 8 bytes are checked a word at
+        :func:`matrix_integers_ok`); fields of up to 8 bytes are checked a word at
         a time (SWAR), the byte matrix only for wider ones."""
         words = self.words(col)
         if words is None:
             return False
         if words.shape[1] > 1:
-            return _integers_ok(words.view(np.uint8).reshape(words.shape[0], -1))
+            return matrix_integers_ok(words.view(np.uint8).reshape(words.shape[0], -1))
         word = words[:, 0]
         lens = self.ends[:, col] - self.starts[:, col]
         digit = _swar_digits_high(word)
@@ -254,7 +258,7 @@ def _matrix_strings(matrix: np.ndarray, encoding: str = "ascii") -> list[str]:
 _EDGE_BLOCK = 1 << 20  # bytes scanned at a time: temporaries stay in cache, and small
 
 
-def _fields(data: bytes, ncols: int) -> _Fields | None:
+def find_fields(data: bytes, ncols: int) -> Fields | None:
     """Field boundaries of an ASCII file in which every non-blank line has
     exactly ``ncols`` fields (str.split() semantics), or None when that does not
     hold (the caller then reads line by line)."""
@@ -287,7 +291,7 @@ def _fields(data: bytes, ncols: int) -> _Fields | None:
         if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
             return None
     words_at: np.ndarray = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
-    return _Fields(buf, starts, ends, line, words_at)
+    return Fields(buf, starts, ends, line, words_at)
 
 
 def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
@@ -317,7 +321,7 @@ def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:
     return np.concatenate(parts), n_newlines
 
 
-def _integers_ok(matrix: np.ndarray) -> bool:
+def matrix_integers_ok(matrix: np.ndarray) -> bool:
     """Every field of a padded byte matrix is ``[+-]?[0-9]+`` (which int() accepts;
     other spellings int() accepts, such as ``1_0``, go to the line-by-line path)."""
     digit = _DIGIT[matrix]
@@ -326,8 +330,8 @@ def _integers_ok(matrix: np.ndarray) -> bool:
     return bool((digit | (matrix == 0)).all() and digit[:, 0].all())
 
 
-def _integer_values(matrix: np.ndarray) -> np.ndarray:
-    """int() of every field of a padded byte matrix that passed _integers_ok and
+def matrix_integer_values(matrix: np.ndarray) -> np.ndarray:
+    """int() of every field of a padded byte matrix that passed matrix_integers_ok and
     has at most 18 characters (so that it fits an int64)."""
     value = np.zeros(matrix.shape[0], dtype=np.int64)
     for column in matrix.T:
@@ -372,13 +376,13 @@ def _parse_floats(matrix: np.ndarray) -> np.ndarray | None:
     others = np.flatnonzero(~plain)
     if others.size:
         tokens = _matrix_strings(matrix[others])
-        if not all(map(_DECIMAL_TEXT.fullmatch, tokens)):
+        if not all(map(DECIMAL_TEXT.fullmatch, tokens)):
             return None
         values[others] = list(map(float, tokens))
     return values
 
 
-def _nested(
+def nested_by_name(
     names: list[str], topic: np.ndarray, docno: np.ndarray, values: np.ndarray
 ) -> dict[str, dict]:
     """name → docno → value from rows in order (``topic`` indexes ``names``):
@@ -410,6 +414,7 @@ def _docno_strings(docno: np.ndarray) -> list[str]:
     return out
 
 
-def _check_nonempty(data: bytes, label: str) -> None:
+def check_nonempty(data: bytes, label: str) -> None:
+    """An empty (or blank) file is an error, whatever the reader expected of it."""
     if not data or data.isspace():  # as `not data.strip()`, without copying the data
         raise InputError("empty file", label)

@@ -13,7 +13,7 @@ _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
 _HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
-def _docno_words(docnos: np.ndarray, dtype: str = ">u8") -> np.ndarray:
+def docno_words(docnos: np.ndarray, dtype: str = ">u8") -> np.ndarray:
     """(rows, words) uint64 view of an ``S`` array, NUL-padded to a multiple of
     8 bytes. Big-endian (the default), lexicographic order of the rows is byte
     order of the docnos (a shorter docno is a prefix padded with NULs, which
@@ -30,15 +30,15 @@ def docno_digest(docnos: np.ndarray, seed: int = 0) -> np.ndarray:
     :func:`pair_key`, computed once per run and shared by its duplicate check
     and its qrels lookups. Zero words are padding (a docno holds no NUL), so
     the digest does not depend on the array's width."""
-    if docnos.size > _HASH_BLOCK:
+    if docnos.size > HASH_BLOCK:
         # Block by block: the padded docno words and the mixing temporaries of
         # 12 M qrels lines would otherwise cost several times the result.
         out = np.empty(docnos.size, dtype=np.uint64)
-        for lo in range(0, docnos.size, _HASH_BLOCK):
-            out[lo : lo + _HASH_BLOCK] = docno_digest(docnos[lo : lo + _HASH_BLOCK], seed)
+        for lo in range(0, docnos.size, HASH_BLOCK):
+            out[lo : lo + HASH_BLOCK] = docno_digest(docnos[lo : lo + HASH_BLOCK], seed)
         return out
     h = np.full(docnos.size, (seed * int(_HASH_MUL)) % 2**64, dtype=np.uint64)
-    for j, word in enumerate(_docno_words(docnos, "<u8").T):
+    for j, word in enumerate(docno_words(docnos, "<u8").T):
         mixed = (h ^ word) * _HASH_MIX
         mixed ^= mixed >> np.uint64(31)
         if j == 0:  # a docno's first byte is not NUL: the first word is never padding
@@ -64,16 +64,16 @@ def docno_hash(topic: np.ndarray, docnos: np.ndarray, seed: int = 0) -> np.ndarr
     """The :func:`pair_key` of (topic index, docno) per row, block by block:
     the temporaries of 12 M qrels lines would otherwise be fresh memory that
     the kernel zeroes, several times the size of the result."""
-    if topic.size <= _HASH_BLOCK:
+    if topic.size <= HASH_BLOCK:
         return pair_key(topic, docno_digest(docnos, seed))
     out = np.empty(topic.size, dtype=np.uint64)
-    for lo in range(0, topic.size, _HASH_BLOCK):
-        hi = lo + _HASH_BLOCK
+    for lo in range(0, topic.size, HASH_BLOCK):
+        hi = lo + HASH_BLOCK
         out[lo:hi] = pair_key(topic[lo:hi], docno_digest(docnos[lo:hi], seed))
     return out
 
 
-def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(order, key[order]): an argsort of 64-bit hashes (equal keys adjacent,
     in no particular order), as one plain sort of the keys with the row
     number in their low bits, twice as fast as numpy's argsort on millions of
@@ -87,14 +87,14 @@ def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     low = np.uint64((1 << bits) - 1)
     packed = key & ~low
     # Block by block, here and below: no temporary of n rows (fresh memory).
-    for lo in range(0, n, _HASH_BLOCK):
-        packed[lo : lo + _HASH_BLOCK] |= np.arange(lo, min(lo + _HASH_BLOCK, n), dtype=np.uint64)
+    for lo in range(0, n, HASH_BLOCK):
+        packed[lo : lo + HASH_BLOCK] |= np.arange(lo, min(lo + HASH_BLOCK, n), dtype=np.uint64)
     packed.sort()
     # Neighbours whose order the row numbers decided: the same high bits, so
     # their exclusive or is within the low bits.
     tied = np.empty(n - 1, dtype=bool)
-    for lo in range(0, n - 1, _HASH_BLOCK):
-        hi = min(lo + _HASH_BLOCK, n - 1)
+    for lo in range(0, n - 1, HASH_BLOCK):
+        hi = min(lo + HASH_BLOCK, n - 1)
         np.less_equal(packed[lo + 1 : hi + 1] ^ packed[lo:hi], low, out=tied[lo:hi])
     packed &= low
     order = packed.view(np.int64)  # row numbers < 2**63
@@ -111,7 +111,7 @@ def _sort_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, sorted_key
 
 
-def _same_bytes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def same_bytes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a == b`` for two ``S`` arrays, compared 8 bytes at a time when both
     have the same width, a multiple of 8 (numpy compares strings bytewise)."""
     width = a.dtype.itemsize
@@ -125,10 +125,10 @@ def _same_bytes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same
 
 
-_HASH_BLOCK = 1 << 20  # rows hashed at a time (element-wise: the blocks do not interact)
+HASH_BLOCK = 1 << 20  # rows hashed at a time (element-wise: the blocks do not interact)
 
 
-def _has_duplicates(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) -> bool:
+def has_duplicate_pairs(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) -> bool:
     """Whether a (topic, docno) pair occurs twice (``digest``: the docnos')."""
     keys = pair_key(topic, digest)
     # Equal pairs have equal hashes, so they fall in the same of ~8n buckets
@@ -149,15 +149,15 @@ def _has_duplicates(topic: np.ndarray, docno: np.ndarray, digest: np.ndarray) ->
     keys = keys[order]
     same = np.flatnonzero(keys[1:] == keys[:-1])
     # equal hashes: equal pairs, or a collision
-    return _any_same_pair(topic, docno, crowded[order[same]], crowded[order[same + 1]])
+    return any_same_pair(topic, docno, crowded[order[same]], crowded[order[same + 1]])
 
 
-def _any_same_pair(topic: np.ndarray, docno: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+def any_same_pair(topic: np.ndarray, docno: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
     """Whether some rows a[i], b[i] (of equal hashes) hold the same (topic, docno)."""
-    return bool(((topic[a] == topic[b]) & _same_bytes(docno[a], docno[b])).any())
+    return bool(((topic[a] == topic[b]) & same_bytes(docno[a], docno[b])).any())
 
 
-def _joined(column: np.ndarray | list[np.ndarray]) -> np.ndarray:
+def joined_column(column: np.ndarray | list[np.ndarray]) -> np.ndarray:
     """A column given as parts, concatenated; the list is emptied (its parts freed)."""
     if isinstance(column, np.ndarray):
         return column

@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import InputError, printable
 
 Run = dict[str, dict[str, float]]  # topic → docno → score (ir_measures' dict format)
@@ -30,20 +28,17 @@ Note = Callable[[str], None]
 STDIN = "-"
 SCORES_HEADER = ("system", "topic", "measure", "value")
 
-# bytes.split() (C's isspace) splits on these; the fast tokenizer must agree.
-_SPLIT_WS = np.zeros(256, dtype=bool)
-_SPLIT_WS[[9, 10, 11, 12, 13, 32]] = True
-
 # What C's atof reads as a decimal number (no hex, no inf/nan), ASCII only.
 _DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_DECIMAL_TEXT = re.compile(_DECIMAL.pattern.decode(), re.ASCII)
+# The same as text, for the vectorised reader's tokens (bvtest_cli.io.fields).
+DECIMAL_TEXT = re.compile(_DECIMAL.pattern.decode(), re.ASCII)
 _NON_FINITE = re.compile(rb"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def _ignore(_: str) -> None:
-    pass
+def ignore_note(_: str) -> None:
+    """A Note that discards its message: the default where nobody listens."""
 
 
 def docno_bytes(docno: str) -> bytes:
@@ -67,10 +62,10 @@ def output_bytes(text: str) -> bytes:
 def shown_docno(docno: str) -> str:
     """A docno for a message, quoted: its bytes as UTF-8 where they are UTF-8,
     other bytes and control characters escaped (``'\\xe9t\\xe9'``)."""
-    return _shown(docno_bytes(docno))
+    return shown_field(docno_bytes(docno))
 
 
-def _shown(field: bytes) -> str:
+def shown_field(field: bytes) -> str:
     """A raw field quoted for a message (one line, any bytes)."""
     return "'" + printable(field.decode("utf-8", "backslashreplace")) + "'"
 
@@ -103,7 +98,9 @@ def system_name(path: str) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def expand_sources(paths: Iterable[str], note: Note = _ignore, kind: str = "run") -> list[Source]:
+def expand_sources(
+    paths: Iterable[str], note: Note = ignore_note, kind: str = "run"
+) -> list[Source]:
     """Run arguments → sources: a directory means its regular, non-hidden files
     sorted by name (anything else in it is skipped with a note); ``-`` means
     standard input. Names must be unique and usable in every output. ``kind``
@@ -180,7 +177,7 @@ def _describe_skipped(directory: Path, names: list[str], shown: int = 5) -> str:
     return f"{len(names)} {entries} that are not regular files: {listed}{more}"
 
 
-def _has_control(text: str) -> bool:
+def has_control(text: str) -> bool:
     """Control characters (C0, DEL, C1) or Unicode line/paragraph separators:
     what would break a line of output or a message."""
     return not text.isprintable() and any(
@@ -201,7 +198,7 @@ def name_problem(name: str) -> str | None:
         return "contains a tab, the field separator of trec lines and scores files"
     if any(c in name for c in "\n\r\x0b\x0c\x85\u2028\u2029"):
         return "contains a line break"
-    if _has_control(name):
+    if has_control(name):
         return "contains a control character"
     if name != name.strip(" "):
         return "begins or ends with a space, which a scores file would strip"
@@ -251,7 +248,7 @@ def _plain_text(data: bytes, label: str) -> bytes:
     return data
 
 
-def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
+def split_lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
     """(line number, fields) of every non-blank line, fields split on ASCII
     white space as trec_eval does; decoding is left to the field's reader."""
     for lineno, raw in enumerate(data.split(b"\n"), 1):
@@ -262,19 +259,22 @@ def _lines(data: bytes, label: str) -> Iterator[tuple[int, list[bytes]]]:
             yield lineno, fields
 
 
-def _topic(field: bytes, label: str, lineno: int) -> str:
+def topic_field(field: bytes, label: str, lineno: int) -> str:
     """A topic id: UTF-8 text, as it is printed."""
     try:
         return field.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"topic id {_shown(field)} is not UTF-8 text", label, lineno) from None
+        raise InputError(
+            f"topic id {shown_field(field)} is not UTF-8 text", label, lineno
+        ) from None
 
 
-def _docno(field: bytes) -> str:
+def docno_field(field: bytes) -> str:
+    """A docno: its bytes as Latin-1, one code point per byte (any byte is data)."""
     return field.decode("latin-1")
 
 
-def _integer(field: bytes) -> int | None:
+def integer_field(field: bytes) -> int | None:
     """An ASCII ``[+-]?[0-9]+`` field as int, else None."""
     digits = field[1:] if field[:1] in (b"+", b"-") else field
     return int(field) if digits.isdigit() else None  # bytes.isdigit: ASCII digits only
@@ -289,15 +289,17 @@ def _parse_score(field: bytes) -> float | None:
     return None
 
 
-def _score(field: bytes, what: str, label: str, lineno: int) -> float:
+def score_field(field: bytes, what: str, label: str, lineno: int) -> float:
+    """A score (or any value) as a finite float; otherwise an error naming the
+    field as ``what`` on line ``lineno`` of ``label``."""
     value = _parse_score(field)
     if value is None:
         if _NON_FINITE.fullmatch(field):
-            raise InputError(f"{what} {_shown(field)} is not a finite number", label, lineno)
-        raise InputError(f"{what} {_shown(field)} is not a number", label, lineno)
+            raise InputError(f"{what} {shown_field(field)} is not a finite number", label, lineno)
+        raise InputError(f"{what} {shown_field(field)} is not a number", label, lineno)
     if not math.isfinite(value):
         raise InputError(
-            f"{what} {_shown(field)} is not a finite number (beyond the double range)",
+            f"{what} {shown_field(field)} is not a finite number (beyond the double range)",
             label,
             lineno,
         )

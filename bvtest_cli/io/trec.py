@@ -41,17 +41,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, printable
-from .fields import _check_nonempty, _Fields, _fields, _integer_values, _integers_ok, _nested
+from .fields import (
+    Fields,
+    check_nonempty,
+    find_fields,
+    matrix_integer_values,
+    matrix_integers_ok,
+    nested_by_name,
+)
 from .hashing import (
-    _HASH_BLOCK,
-    _any_same_pair,
-    _has_duplicates,
-    _joined,
-    _same_bytes,
-    _sort_keys,
+    HASH_BLOCK,
+    any_same_pair,
     docno_digest,
     docno_hash,
+    has_duplicate_pairs,
+    joined_column,
     pair_key,
+    same_bytes,
+    sort_keys,
 )
 from .sources import (
     INT64_MAX,
@@ -61,16 +68,16 @@ from .sources import (
     Qrels,
     Run,
     Source,
-    _docno,
-    _integer,
-    _lines,
-    _score,
-    _shown,
-    _topic,
     docno_bytes,
+    docno_field,
     docno_text,
+    integer_field,
     read_bytes,
+    score_field,
     shown_docno,
+    shown_field,
+    split_lines,
+    topic_field,
     unique_names,
 )
 
@@ -81,7 +88,7 @@ from .sources import (
 def read_run(source: Source) -> Run:
     """Parse a TREC run ``qid Q0 docno rank score tag`` (docs/inputs.md)."""
     data = read_bytes(source.path)
-    _check_nonempty(data, source.label)
+    check_nonempty(data, source.label)
     run = _parse_run_fast(data)
     return run if run is not None else _parse_run_slow(data, source.label)
 
@@ -95,21 +102,22 @@ def _parse_run_fast(data: bytes) -> Run | None:
 
 def _parse_run_slow(data: bytes, label: str) -> Run:
     run: Run = {}
-    for lineno, fields in _lines(data, label):
+    for lineno, fields in split_lines(data, label):
         if len(fields) < 6:
             raise InputError(
                 f"expected 6 fields 'qid Q0 docno rank score tag', found {len(fields)}",
                 label,
                 lineno,
             )
-        if _integer(fields[3]) is None:  # the value is ignored; a non-integer means a shifted line
+        # the value is ignored; a non-integer means a shifted line
+        if integer_field(fields[3]) is None:
             raise InputError(
-                f"rank {_shown(fields[3])} is not an integer (shifted or broken line?)",
+                f"rank {shown_field(fields[3])} is not an integer (shifted or broken line?)",
                 label,
                 lineno,
             )
-        value = _score(fields[4], "score", label, lineno)
-        qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
+        value = score_field(fields[4], "score", label, lineno)
+        qid, docno = topic_field(fields[0], label, lineno), docno_field(fields[2])
         ranking = run.setdefault(qid, {})
         if docno in ranking:
             raise InputError(
@@ -130,8 +138,8 @@ def run_tag(source: Source) -> str:
     if source.path == STDIN:
         raise InputError("--name tag needs run files; standard input cannot be read twice")
     data = read_bytes(source.path)
-    _check_nonempty(data, source.label)
-    fields = _fields(data, 6)
+    check_nonempty(data, source.label)
+    fields = find_fields(data, 6)
     segments = fields.segments(5) if fields is not None else None
     if fields is not None and segments is not None:
         if len(segments) > 1:
@@ -144,7 +152,7 @@ def run_tag(source: Source) -> str:
             )
         return segments[0][0]
     tag = None
-    for lineno, row in _lines(data, source.label):
+    for lineno, row in split_lines(data, source.label):
         if len(row) < 6:
             raise InputError(
                 f"expected 6 fields 'qid Q0 docno rank score tag', found {len(row)}",
@@ -258,11 +266,11 @@ def read_qrels(path: str) -> QrelsFile:
         if len(table) > _TRIM_ROWS:
             _release_freed_memory()
         return QrelsFile(label, None, first_line, table=table)
-    _check_nonempty(data, label)
+    check_nonempty(data, label)
     qrels: Qrels = {}
     first_line = {}
     strata: dict[str, dict[str, str]] | None = {} if ncols == SAMPLED_FIELDS else None
-    for lineno, fields in _lines(data, label):
+    for lineno, fields in split_lines(data, label):
         _add_qrel(qrels, first_line, fields, label, lineno, strata)
     return QrelsFile(label, qrels, first_line, strata=strata)
 
@@ -367,14 +375,14 @@ def _add_qrel(
             f"expected {wanted} fields {layout}, found {len(fields)}{hint}", label, lineno
         )
     rel = fields[wanted - 1]
-    grade = _integer(rel)
+    grade = integer_field(rel)
     if grade is None:
-        raise InputError(f"relevance {_shown(rel)} is not an integer", label, lineno)
+        raise InputError(f"relevance {shown_field(rel)} is not an integer", label, lineno)
     if not INT64_MIN <= grade <= INT64_MAX:
-        raise InputError(f"relevance {_shown(rel)} is beyond 64-bit integers", label, lineno)
-    qid, docno = _topic(fields[0], label, lineno), _docno(fields[2])
+        raise InputError(f"relevance {shown_field(rel)} is beyond 64-bit integers", label, lineno)
+    qid, docno = topic_field(fields[0], label, lineno), docno_field(fields[2])
     if strata is not None:
-        stratum = _topic(fields[3], label, lineno)
+        stratum = topic_field(fields[3], label, lineno)
         old_stratum = strata.setdefault(qid, {}).setdefault(docno, stratum)
         if old_stratum != stratum:
             raise InputError(
@@ -439,14 +447,14 @@ class RunColumns:
 
     def as_dict(self) -> Run:
         """topic → docno → score, topics and docnos in file order."""
-        return _nested(self.topics, self.topic, self.docno, self.score)
+        return nested_by_name(self.topics, self.topic, self.docno, self.score)
 
 
 def read_run_columns(source: Source) -> RunColumns:
     """Parse a TREC run (docs/inputs.md) into columns; the same checks and errors as
     :func:`read_run`."""
     data = read_bytes(source.path)
-    _check_nonempty(data, source.label)
+    check_nonempty(data, source.label)
     columns = _parse_run_columns(data)
     if columns is None:
         columns = RunColumns.from_dict(_parse_run_slow(data, source.label))
@@ -454,7 +462,7 @@ def read_run_columns(source: Source) -> RunColumns:
 
 
 def _parse_run_columns(data: bytes) -> RunColumns | None:
-    fields = _fields(data, 6)
+    fields = find_fields(data, 6)
     if fields is None:
         return None
     if not fields.integers_ok(3):
@@ -471,12 +479,12 @@ def _parse_run_columns(data: bytes) -> RunColumns | None:
         topic[lo:hi] = topics.setdefault(name, len(topics))
     docno = _docno_column(fields)
     digest = docno_digest(docno)
-    if _has_duplicates(topic, docno, digest):
+    if has_duplicate_pairs(topic, docno, digest):
         return None  # the line-by-line path names the line
     return RunColumns(list(topics), topic, docno, scores, digest)
 
 
-def _docno_column(fields: _Fields) -> np.ndarray:
+def _docno_column(fields: Fields) -> np.ndarray:
     """The docno column (the third field) as an ``S`` array."""
     words = fields.words(2)
     if words is None:  # wide docnos: through Python strings (ASCII here)
@@ -515,16 +523,16 @@ class QrelsTable:
             self.strata = tuple(labels.tolist())
             self.stratum = codes.astype(np.int32).ravel()
         self.topic_index = {t: i for i, t in enumerate(topics)}
-        topic, docno = _joined(topic), _joined(docno)
+        topic, docno = joined_column(topic), joined_column(docno)
         n = topic.size
         self.has_duplicates = False
         for seed in range(8):  # a new seed if two different pairs share a hash
             key = docno_hash(topic, docno, seed)
-            order, key = _sort_keys(key)
+            order, key = sort_keys(key)
             same = np.flatnonzero(key[1:] == key[:-1])
             if same.size == 0:
                 break
-            if _any_same_pair(topic, docno, order[same], order[same + 1]):
+            if any_same_pair(topic, docno, order[same], order[same + 1]):
                 self.has_duplicates = True  # a pair judged twice: the caller decides
                 break
         else:  # pragma: no cover - eight collisions in a row
@@ -539,14 +547,14 @@ class QrelsTable:
         self._bits = min(max(1, (n - 1).bit_length()) + 2, 22)
         buckets = 1 << self._bits
         self._first = np.empty(buckets, dtype=np.int32 if n < 2**31 else np.int64)
-        for lo in range(0, buckets, _HASH_BLOCK):  # in blocks: no large temporaries
-            smallest = np.arange(lo, min(lo + _HASH_BLOCK, buckets), dtype=np.uint64)
+        for lo in range(0, buckets, HASH_BLOCK):  # in blocks: no large temporaries
+            smallest = np.arange(lo, min(lo + HASH_BLOCK, buckets), dtype=np.uint64)
             smallest <<= np.uint64(64 - self._bits)
             self._first[lo : lo + smallest.size] = np.searchsorted(key, smallest)
         self.row = order.astype(np.int32 if n < 2**31 else np.int64)
         del order
         self.docno, self.topic = docno, topic
-        grade = _joined(grade)
+        grade = joined_column(grade)
         small = grade.size == 0 or (grade.min() >= -(2**31) and grade.max() < 2**31)
         self.grade: np.ndarray = grade.astype(np.int32 if small else np.int64, copy=False)
         self._num_rel: dict[int, np.ndarray] = {}
@@ -615,7 +623,7 @@ class QrelsTable:
         # key is a bijection of the topic: equal keys then mean equal topics.)
         judged = found == key
         row = self.row[pos].astype(np.intp)  # an intp index: the fast gather
-        judged &= _same_bytes(self.docno[row], docno)
+        judged &= same_bytes(self.docno[row], docno)
         row[~judged] = -1
         return row
 
@@ -629,7 +637,7 @@ class QrelsTable:
 
     def as_dict(self) -> Qrels:
         """topic → docno → grade in file order."""
-        return _nested(self.topics, self.topic, self.docno, self.grade)
+        return nested_by_name(self.topics, self.topic, self.docno, self.grade)
 
 
 _QRELS_CHUNK = 1 << 24  # bytes parsed at a time: bounds the parser's temporary arrays
@@ -661,15 +669,15 @@ def _parse_qrels_table(
         if not chunk.strip():
             line_offset += chunk.count(b"\n")
             continue
-        fields = _fields(chunk, ncols)
+        fields = find_fields(chunk, ncols)
         if fields is None:
             return None
         grades_matrix = fields.column(ncols - 1)
         if grades_matrix is None or grades_matrix.shape[1] > 18:
             return None  # wider than 18 characters might not fit an int64
-        if not _integers_ok(grades_matrix):
+        if not matrix_integers_ok(grades_matrix):
             return None
-        grades = _integer_values(grades_matrix)
+        grades = matrix_integer_values(grades_matrix)
         segments = fields.segments(0)
         if segments is None:
             return None

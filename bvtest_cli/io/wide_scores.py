@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .sources import _has_control, _score
+from .sources import has_control, score_field
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def read_wide(data: bytes, label: str) -> WideScores:
     for k, name in enumerate(names, 1):
         if not name:
             raise InputError(f"header: run name {k} is empty", label, header_line)
-        if _has_control(name):
+        if has_control(name):
             raise InputError(
                 f"header: run name {name!r} has a control character", label, header_line
             )
@@ -90,7 +90,7 @@ def read_wide(data: bytes, label: str) -> WideScores:
             )
         rows.append(
             [
-                _score(cell.strip(), f"column {k} ({names[k - 1]}):", label, lineno)
+                score_field(cell.strip(), f"column {k} ({names[k - 1]}):", label, lineno)
                 for k, cell in enumerate(cells, 1)
             ]
         )

@@ -15,16 +15,10 @@ import numpy as np
 from ..errors import InputError
 from ..io.sources import Note, Source
 from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns
-from .evaluate import (
-    MeasureSpec,
-    RunEvaluator,
-    check_computable,
-    check_grades,
-    check_shared_topics,
-    list_topics,
-    map_runs,
-    topic_set,
-)
+from .bridge import RunEvaluator, check_grades
+from .names import MeasureSpec, check_computable
+from .parallel import map_runs
+from .topics import check_shared_topics, list_topics, topic_set
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..io.hashing import _docno_words
+from ..io.hashing import docno_words
 from ..io.trec import QrelsTable, RunColumns
 
 
@@ -138,7 +138,7 @@ def ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.nda
     starts = np.ones(n, dtype=bool)
     starts[1:] = ~tie
     group = np.cumsum(starts)[rows]
-    words = _docno_words(d_o[rows])
+    words = docno_words(d_o[rows])
     keys = [~words[:, j] for j in range(words.shape[1] - 1, -1, -1)]
     within = np.lexsort((*keys, group))
     perm = np.arange(n) if order is None else order.copy()

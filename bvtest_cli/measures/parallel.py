@@ -6,6 +6,10 @@ the qrels or the runs already in memory is not sent with every task — to
 every item, and returns the results in input order, so that they never
 depend on the number of jobs. With the ``fork`` start method the workers
 inherit ``make_work`` and whatever it refers to without pickling.
+
+``map_runs(sources, make_work, ...)`` is the same over run files: each worker
+reads its own runs (each once) and sends back only what ``make_work()`` makes
+of them.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
-from ..errors import discard_stderr
+from ..errors import InputError, discard_stderr
+from ..io.sources import STDIN, Source
+from ..io.trec import keep_freed_memory, read_run
 
 Work = Callable[[Any], Any]
 _work: Work | None = None
@@ -123,3 +130,51 @@ def progress(total: int, quiet: bool, what: str = "evaluating runs") -> Callable
             discard_stderr()
 
     return tick
+
+
+# ---------------------------------------------------------------------------
+# Reading and processing many runs, in parallel
+
+RunWork = Callable[[int, Any], Any]  # (index of the run among the inputs, run as read) → result
+
+
+def _read_then(
+    make_work: Callable[[], RunWork], reader: Callable[[Source], Any] = read_run
+) -> Callable[[tuple[int, Source]], Any]:
+    work = make_work()
+
+    def task(item: tuple[int, Source]) -> Any:
+        index, source = item
+        try:
+            run = reader(source)
+        except InputError as exc:  # returned, not raised: keeps file:line across processes
+            return exc
+        return work(index, run)
+
+    return task
+
+
+def map_runs(
+    sources: Sequence[Source],
+    make_work: Callable[[], RunWork],
+    *,
+    jobs: int = 1,
+    tick: Callable[[], None] = lambda: None,
+    reader: Callable[[Source], Any] = read_run,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[Any]:
+    """Read every run once (as a dict, or with ``reader``) and apply
+    ``make_work()`` to it, in input order.
+
+    With ``jobs > 1`` each worker process reads its own files and sends back
+    only the (small) results, so the parent never holds the runs. The first
+    bad file raises its InputError. Standard input cannot be shared with
+    worker processes, so a ``-`` among the sources means one process.
+    """
+    if any(s.path == STDIN for s in sources):
+        jobs = 1
+    keep_freed_memory()  # inherited by the workers: runs are parsed without page faults
+    items = list(enumerate(sources))
+    return parallel_map(
+        items, partial(_read_then, make_work, reader), jobs=jobs, tick=tick, meanwhile=meanwhile
+    )

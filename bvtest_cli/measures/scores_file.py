@@ -9,14 +9,24 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io.fields import _check_nonempty
-from ..io.sources import SCORES_HEADER, STDIN, Note, _has_control, _ignore, _score, read_bytes
+from ..io.fields import check_nonempty
+from ..io.sources import (
+    SCORES_HEADER,
+    STDIN,
+    Note,
+    has_control,
+    ignore_note,
+    read_bytes,
+    score_field,
+)
 from ..io.trec import sort_topics
 from ..io.wide_scores import is_wide, read_wide
 from .matrix import ScoreMatrix
 
 
-def read_scores(path: str, note: Note = _ignore, measure: str | None = None) -> list[ScoreMatrix]:
+def read_scores(
+    path: str, note: Note = ignore_note, measure: str | None = None
+) -> list[ScoreMatrix]:
     """Parse ``system topic measure value`` lines into one matrix per measure,
     measures in order of first appearance (docs/inputs.md). A missing cell scores 0
     (with a note), as a run missing a topic does.
@@ -26,7 +36,7 @@ def read_scores(path: str, note: Note = _ignore, measure: str | None = None) -> 
     the file's name says (``robust2004_ap.csv`` → ``robust2004_ap``)."""
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
-    _check_nonempty(data, label)
+    check_nonempty(data, label)
     if is_wide(data):
         return [_wide_matrix(data, label, measure)]
     cells: dict[str, dict[tuple[str, str], float]] = {}
@@ -55,14 +65,14 @@ def read_scores(path: str, note: Note = _ignore, measure: str | None = None) -> 
                     label,
                     lineno,
                 )
-            if i in (0, 2) and _has_control(field):  # names are printed in notes and tables
+            if i in (0, 2) and has_control(field):  # names are printed in notes and tables
                 raise InputError(
                     f"field {i + 1} ({SCORES_HEADER[i]}) {field!r} contains a control character",
                     label,
                     lineno,
                 )
         system, topic, measure, _ = fields
-        score = _score(parts[3].strip(), "value", label, lineno)
+        score = score_field(parts[3].strip(), "value", label, lineno)
         table = cells.setdefault(measure, {})
         if (system, topic) in table:
             raise InputError(

@@ -21,10 +21,10 @@ import numpy as np
 from ..io.sources import Source, docno_bytes
 from ..io.trec import QrelsFile, RunColumns, read_run_columns
 from ..settings import Settings
-from .evaluate import check_shared_topics, map_runs
 from .fastmeasures import ranking_order
-from .parallel import default_jobs, progress
+from .parallel import default_jobs, map_runs, progress
 from .sampled import SampledRankings
+from .topics import check_shared_topics
 
 
 @dataclass

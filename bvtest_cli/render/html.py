@@ -40,7 +40,7 @@ from ..report.model import Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
 from ..report.values import PValue, fmt, plain
 from . import svg
-from .text import _child_columns, _is_grid, _row_header, by_alpha, document
+from .text import by_alpha, child_columns, document, is_grid, row_header
 
 #: Value columns per table at most: eight cells of a value and its interval
 #: fit A4's printable width (18 cm) at the print font size.
@@ -215,10 +215,10 @@ def _table(key: str, t: Table, digits: int) -> list[str]:
     table, each alpha-indexed field in a table of its own."""
     if not t.rows:
         return [f'<p class="none">{escape(key)}: none</p>']
-    first = _row_header(key)
+    first = row_header(key)
     scalar = [f for f in t.fields if not f.alpha]
     columns = [Column(f.header, _field_cells(t, f, digits), f.meaning, f.better) for f in scalar]
-    for header, values, owner in _child_columns(t):
+    for header, values, owner in child_columns(t):
         meaning = owner.meaning if owner is not None else ""
         columns.append(Column(header, [_cell(v, None, digits) for v in values], meaning))
     out = _tables(key, first, t.rows, columns) if columns else []
@@ -347,7 +347,7 @@ def _section(key: str, node: Section, digits: int, level: int) -> list[str]:
         elif isinstance(v, Section) and by_alpha(k):
             if v is series[0][1]:
                 out += _alpha_series(series, digits)
-        elif isinstance(v, Section) and _is_grid(v):
+        elif isinstance(v, Section) and is_grid(v):
             out += _grid(k, v, digits)
         elif isinstance(v, Section):
             out += _section(name, v, digits, min(level + 1, 6))

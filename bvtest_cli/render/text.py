@@ -177,7 +177,7 @@ def _header(f: Field, alpha: str | None) -> str:
     return f.name if alpha is None else f"{f.name}@{alpha}"
 
 
-def _child_columns(t: Table) -> list[tuple[str, list[Any], Field | None]]:
+def child_columns(t: Table) -> list[tuple[str, list[Any], Field | None]]:
     """Columns a table's per-row children add to it in the table format: a
     child Table's (row, field) cells as ``ROW field``, a child Section's leaves
     (also one level down) by their header; in order of first appearance."""
@@ -211,7 +211,7 @@ def _wide(
     t: Table, shown: Sequence[Field], digits: int, first: str = "system"
 ) -> tuple[list[str], list[list[str]]]:
     columns = [(f, a) for f in shown for a in (t.alphas if f.alpha else (None,))]
-    extra = _child_columns(t)
+    extra = child_columns(t)
     headers = Headers([first] + [_header(f, a) for f, a in columns] + [h for h, _, _ in extra])
     headers.better = (
         [None]
@@ -349,7 +349,7 @@ def _latex_table(rows: list[list[str]], headers: list[str], first_left: bool) ->
     return "\n".join(lines)
 
 
-def _is_grid(node: Any) -> TypeGuard[Section]:
+def is_grid(node: Any) -> TypeGuard[Section]:
     """A Section of Sections of numbers (one row of :func:`_grid`, or one matrix).
     A cell may also hold sections (tradeoff's ``repeats``): the grid leaves
     them out, and they are printed under it."""
@@ -372,9 +372,7 @@ def _shows(node: Section, shown: Sequence[Field]) -> bool:
 
 def _is_matrices(node: Any) -> TypeGuard[Section]:
     """A Section of grids: named matrices (Cormack19 Table 3's panels)."""
-    return (
-        isinstance(node, Section) and bool(node.items) and all(_is_grid(g) for _, g in node.items)
-    )
+    return isinstance(node, Section) and bool(node.items) and all(is_grid(g) for _, g in node.items)
 
 
 def _matrices(markup: Markup, key: str, node: Section, digits: int) -> list[str]:
@@ -472,7 +470,7 @@ def _markdown_cell(text: str) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _row_header(key: str) -> str:
+def row_header(key: str) -> str:
     """The header of a table's row column: its key in the singular (systems → system)."""
     return key[:-1] if key.endswith("s") else key
 
@@ -496,10 +494,10 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
             title += [f"{k}={fmt(v, digits)}" for k, v in _shared(systems, shown).items()]
         out.append(_title(markup, f"# {measure}  " + "  ".join(title + settings), measure))
         if systems is not None and systems.rows:
-            first = _row_header(tables[0][0])
+            first = row_header(tables[0][0])
             out.append(_tabulate(markup, *_wide(systems, shown, digits, first)[::-1]))
         grid = [
-            (str(k), v) for k, v in block.items if _is_grid(v) and _shows(v, report.table_fields)
+            (str(k), v) for k, v in block.items if is_grid(v) and _shows(v, report.table_fields)
         ]
         if grid:
             out.append(_grid(markup, grid, report.table_fields, digits))
@@ -525,7 +523,7 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
                 out.append(_long_table(markup, detail, digits))
                 continue
             if detail.children is not None:
-                first = _row_header(key)
+                first = row_header(key)
                 out.append(_tabulate(markup, *_wide(detail, detail.fields, digits, first)[::-1]))
                 continue
             headers = ["topic"] + [f.name for f in detail.fields]

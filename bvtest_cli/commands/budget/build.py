@@ -33,9 +33,9 @@ from ...analyses.sampling import (
 from ...errors import InputError
 from ...io.sources import expand_sources
 from ...io.trec import read_qrels
-from ...measures.evaluate import topic_set
 from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.sampled import SampledRankings
+from ...measures.topics import topic_set
 from ...measures.track import Track, read_track
 from ...options import current_flags
 from ...report import registry as r

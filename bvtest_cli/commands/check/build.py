@@ -324,7 +324,7 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
     """Gates with their measure in canonical form, and the measures to evaluate:
     those the gates name (in order), or -m's, which must then include them.
     Checked before anything is read."""
-    from ...measures.evaluate import parse_measures
+    from ...measures.names import parse_measures
 
     try:
         gates = [parse_gate(text) for text in s.gates]

@@ -49,7 +49,7 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
     """The score matrices of the inputs. A wide CSV matrix (``--scores``)
     holds one measure: the one -m names, or its file's name."""
     from ...io.sources import STDIN
-    from ...measures.evaluate import parse_measures
+    from ...measures.names import parse_measures
     from ...measures.scores_file import read_scores
     from ..inputs import load as load_inputs
 

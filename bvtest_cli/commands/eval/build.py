@@ -254,8 +254,8 @@ def sampling_variances(s: Settings, matrices: Sequence[ScoreMatrix]) -> dict[str
     has no ranking: it scores 0 whatever the sample), each run read again."""
     from ...io.sources import expand_sources
     from ...io.trec import read_qrels, read_run_columns, tagged_sources
-    from ...measures.evaluate import is_sampled, parse_measures
     from ...measures.fastmeasures import rank_run
+    from ...measures.names import is_sampled, parse_measures
     from ...measures.sampled import sampled_kind, sampling_variance_run
 
     if not s.measures:

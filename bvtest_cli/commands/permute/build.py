@@ -11,11 +11,8 @@ from ...errors import InputError
 from ...io.files import checked_target, new_directory
 from ...io.sources import Qrels, Run, expand_sources, output_bytes
 from ...io.trec import format_run, read_qrels, sort_topics
-from ...measures.evaluate import (
-    check_shared_topics,
-    map_runs,
-)
-from ...measures.parallel import default_jobs, progress
+from ...measures.parallel import default_jobs, map_runs, progress
+from ...measures.topics import check_shared_topics
 from ...report.model import Report, section
 from ...settings import Settings
 

@@ -16,8 +16,8 @@ from ...analyses.simulate import (
 from ...errors import InputError
 from ...io.sources import STDIN, Qrels, Run, Source, expand_sources
 from ...io.trec import RunColumns, read_qrels, read_run_columns, sort_topics
-from ...measures.evaluate import check_shared_topics, topic_set
 from ...measures.parallel import default_jobs, parallel_map, progress
+from ...measures.topics import check_shared_topics, topic_set
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import Report, Table, section

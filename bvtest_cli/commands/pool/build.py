@@ -8,11 +8,8 @@ from functools import partial
 from ...analyses.pooling import pool, truncate_run
 from ...io.sources import Run, docno_text, expand_sources
 from ...io.trec import qrels_line, read_qrels, sort_topics
-from ...measures.evaluate import (
-    check_shared_topics,
-    map_runs,
-)
-from ...measures.parallel import default_jobs, progress
+from ...measures.parallel import default_jobs, map_runs, progress
+from ...measures.topics import check_shared_topics
 from ...report.model import Records, Report, section
 from ...settings import Settings
 

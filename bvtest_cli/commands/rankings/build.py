@@ -18,12 +18,8 @@ from ...errors import InputError
 from ...io.sources import expand_sources
 from ...io.trec import QrelsFile, read_qrels
 from ...measures.collections import evaluate_collections
-from ...measures.evaluate import (
-    MeasureSpec,
-    how,
-    is_sampled,
-    parse_measures,
-)
+from ...measures.evaluate import how
+from ...measures.names import MeasureSpec, is_sampled, parse_measures
 from ...options import current_flags
 from ...report import registry as r
 from ...report.limits import check_request

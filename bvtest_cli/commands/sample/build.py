@@ -14,7 +14,7 @@ from ...errors import InputError
 from ...io.files import checked_target, new_directory
 from ...io.sources import docno_text, expand_sources, output_bytes
 from ...io.trec import qrels_line, read_qrels, sort_topics
-from ...measures.evaluate import list_topics
+from ...measures.topics import list_topics
 from ...measures.track import Track, read_track
 from ...options import current_flags
 from ...report.limits import check_request

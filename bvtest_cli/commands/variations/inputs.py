@@ -244,7 +244,8 @@ def load(s: Settings) -> Loaded:
     from ...defaults import DEFAULT_MEASURES
     from ...io.sources import expand_sources
     from ...io.trec import read_qrels, tagged_sources
-    from ...measures.evaluate import evaluate_runs, how, parse_measures
+    from ...measures.evaluate import evaluate_runs, how
+    from ...measures.names import parse_measures
     from ..inputs import load as load_scores
 
     if s.map is not None and s.split is not None:
