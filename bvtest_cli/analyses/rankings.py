@@ -131,6 +131,26 @@ def pair_signs(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b between the ranking by ``x`` and the ranking by ``y``
+    over the last axis, broadcasting over the leading axes: (..., m) → (...).
+
+    τ_b = S_x·S_y / √(n_x n_y) with S the sign vectors of :func:`pair_signs`
+    and n their untied pairs: concordant minus discordant pairs over
+    √((P − T_x)(P − T_y)), T the pairs tied in one ranking. Each ranking's
+    ties follow :func:`tie_tolerance` on its own values. NaN where either
+    ranking ties every pair (τ_b is 0/0 there), m < 2 included, as
+    ``scipy.stats.kendalltau``. The signs of each input are built once and
+    broadcast, so one x against many y costs one sign vector of x.
+    """
+    sx = pair_signs(x)
+    sy = pair_signs(y)
+    num = np.sum(sx * sy, axis=-1, dtype=np.int64)
+    untied = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(untied > 0, num / np.sqrt(untied), np.nan)
+
+
 # --------------------------------------------------------------------------------------
 # Random streams and bootstrap means
 
