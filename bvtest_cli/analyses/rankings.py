@@ -38,8 +38,10 @@ How it is computed
   means block by block, and a block of the product holds at most ~128 MB of
   signs, so memory stays bounded whatever B.
 * Ties: systems whose means differ by at most ``TIE_RTOL`` · max(1, max |mean|)
-  tie. Means are sums of floats (a system and its engineered copy have the
-  same per-topic scores, but a matrix product may add them in a different
+  tie (:func:`tie_tolerance`; bvtest's one tie rule between rankings, used
+  by variations and sensitivity too: docs/rankings.md#ties-between-runs).
+  Means are sums of floats (a system and its engineered copy have the same
+  per-topic scores, but a matrix product may add them in a different
   order): a tolerance far above rounding error (≈ n′·2⁻⁵³) and far below any
   real difference of mean scores keeps such systems tied.
 * A ranking in which every system ties has no untied pair: τ_b with it is
@@ -132,8 +134,9 @@ def pair_signs(values: np.ndarray) -> np.ndarray:
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's τ_b between the ranking by ``x`` and the ranking by ``y``
-    over the last axis, broadcasting over the leading axes: (..., m) → (...).
+    """Kendall's τ_b [Kendall45] between the ranking by ``x`` and the ranking
+    by ``y`` over the last axis, broadcasting over the leading axes:
+    (..., m) → (...).
 
     τ_b = S_x·S_y / √(n_x n_y) with S the sign vectors of :func:`pair_signs`
     and n their untied pairs: concordant minus discordant pairs over
