@@ -40,6 +40,7 @@ noise there).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -253,28 +254,25 @@ def portfolio_value(mu: np.ndarray, var: np.ndarray, alphas: np.ndarray) -> np.n
 # Rank correlations between two rankings of the same m systems
 #
 # Every tie between two values of a ranking (means, variances, or O at one α)
-# is decided by the rule of analyses.rankings (:func:`~.rankings.tie_tolerance`),
+# is decided by the rule of analyses.rankings (:func:`~.rankings.tie_tolerance`):
+# rankings are their sign vectors over the pairs i < j (:func:`~.rankings.pair_signs`),
 # and τ_b is :func:`~.rankings.kendall_tau_b`. τ_AP is computed from
 # per-system counts: for system b, how many systems are above it in the
 # evaluated ranking (split by how the reference orders them) and how many tie
 # with it.
 
 
-def _sign_matrix(values: np.ndarray) -> np.ndarray:
-    """sign(v_a − v_b) as (..., m, m) int8, entry [a, b], ties by the rule of
-    :func:`~.rankings.pair_signs` (whose sign vectors it unfolds, one row of
-    the pair triangle at a time)."""
-    values = np.asarray(values, dtype=float)
-    m = values.shape[-1]
-    signs = pair_signs(values)
-    out = np.zeros((*signs.shape[:-1], m, m), dtype=np.int8)
-    offset = 0
-    for i in range(m - 1):
-        row = signs[..., offset : offset + m - 1 - i]
-        out[..., i, i + 1 :] = row
-        np.negative(row, out=out[..., i + 1 :, i])
-        offset += m - 1 - i
-    return out
+@functools.lru_cache(maxsize=8)
+def _pair_layout(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the pairs (i, j), i < j, in ``numpy.triu_indices`` order: where
+    each i's pairs start (i = 0..m−2, consecutive), the order that sorts the
+    pairs by j (stable), and where each j's pairs start in it (j = 1..m−1)."""
+    i, j = np.triu_indices(m, 1)
+    by_i = np.flatnonzero(np.r_[True, i[1:] != i[:-1]]) if i.size else np.zeros(0, np.intp)
+    order = np.argsort(j, kind="stable")
+    sorted_j = j[order]
+    by_j = np.flatnonzero(np.r_[True, sorted_j[1:] != sorted_j[:-1]]) if j.size else by_i
+    return by_i, order, by_j
 
 
 @dataclass(frozen=True)
@@ -290,24 +288,43 @@ class _Counts:
     above_tie: np.ndarray
     tied: np.ndarray
     tied_not_below: np.ndarray
-    ref_pairs: np.ndarray  # ordered pairs not tied in the reference: (...)
+    ref_pairs: np.ndarray  # pairs not tied in the reference: (...)
 
 
-def _counts_from_signs(sr: np.ndarray, se: np.ndarray) -> _Counts:
-    """Counts from reference and evaluated sign matrices [..., a, b]."""
+def _counts_from_signs(sr: np.ndarray, se: np.ndarray, m: int) -> _Counts:
+    """Counts from reference and evaluated sign vectors (..., P) of m systems
+    (:func:`~.rankings.pair_signs`; they broadcast against each other).
 
-    def count(mask: np.ndarray) -> np.ndarray:
-        return mask.sum(axis=-2, dtype=np.int64)
+    Pair (i, j) with sign s: s > 0 puts i above j, a count of system j;
+    s < 0 puts j above i, a count of system i (with the reference's sign
+    read from i's side, negated). System j's counts sum over its pairs
+    sorted by j, system i's over its own (consecutive in pair order), each
+    a ``numpy.add.reduceat`` over the pair axis.
+    """
+    sr, se = np.asarray(sr), np.asarray(se)
+    lead = np.broadcast_shapes(sr.shape, se.shape)[:-1]
+    out = {k: np.zeros((*lead, m), dtype=np.int64) for k in _COUNT_NAMES}
+    if m >= 2:
+        by_i, order, by_j = _pair_layout(m)
+        # a count is at most m − 1: int16 sums are exact and about 3× faster
+        small = np.int16 if m <= np.iinfo(np.int16).max else np.int64
+        ev_j, ref_j = se[..., order], sr[..., order]
+        sides = (
+            # system j of each pair: above it when s > 0; the reference's sign as is
+            (slice(1, m), by_j, ev_j > 0, ev_j == 0, ref_j > 0, ref_j == 0, ref_j >= 0),
+            # system i: above it when s < 0; the reference's sign negated
+            (slice(0, m - 1), by_i, se < 0, se == 0, sr < 0, sr == 0, sr <= 0),
+        )
+        for cols, starts, up, tied, ref_up, ref_tied, ref_not_below in sides:
+            masks = (up, up & ref_up, up & ref_tied, tied, tied & ref_not_below)
+            for name, mask in zip(_COUNT_NAMES, masks, strict=True):
+                mask = np.broadcast_to(mask, (*lead, mask.shape[-1]))
+                out[name][..., cols] += np.add.reduceat(mask, starts, axis=-1, dtype=small)
+    ref_pairs = np.broadcast_to(np.count_nonzero(sr, axis=-1), lead)
+    return _Counts(**out, ref_pairs=ref_pairs)
 
-    above, tied = se > 0, se == 0  # tied includes a = b: taken off below
-    return _Counts(
-        above=count(above),
-        above_pos=count(above & (sr > 0)),
-        above_tie=count(above & (sr == 0)),
-        tied=count(tied) - 1,
-        tied_not_below=count(tied & (sr >= 0)) - 1,
-        ref_pairs=np.count_nonzero(sr, axis=(-2, -1)),
-    )
+
+_COUNT_NAMES = ("above", "above_pos", "above_tie", "tied", "tied_not_below")
 
 
 def _tau_ap_from(c: _Counts) -> np.ndarray:
@@ -360,15 +377,7 @@ def tau_ap(reference: np.ndarray, evaluated: np.ndarray) -> np.ndarray:
     ref, ev = np.broadcast_arrays(
         np.asarray(reference, dtype=float), np.asarray(evaluated, dtype=float)
     )
-    return _tau_ap_from(_counts_from_signs(_sign_matrix(ref), _sign_matrix(ev)))
-
-
-def _tied_differences(values: np.ndarray) -> np.ndarray:
-    """v_a − v_b as (..., m, m), 0 where the two tie by the rule of
-    :func:`~.rankings.pair_signs` (the values being one ranking's)."""
-    values = np.asarray(values, dtype=float)
-    d = values[..., :, np.newaxis] - values[..., np.newaxis, :]
-    return np.where(_sign_matrix(values) == 0, 0.0, d)
+    return _tau_ap_from(_counts_from_signs(pair_signs(ref), pair_signs(ev), ref.shape[-1]))
 
 
 def rank_correlations(
@@ -394,14 +403,15 @@ def rank_correlations(
     flat_var = var.reshape(-1, m)
     tau = np.empty((flat_mu.shape[0], a.size))
     tap = np.empty_like(tau)
-    step = max(1, _PAIR_CELLS // max(1, m * m))
+    step = max(1, _PAIR_CELLS // max(1, m * (m - 1) // 2))
     for row in range(flat_mu.shape[0]):
-        reference = _sign_matrix(flat_mu[row])
+        reference = pair_signs(flat_mu[row])
         for lo in range(0, a.size, step):
             hi = min(a.size, lo + step)
             o = portfolio_value(flat_mu[row], flat_var[row], a[lo:hi]).T  # (block, m)
             tau[row, lo:hi] = kendall_tau_b(flat_mu[row], o)
-            tap[row, lo:hi] = _tau_ap_from(_counts_from_signs(reference, _sign_matrix(o)))
+            counts = _counts_from_signs(reference, pair_signs(o), m)
+            tap[row, lo:hi] = _tau_ap_from(counts)
     return tau.reshape(*lead, a.size), tap.reshape(*lead, a.size)
 
 
@@ -426,16 +436,19 @@ def crossovers(
     flat index over the leading axes (0 without them), sorted by where, α*,
     a, b.
     """
-    mu = np.asarray(mu, dtype=float)
-    var = np.asarray(var, dtype=float)
-    m = mu.shape[-1]
-    dmu = _tied_differences(mu.reshape(-1, m))
-    dvar = _tied_differences(var.reshape(-1, m))
+    mu = np.asarray(mu, dtype=float).reshape(-1, mu.shape[-1])
+    var = np.asarray(var, dtype=float).reshape(mu.shape)
+    i, j = np.triu_indices(mu.shape[-1], 1)
+    # differences of the pairs i < j, 0 where they tie
+    dmu = np.where(pair_signs(mu) == 0, 0.0, mu[:, i] - mu[:, j])
+    dvar = np.where(pair_signs(var) == 0, 0.0, var[:, i] - var[:, j])
     with np.errstate(invalid="ignore", divide="ignore"):
-        alpha = np.where(dvar > 0, dmu / np.where(dvar > 0, dvar, 1.0), np.nan)
-    hit = (dvar > 0) & (alpha >= lo) & (alpha <= hi)
-    where, a, b = np.nonzero(hit)
-    alpha = alpha[hit]
+        alpha = np.where(dvar != 0, dmu / np.where(dvar != 0, dvar, 1.0), np.nan)
+    alpha[dmu == 0] = 0.0  # tied means: +0, never the −0 of 0 / (negative Δσ²)
+    where, p = np.nonzero((dvar != 0) & (alpha >= lo) & (alpha <= hi))
+    alpha = alpha[where, p]
+    wide = dvar[where, p] > 0  # i has the larger variance
+    a, b = np.where(wide, i[p], j[p]), np.where(wide, j[p], i[p])
     order = np.lexsort((b, a, alpha, where))
     return where[order], a[order], b[order], alpha[order]
 
