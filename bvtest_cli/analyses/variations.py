@@ -264,14 +264,14 @@ def portfolio_value(mu: np.ndarray, var: np.ndarray, alphas: np.ndarray) -> np.n
 
 @functools.lru_cache(maxsize=8)
 def _pair_layout(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For the pairs (i, j), i < j, in ``numpy.triu_indices`` order: where
-    each i's pairs start (i = 0..m−2, consecutive), the order that sorts the
-    pairs by j (stable), and where each j's pairs start in it (j = 1..m−1)."""
-    i, j = np.triu_indices(m, 1)
-    by_i = np.flatnonzero(np.r_[True, i[1:] != i[:-1]]) if i.size else np.zeros(0, np.intp)
-    order = np.argsort(j, kind="stable")
-    sorted_j = j[order]
-    by_j = np.flatnonzero(np.r_[True, sorted_j[1:] != sorted_j[:-1]]) if j.size else by_i
+    """For the pairs (i, j), i < j, of m ≥ 2 systems in ``numpy.triu_indices``
+    order: where each i's pairs start (i = 0..m−2, consecutive), the order
+    that sorts the pairs by j (stable), and where each j's pairs start in it
+    (j = 1..m−1)."""
+    order = np.argsort(np.triu_indices(m, 1)[1], kind="stable")
+    sizes = np.arange(m - 1)  # i = 0..m−2 has m − 1 − i pairs; j = 1..m−1 has j
+    by_i = np.concatenate([[0], np.cumsum(m - 1 - sizes)[:-1]])
+    by_j = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]])
     return by_i, order, by_j
 
 
@@ -436,7 +436,8 @@ def crossovers(
     flat index over the leading axes (0 without them), sorted by where, α*,
     a, b.
     """
-    mu = np.asarray(mu, dtype=float).reshape(-1, mu.shape[-1])
+    mu = np.asarray(mu, dtype=float)
+    mu = mu.reshape(-1, mu.shape[-1])
     var = np.asarray(var, dtype=float).reshape(mu.shape)
     i, j = np.triu_indices(mu.shape[-1], 1)
     # differences of the pairs i < j, 0 where they tie
