@@ -218,9 +218,10 @@ def test_tau_and_tau_ap_are_one_at_alpha_zero_and_track_o():
 def test_rank_correlations_with_ties_and_crossovers_on_the_grid():
     """Means and variances from a few values: many pairs tie by μ (they cross
     at α = 0), some never cross (equal variances), some cross on a grid point
-    (0.1/0.02 = 5). The crossover-based path must agree with ranking O at
-    every α directly (the value-based functions, checked above against scipy
-    and the brute-force tie rule)."""
+    (0.1/0.02 = 5), where their values of O differ by rounding noise only.
+    rank_correlations must agree with scipy's τ_b on the values of O with
+    that noise rounded away, and with τ_AP of the values (checked above
+    against the definition and the brute-force tie rule)."""
     rng = np.random.default_rng(2)
     alphas = V.alpha_values(V.parse_alphas("-6:6:0.5"))
     for _ in range(30):
@@ -240,6 +241,44 @@ def test_rank_correlations_with_ties_and_crossovers_on_the_grid():
     tau, tap = V.rank_correlations([0.5, 0.3], [0.1, 0.0], np.array([1.0, 2.0, 3.0]))
     assert list(tau[:1]) == [1.0] and np.isnan(tau[1]) and tau[2] == -1.0
     assert list(tap) == pytest.approx([1.0, 0.0, -1.0])
+
+
+def test_means_closer_than_the_tolerance_tie_in_tau_tau_ap_and_crossovers():
+    """By hand. μ = (0.4, 0.4 + 5e-10, 0.1): 5e-10 is below the ranking's
+    tolerance 1e-9 · max(1, 0.4), so the ranking by μ ties systems 0 and 1
+    (docs/rankings.md#ties): S_μ = (0, +, +) over the pairs (0,1), (0,2),
+    (1,2). With σ² = (0.01, 0.02, 0.03), at α = 1 O = (0.39, 0.38 + 5e-10,
+    0.07): S_O = (+, +, +), so τ_b = 2 / √(2 · 3). scipy, ordering the means
+    by their floats (μ_1 > μ_0), finds (0,1) discordant: (2 − 1)/3 = 1/3.
+    At α = 0 both rankings are the ranking by μ: τ_b = 2/√(2·2) = 1. The
+    crossover of systems 0 and 1 is at exactly α* = 0 (Δμ counts as 0), not
+    at 5e-10 / 0.01 = 5e-8. τ_AP follows the reference with the tie: the
+    brute-force expectation over tie-breaking orders of (0.4, 0.4, 0.1)."""
+    mu = np.array([0.4, 0.4 + 5e-10, 0.1])
+    var = np.array([0.01, 0.02, 0.03])
+    tau, tap = V.rank_correlations(mu, var, np.array([0.0, 1.0]))
+    assert tau[0] == pytest.approx(1.0, abs=1e-15)
+    assert tau[1] == pytest.approx(2 / np.sqrt(6), abs=1e-15)
+    o1 = mu - 1.0 * var
+    assert kendalltau(mu, o1).statistic == pytest.approx(1 / 3)
+    assert tap[1] == pytest.approx(_yilmaz_tie_broken([0.4, 0.4, 0.1], list(o1)), abs=1e-12)
+    _, a, b, alpha = V.crossovers(mu, var, -1.0, 1.0)
+    assert (list(a), list(b), list(alpha)) == ([1], [0], [0.0])
+    # 2e-9 is above the tolerance: the means are ordered and cross at 2e-9 / 0.01
+    _, a, b, alpha = V.crossovers(mu + np.array([0, 1.5e-9, 0]), var, -1.0, 1.0)
+    assert (list(a), list(b)) == ([1], [0]) and alpha[0] == pytest.approx(2e-7, rel=1e-6)
+
+
+def test_o_ties_by_the_tolerance_of_its_own_ranking():
+    """By hand. μ = (0.5, 0.3), σ² = (0.1 + 2e-12, 0): the lines cross at
+    α* = 0.2 / (0.1 + 2e-12) = 2 − 4e-11. At α = 2, O_0 − O_1 = −4e-12: far
+    below the tolerance 1e-9 · max(1, |O|) of the ranking by O, a tie, so τ_b
+    is undefined there (0/0) and τ_AP is the mean of +1 and −1. At α = 1000
+    the tolerance is 1e-9 · 99.5 ≈ 1e-7 (O = (−99.5, 0.3)); the ranking is
+    reversed, τ_b = −1."""
+    tau, tap = V.rank_correlations([0.5, 0.3], [0.1 + 2e-12, 0.0], np.array([2.0, 1000.0]))
+    assert np.isnan(tau[0]) and tap[0] == pytest.approx(0.0, abs=1e-15)
+    assert tau[1] == -1.0 and tap[1] == pytest.approx(-1.0)
 
 
 # ---------------------------------------------------------------------------

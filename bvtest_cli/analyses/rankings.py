@@ -38,8 +38,10 @@ How it is computed
   means block by block, and a block of the product holds at most ~128 MB of
   signs, so memory stays bounded whatever B.
 * Ties: systems whose means differ by at most ``TIE_RTOL`` · max(1, max |mean|)
-  tie. Means are sums of floats (a system and its engineered copy have the
-  same per-topic scores, but a matrix product may add them in a different
+  tie (:func:`tie_tolerance`; bvtest's one tie rule between rankings, used
+  by variations and sensitivity too: docs/rankings.md#ties-between-runs).
+  Means are sums of floats (a system and its engineered copy have the same
+  per-topic scores, but a matrix product may add them in a different
   order): a tolerance far above rounding error (≈ n′·2⁻⁵³) and far below any
   real difference of mean scores keeps such systems tied.
 * A ranking in which every system ties has no untied pair: τ_b with it is
@@ -130,6 +132,27 @@ def pair_signs(values: np.ndarray) -> np.ndarray:
         )
         offset += width
     return out
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b [Kendall45] between the ranking by ``x`` and the ranking
+    by ``y`` over the last axis, broadcasting over the leading axes:
+    (..., m) → (...).
+
+    τ_b = S_x·S_y / √(n_x n_y) with S the sign vectors of :func:`pair_signs`
+    and n their untied pairs: concordant minus discordant pairs over
+    √((P − T_x)(P − T_y)), T the pairs tied in one ranking. Each ranking's
+    ties follow :func:`tie_tolerance` on its own values. NaN where either
+    ranking ties every pair (τ_b is 0/0 there), m < 2 included, as
+    ``scipy.stats.kendalltau``. The signs of each input are built once and
+    broadcast, so one x against many y costs one sign vector of x.
+    """
+    sx = pair_signs(x)
+    sy = pair_signs(y)
+    num = np.sum(sx * sy, axis=-1, dtype=np.int64)
+    untied = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(untied > 0, num / np.sqrt(untied), np.nan)
 
 
 # --------------------------------------------------------------------------------------

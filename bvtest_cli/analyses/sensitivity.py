@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .anova import system_pairs
+from .rankings import pair_signs
 
 #: The seed-sequence key of :func:`delta_needed`'s bootstrap samples of topics.
 BOOTSTRAP_STREAM = 0x5A06
@@ -229,10 +230,12 @@ def swap_rates(
     (:func:`disjoint_topic_subsets`); for every system pair i < j the mean
     differences d₁ and d₂ on the two subsets. Each (pair, draw) falls in the
     bin k = ⌊|d₁| / bin_width⌋, i.e. [k·w, (k + 1)·w); it is a swap when the two
-    subsets order the pair oppositely, d₁·d₂ < 0 (a tie on either subset is
-    no swap). Returns one row per size and nonempty bin, by c then bin:
-    (c, bin_lo, bin_hi, pairs, swaps, swap_rate) with pairs the (pair, draw)
-    observations in the bin and swap_rate = swaps / pairs (:data:`SWAP_ROW`).
+    subsets order the pair oppositely (a tie on either subset is no swap;
+    means tie by the rule of :func:`~.rankings.pair_signs`, so rounding
+    noise is never a swap). Returns one row per size and nonempty bin, by c
+    then bin: (c, bin_lo, bin_hi, pairs, swaps, swap_rate) with pairs the
+    (pair, draw) observations in the bin and swap_rate = swaps / pairs
+    (:data:`SWAP_ROW`).
     """
     x = _scores(x, "swap_rates")
     m, n = x.shape
@@ -250,9 +253,9 @@ def swap_rates(
         mean_1 = topics_by_system[first].mean(axis=1)  # (repeats, m)
         mean_2 = topics_by_system[second].mean(axis=1)
         d1 = mean_1[:, i] - mean_1[:, j]  # (repeats, pairs)
-        d2 = mean_2[:, i] - mean_2[:, j]
         k = np.floor(np.abs(d1) / bin_width).astype(np.int64).ravel()
-        swapped = (d1 * d2 < 0).ravel()
+        # pair_signs orders pairs as system_pairs does (numpy.triu_indices)
+        swapped = (pair_signs(mean_1) * pair_signs(mean_2) < 0).ravel()
         total = np.bincount(k)
         swaps = np.bincount(k, weights=swapped, minlength=len(total)).astype(np.int64)
         for b in np.flatnonzero(total):

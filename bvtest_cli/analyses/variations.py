@@ -25,19 +25,22 @@ n columns (topics or variations) — with optional leading axes, so the same
 code serves one matrix, per-topic stacks and bootstrap samples. Values of O
 gain a trailing α axis: (..., m, n_alpha).
 
-Ties. Two means (or variances) that differ by at most
-TIE_TOL · max(1, |a|, |b|) are equal: a mean computed in a different
-summation order can differ in the last bit from an equal one (the paper's
-CUNI_EN_Run.6 and KISTI_EN_RUN.1 tie at 0.3761), and that noise must not
-rank one above the other nor invent a crossover at α ≈ 1e−15. By O, two
-systems tie exactly at their crossover α* (an α of the grid within
-TIE_TOL · max(1, |α|) of it) and, with equal means and variances, at every
-α; the rankings by O are derived from the crossovers, so they change
-exactly where the crossover list says.
+Ties. Two values of one ranking (two means, two variances, or two values of
+O at one α) tie when they differ by at most the tolerance of that ranking,
+bvtest's one rule (:func:`~.rankings.tie_tolerance`, docs/rankings.md#ties):
+a mean computed in a different summation order can differ in the last bit
+from an equal one (the paper's CUNI_EN_Run.6 and KISTI_EN_RUN.1 tie at
+0.3761), and that noise must not rank one above the other nor invent a
+crossover at α ≈ 1e−15. Differences of tied means (variances) count as 0 in
+α* = Δμ/Δσ², so tied means cross at exactly α* = 0 and tied variances never
+cross; by O, two systems tie at a grid α where their values of O are within
+the tolerance, which a crossover α* on the grid is (O_a − O_b is rounding
+noise there).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -47,11 +50,11 @@ import numpy as np
 from ..defaults import VARIATION_ALPHAS, VARIATION_MODES
 from ..errors import InputError
 from ..measures.matrix import ScoreMatrix
+from .rankings import kendall_tau_b, pair_signs
 
 __all__ = [
     "DEFAULT_ALPHAS",
     "MODES",
-    "TIE_TOL",
     "Crossover",
     "Design",
     "VariationsResult",
@@ -71,7 +74,6 @@ __all__ = [
 MODES = VARIATION_MODES
 DEFAULT_ALPHAS = VARIATION_ALPHAS  # the paper's small range (Zuccon et al. 2016, §5.1)
 MAX_ALPHAS = 100_001  # the paper's −1000..1000 step 0.1 has 20 001 points
-TIE_TOL = 1e-12
 _PAIR_CELLS = 1 << 22  # pairwise work is done in chunks of about this many cells
 
 
@@ -251,83 +253,88 @@ def portfolio_value(mu: np.ndarray, var: np.ndarray, alphas: np.ndarray) -> np.n
 # ---------------------------------------------------------------------------
 # Rank correlations between two rankings of the same m systems
 #
-# Both coefficients are computed from per-system counts: for system b, how
-# many systems are above it in the evaluated ranking (split by how the
-# reference orders them) and how many tie with it. The value-based functions
-# get the counts from pairwise signs; rank_correlations gets them, for every
-# α at once, from where the crossovers fall relative to the α grid.
+# Every tie between two values of a ranking (means, variances, or O at one α)
+# is decided by the rule of analyses.rankings (:func:`~.rankings.tie_tolerance`):
+# rankings are their sign vectors over the pairs i < j (:func:`~.rankings.pair_signs`),
+# and τ_b is :func:`~.rankings.kendall_tau_b`. τ_AP is computed from
+# per-system counts: for system b, how many systems are above it in the
+# evaluated ranking (split by how the reference orders them) and how many tie
+# with it.
 
 
-def _signs(v: np.ndarray) -> np.ndarray:
-    """sign(v_a − v_b) as (..., m, m) int8, near-equal values tied (see TIE_TOL)."""
-    a, b = v[..., :, np.newaxis], v[..., np.newaxis, :]
-    d = a - b
-    tol = TIE_TOL * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
-    return (d > tol).astype(np.int8) - (d < -tol).astype(np.int8)
+@functools.lru_cache(maxsize=8)
+def _pair_layout(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the pairs (i, j), i < j, of m ≥ 2 systems in ``numpy.triu_indices``
+    order: where each i's pairs start (i = 0..m−2, consecutive), the order
+    that sorts the pairs by j (stable), and where each j's pairs start in it
+    (j = 1..m−1)."""
+    order = np.argsort(np.triu_indices(m, 1)[1], kind="stable")
+    sizes = np.arange(m - 1)  # i = 0..m−2 has m − 1 − i pairs; j = 1..m−1 has j
+    by_i = np.concatenate([[0], np.cumsum(m - 1 - sizes)[:-1]])
+    by_j = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]])
+    return by_i, order, by_j
 
 
 @dataclass(frozen=True)
 class _Counts:
     """Per system b (last axis), over the other systems a: a above b in the
-    evaluated ranking and above / tied with / below b in the reference
-    (``above_pos``, ``above_tie``, ``above_neg``); a tied with b in the
-    evaluated ranking and above / tied with / below b in the reference."""
+    evaluated ranking (``above``), and of those above b (``above_pos``) or
+    tied with b (``above_tie``) in the reference; a tied with b in the
+    evaluated ranking (``tied``), and of those not below b in the reference
+    (``tied_not_below``)."""
 
+    above: np.ndarray
     above_pos: np.ndarray
     above_tie: np.ndarray
-    above_neg: np.ndarray
-    tied_pos: np.ndarray
-    tied_tie: np.ndarray
-    tied_neg: np.ndarray
-    ref_pairs: np.ndarray  # ordered pairs not tied in the reference: (...)
+    tied: np.ndarray
+    tied_not_below: np.ndarray
+    ref_pairs: np.ndarray  # pairs not tied in the reference: (...)
 
 
-def _counts_from_signs(sr: np.ndarray, se: np.ndarray) -> _Counts:
-    """Counts from reference and evaluated sign matrices [..., a, b]."""
-    off = ~np.eye(sr.shape[-1], dtype=bool)
-    above, tied = se > 0, (se == 0) & off
+def _counts_from_signs(sr: np.ndarray, se: np.ndarray, m: int) -> _Counts:
+    """Counts from reference and evaluated sign vectors (..., P) of m systems
+    (:func:`~.rankings.pair_signs`; they broadcast against each other).
 
-    def count(mask: np.ndarray) -> np.ndarray:
-        return mask.sum(axis=-2)
-
-    pos, tie, neg = sr > 0, sr == 0, sr < 0
-    return _Counts(
-        count(above & pos),
-        count(above & tie),
-        count(above & neg),
-        count(tied & pos),
-        count(tied & tie),
-        count(tied & neg),
-        (sr != 0).sum(axis=(-2, -1)),
-    )
-
-
-def _tau_b_from(c: _Counts) -> np.ndarray:
-    """τ_b = (P − Q) / sqrt((P + Q + T_e)(P + Q + T_r)) from the counts.
-
-    Over ordered pairs, Σ sign_r · sign_e = 2 Σ_b (above_pos − above_neg)
-    (sign_r is antisymmetric), and the pairs not tied in the evaluated ranking
-    are Σ_b (above + below) = 2 Σ_b above; both are twice the unordered counts.
+    Pair (i, j) with sign s: s > 0 puts i above j, a count of system j;
+    s < 0 puts j above i, a count of system i (with the reference's sign
+    read from i's side, negated). System j's counts sum over its pairs
+    sorted by j, system i's over its own (consecutive in pair order), each
+    a ``numpy.add.reduceat`` over the pair axis.
     """
-    concord = 2 * (c.above_pos - c.above_neg).sum(axis=-1)
-    above = c.above_pos + c.above_tie + c.above_neg
-    eval_pairs = 2 * above.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(
-            eval_pairs * c.ref_pairs > 0,
-            concord / np.sqrt(eval_pairs.astype(float) * c.ref_pairs),
-            np.nan,
+    sr, se = np.asarray(sr), np.asarray(se)
+    lead = np.broadcast_shapes(sr.shape, se.shape)[:-1]
+    out = {k: np.zeros((*lead, m), dtype=np.int64) for k in _COUNT_NAMES}
+    if m >= 2:
+        by_i, order, by_j = _pair_layout(m)
+        # a count is at most m − 1: int16 sums are exact and about 3× faster
+        small = np.int16 if m <= np.iinfo(np.int16).max else np.int64
+        ev_j, ref_j = se[..., order], sr[..., order]
+        sides = (
+            # system j of each pair: above it when s > 0; the reference's sign as is
+            (slice(1, m), by_j, ev_j > 0, ev_j == 0, ref_j > 0, ref_j == 0, ref_j >= 0),
+            # system i: above it when s < 0; the reference's sign negated
+            (slice(0, m - 1), by_i, se < 0, se == 0, sr < 0, sr == 0, sr <= 0),
         )
+        for cols, starts, up, tied, ref_up, ref_tied, ref_not_below in sides:
+            masks = (up, up & ref_up, up & ref_tied, tied, tied & ref_not_below)
+            for name, mask in zip(_COUNT_NAMES, masks, strict=True):
+                mask = np.broadcast_to(mask, (*lead, mask.shape[-1]))
+                out[name][..., cols] += np.add.reduceat(mask, starts, axis=-1, dtype=small)
+    ref_pairs = np.broadcast_to(np.count_nonzero(sr, axis=-1), lead)
+    return _Counts(**out, ref_pairs=ref_pairs)
+
+
+_COUNT_NAMES = ("above", "above_pos", "above_tie", "tied", "tied_not_below")
 
 
 def _tau_ap_from(c: _Counts) -> np.ndarray:
     """τ_AP from the counts; see :func:`tau_ap` for the formula."""
-    m = c.above_pos.shape[-1]
+    m = c.above.shape[-1]
     if m < 2:
-        return np.full(c.above_pos.shape[:-1], np.nan)
-    s = c.above_pos + c.above_tie + c.above_neg  # systems strictly above b
-    t = 1 + c.tied_pos + c.tied_tie + c.tied_neg  # b's tie group, b included
-    a_both, t_ref, g = c.above_pos, c.above_tie, c.tied_pos + c.tied_tie
+        return np.full(c.above.shape[:-1], np.nan)
+    s = c.above  # systems strictly above b
+    t = 1 + c.tied  # b's tie group, b included
+    a_both, t_ref, g = c.above_pos, c.above_tie, c.tied_not_below
     harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, m + 1))])
     # S0 = Σ_k 1/(s+k), S2 = Σ_k k/(s+k), S1 = Σ_k (k+1)/(s+k) = S2 + S0 over
     # k = 0..t−1; for s = 0 only k >= 1 contributes (rank 1 has nothing above
@@ -370,71 +377,7 @@ def tau_ap(reference: np.ndarray, evaluated: np.ndarray) -> np.ndarray:
     ref, ev = np.broadcast_arrays(
         np.asarray(reference, dtype=float), np.asarray(evaluated, dtype=float)
     )
-    return _tau_ap_from(_counts_from_signs(_signs(ref), _signs(ev)))
-
-
-def _pair_deltas(v: np.ndarray) -> np.ndarray:
-    """v_a − v_b as (..., m, m), 0 where the two are equal within TIE_TOL."""
-    a, b = v[..., :, np.newaxis], v[..., np.newaxis, :]
-    d = a - b
-    tol = TIE_TOL * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
-    return np.where(np.abs(d) <= tol, 0.0, d)
-
-
-def _side_counts(
-    star: np.ndarray, mask: np.ndarray, alphas: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every α and column b, how many entries star[a, b] with mask[a, b]
-    lie below, at (within TIE_TOL · max(1, |α|)) and above α: three (A, m)."""
-    m = star.shape[1]
-    tol = TIE_TOL * np.maximum(1.0, np.abs(alphas))
-    lows, highs = alphas - tol, alphas + tol
-    below = np.empty((alphas.size, m), dtype=np.int64)
-    at, above = np.empty_like(below), np.empty_like(below)
-    # Sorted values and, per column, the running count of entries up to each
-    # sorted position; columns in blocks to bound the (entries × columns) table.
-    width = max(1, int(np.sqrt(_PAIR_CELLS / max(1, star.shape[0]))))
-    for c0 in range(0, m, width):
-        block = slice(c0, c0 + width)
-        rows, cols = np.nonzero(mask[:, block])
-        values = star[:, block][rows, cols]
-        order = np.argsort(values, kind="stable")
-        values, cols = values[order], cols[order]
-        running = np.zeros((values.size + 1, mask[:, block].shape[1]), dtype=np.int64)
-        running[np.arange(1, values.size + 1), cols] = 1
-        np.cumsum(running, axis=0, out=running)
-        lo = running[np.searchsorted(values, lows, side="left")]
-        hi = running[np.searchsorted(values, highs, side="right")]
-        below[:, block], at[:, block], above[:, block] = lo, hi - lo, running[-1] - hi
-    return below, at, above
-
-
-def _alpha_counts(dmu: np.ndarray, dvar: np.ndarray, alphas: np.ndarray) -> _Counts:
-    """Counts for the ranking by O = μ − α σ² at every α (leading axis A),
-    against the ranking by μ, for one set of m systems.
-
-    Entry [a, b]: O_a − O_b = Δμ − α Δσ², so a is above b for α < α* when
-    Δσ² > 0, for α > α* when Δσ² < 0, at every α when Δσ² = 0 < Δμ; the two
-    tie at α = α* (within TIE_TOL · max(1, |α|)) and, with equal means and
-    variances, everywhere. The rankings only change at crossovers, so the
-    counts come from sorting the α* and locating the grid in them, not from
-    comparing the m² pairs at each of the A values of α.
-    """
-    m = dmu.shape[-1]
-    off = ~np.eye(m, dtype=bool)
-    moving = dvar != 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        star = np.where(moving, dmu / np.where(moving, dvar, 1.0), 0.0)
-    fixed_above = ~moving & (dmu > 0)
-    fixed_tied = ~moving & (dmu == 0) & off
-    out = {}
-    for name, cls in (("pos", dmu > 0), ("tie", (dmu == 0) & off), ("neg", dmu < 0)):
-        _, tie_up, up = _side_counts(star, moving & (dvar > 0) & cls, alphas)
-        down, tie_down, _ = _side_counts(star, moving & (dvar < 0) & cls, alphas)
-        # Δσ² > 0: a above b while α < α*, i.e. α* above α; Δσ² < 0: α* below α.
-        out[f"above_{name}"] = up + down + (fixed_above & cls).sum(axis=0)
-        out[f"tied_{name}"] = tie_up + tie_down + (fixed_tied & cls).sum(axis=0)
-    return _Counts(**out, ref_pairs=np.asarray((dmu != 0).sum()))
+    return _tau_ap_from(_counts_from_signs(pair_signs(ref), pair_signs(ev), ref.shape[-1]))
 
 
 def rank_correlations(
@@ -445,21 +388,30 @@ def rank_correlations(
     (..., A).
 
     τ_AP takes the ranking by μ as the reference (the current practice) and
-    evaluates the ranking by O. Two systems tie by μ when their means are
-    equal within TIE_TOL, and by O at their crossover α* (see
-    :func:`crossovers`), or everywhere when means and variances are equal.
+    evaluates the ranking by O. Each ranking's ties follow the rule of
+    :func:`~.rankings.tie_tolerance` on its own values (the means, or the
+    values of O at one α), so two systems tie by O at their crossover α*
+    (see :func:`crossovers`) and everywhere when their means and variances
+    are equal. The rankings are built for a block of α at a time, about
+    ``_PAIR_CELLS`` sign cells each.
     """
     mu = np.asarray(mu, dtype=float)
     var = np.asarray(var, dtype=float)
     a = np.asarray(alphas, dtype=float).reshape(-1)
     lead, m = mu.shape[:-1], mu.shape[-1]
-    dmu = _pair_deltas(mu.reshape(-1, m))
-    dvar = _pair_deltas(var.reshape(-1, m))
-    tau = np.empty((dmu.shape[0], a.size))
+    flat_mu = mu.reshape(-1, m)
+    flat_var = var.reshape(-1, m)
+    tau = np.empty((flat_mu.shape[0], a.size))
     tap = np.empty_like(tau)
-    for row in range(dmu.shape[0]):
-        counts = _alpha_counts(dmu[row], dvar[row], a)
-        tau[row], tap[row] = _tau_b_from(counts), _tau_ap_from(counts)
+    step = max(1, _PAIR_CELLS // max(1, m * (m - 1) // 2))
+    for row in range(flat_mu.shape[0]):
+        reference = pair_signs(flat_mu[row])
+        for lo in range(0, a.size, step):
+            hi = min(a.size, lo + step)
+            o = portfolio_value(flat_mu[row], flat_var[row], a[lo:hi]).T  # (block, m)
+            tau[row, lo:hi] = kendall_tau_b(flat_mu[row], o)
+            counts = _counts_from_signs(reference, pair_signs(o), m)
+            tap[row, lo:hi] = _tau_ap_from(counts)
     return tau.reshape(*lead, a.size), tap.reshape(*lead, a.size)
 
 
@@ -476,23 +428,28 @@ def crossovers(
     α* = (μ_a − μ_b) / (σ²_a − σ²_b) (Zuccon et al. 2016, §4.1: A with a
     lower mean beats B once α(σ²_A − σ²_B) exceeds μ_A − μ_B). ``a`` is the
     system with the larger variance, ahead for α < α*; ``b`` is ahead for
-    α > α*. Pairs with equal variances never flip; equal means (within
-    TIE_TOL) give α* = 0 exactly.
+    α > α*. Means and variances tie by the rule of
+    :func:`~.rankings.tie_tolerance`, each over the m systems: pairs with
+    tied variances never flip; tied means give α* = 0 exactly.
 
     mu, var: (..., m). Returns flat arrays (where, a, b, alpha): ``where`` the
     flat index over the leading axes (0 without them), sorted by where, α*,
     a, b.
     """
     mu = np.asarray(mu, dtype=float)
-    var = np.asarray(var, dtype=float)
-    m = mu.shape[-1]
-    dmu = _pair_deltas(mu.reshape(-1, m))
-    dvar = _pair_deltas(var.reshape(-1, m))
+    mu = mu.reshape(-1, mu.shape[-1])
+    var = np.asarray(var, dtype=float).reshape(mu.shape)
+    i, j = np.triu_indices(mu.shape[-1], 1)
+    # differences of the pairs i < j, 0 where they tie
+    dmu = np.where(pair_signs(mu) == 0, 0.0, mu[:, i] - mu[:, j])
+    dvar = np.where(pair_signs(var) == 0, 0.0, var[:, i] - var[:, j])
     with np.errstate(invalid="ignore", divide="ignore"):
-        alpha = np.where(dvar > 0, dmu / np.where(dvar > 0, dvar, 1.0), np.nan)
-    hit = (dvar > 0) & (alpha >= lo) & (alpha <= hi)
-    where, a, b = np.nonzero(hit)
-    alpha = alpha[hit]
+        alpha = np.where(dvar != 0, dmu / np.where(dvar != 0, dvar, 1.0), np.nan)
+    alpha[dmu == 0] = 0.0  # tied means: +0, never the −0 of 0 / (negative Δσ²)
+    where, p = np.nonzero((dvar != 0) & (alpha >= lo) & (alpha <= hi))
+    alpha = alpha[where, p]
+    wide = dvar[where, p] > 0  # i has the larger variance
+    a, b = np.where(wide, i[p], j[p]), np.where(wide, j[p], i[p])
     order = np.lexsort((b, a, alpha, where))
     return where[order], a[order], b[order], alpha[order]
 
