@@ -291,7 +291,7 @@ def model_notes(models: Sequence[ModelledCell], n: int, source: str) -> list[str
         scales = sorted({m[2].topics for m in fitted})
         exponents = [m[2].exponent for m in fitted]
         notes.append(
-            f"allocation: {len(fitted)} cell(s) of {source} fitted across topic scales "
+            f"allocation: {len(fitted)} cell(s) of {source} fitted across "
             f"{'; '.join(_scales(t, n) for t in scales)}: b² = b²_∞ + c·n/n′, σ² ∝ (n/n′)^p "
             f"with p from {min(exponents):.2f} to {max(exponents):.2f} (1 would be σ² ∝ 1/n′)"
         )
@@ -301,7 +301,7 @@ def model_notes(models: Sequence[ModelledCell], n: int, source: str) -> list[str
 #: What the constant-|b| model cost on robust2003 (docs/design.md, measured
 #: by tests/test_design_cmd.py's setting).
 CONSTANT_BIAS_COST = (
-    "on robust2003 (100 topics) that overstated the RMSE at 4n by up to .019 "
+    "on robust2003 (100 topics) that overstated the RMSE at 4n by up to .021 "
     "(b² shrinks as topics are added)"
 )
 
