@@ -10,11 +10,16 @@ import pytest
 from scipy import stats
 
 from bvtest_cli.analyses.design import (
+    CONSTANT_BIAS,
+    FITTED,
+    TopicsModel,
     allocate,
+    allocate_models,
     anova_power,
     bootstrap_topics,
     ci_width,
     dstudy,
+    fit_topics_model,
     gstudy,
     n_anova,
     n_ci,
@@ -342,6 +347,106 @@ def test_allocate_tie_goes_to_fewer_judgments():
     # Both get 2 topics from 25 judgments and the same RMSE; "a" spends 20, "b" 24.
     a = allocate([("b", 12, 0.0, 0.1), ("a", 10, 0.0, 0.1)], [25], n=10)
     assert a.best[25].method == "a"
+
+
+def _truth_b2(n_new):  # a known b²(n′) = b²_∞ + c·n/n′, n = 50
+    return 0.004 + 0.006 * 50 / n_new
+
+
+def _truth_s2(n_new):  # a known σ²(n′) = σ²(n)·(n/n′)^p, p = 1.4
+    return 0.02 * (50 / n_new) ** 1.4
+
+
+def test_fit_topics_model_recovers_a_known_truth():
+    """b² and σ² constructed exactly at 50, 100, 200 and 400 topics: the fit
+    gives back the constants they were made from, and predicts anywhere."""
+    topics = [200, 50, 400, 100]  # any order
+    bias = [math.sqrt(_truth_b2(t)) for t in topics]
+    sigma = [math.sqrt(_truth_s2(t)) for t in topics]
+    m = fit_topics_model(topics, bias, sigma)
+    assert (m.model, m.n, m.topics) == (FITTED, 50, (50, 100, 200, 400))
+    assert m.bias2_limit == pytest.approx(0.004, rel=1e-10)
+    assert m.bias2_slope == pytest.approx(0.006, rel=1e-10)
+    assert m.sigma2 == pytest.approx(0.02, rel=1e-10)
+    assert m.exponent == pytest.approx(1.4, rel=1e-10)
+    for t in (7, 25, 333, 5000):
+        assert m.rmse(t) == pytest.approx(math.sqrt(_truth_b2(t) + _truth_s2(t)), rel=1e-10)
+
+
+def test_fit_topics_model_signed_bias_and_clipping():
+    """A negative bias in the report is −√(−b²): b²(n′) = −.002 + .004·50/n′
+    is .002 at 50 topics, 0 at 100 and −.001 at 200; at 400 the fitted b² is
+    −.0015, which the RMSE counts as 0."""
+    topics = [50, 100, 200]
+    b2 = [-0.002 + 0.004 * 50 / t for t in topics]
+    bias = [math.copysign(math.sqrt(abs(v)), v) for v in b2]
+    sigma = [0.1 * math.sqrt(50 / t) for t in topics]  # σ² ∝ 1/n′ exactly
+    m = fit_topics_model(topics, bias, sigma)
+    assert m.bias2(400) == pytest.approx(-0.0015, rel=1e-10)
+    assert m.exponent == pytest.approx(1.0, rel=1e-10)
+    assert m.rmse(400) == pytest.approx(math.sqrt(0.01 * 50 / 400), rel=1e-10)
+    assert m.rmse(25) == pytest.approx(math.sqrt(-0.002 + 0.008 + 0.02), rel=1e-10)
+
+
+def test_fit_topics_model_is_least_squares():
+    """Noisy measurements at five scales: the fit against numpy's polyfit (b²
+    on n/n′, log σ² on log(n/n′))."""
+    rng = np.random.default_rng(np.random.SeedSequence(8, spawn_key=(1,)))
+    topics = np.array([40, 80, 160, 320, 640])
+    x = 40 / topics
+    b2 = 0.01 + 0.004 * x + rng.normal(0, 0.001, 5)
+    s2 = 0.03 * x**1.2 * np.exp(rng.normal(0, 0.1, 5))
+    m = fit_topics_model(topics, np.sign(b2) * np.sqrt(np.abs(b2)), np.sqrt(s2))
+    slope, limit = np.polyfit(x, b2, 1)
+    exponent, log_s2 = np.polyfit(np.log(x), np.log(s2), 1)
+    assert (m.bias2_limit, m.bias2_slope) == pytest.approx((limit, slope), rel=1e-9)
+    assert (m.sigma2, m.exponent) == pytest.approx((math.exp(log_s2), exponent), rel=1e-9)
+
+
+def test_fit_topics_model_one_scale_is_the_constant_bias_prediction():
+    m = fit_topics_model([50], [0.03], [0.04])
+    assert (m.model, m.bias2_slope, m.exponent) == (CONSTANT_BIAS, 0.0, 1.0)
+    # √(.0009 + .0016·50/200) = √.0013, as predict_rmse
+    assert m.rmse(200) == pytest.approx(math.sqrt(0.0013), rel=1e-12)
+    assert m.rmse(200) == pytest.approx(predict_rmse(0.03, 0.04, 50, 200), rel=1e-12)
+    # a negative |b| (b² estimated below 0) counts as no bias
+    assert fit_topics_model([50], [-0.03], [0.04]).rmse(50) == pytest.approx(0.04, rel=1e-12)
+
+
+def test_fit_topics_model_zero_sigma_keeps_one_over_n():
+    """σ = 0 at 200 topics: no logarithm; exponent 1 and σ²(n) by least
+    squares through the origin on x = n/n′: (1·.01 + .25·0)/(1 + .0625)."""
+    m = fit_topics_model([50, 200], [0.1, 0.1], [0.1, 0.0])
+    assert m.exponent == 1.0
+    assert m.sigma2 == pytest.approx(0.01 / 1.0625, rel=1e-12)
+    assert m.variance(100) == pytest.approx(0.01 / 1.0625 / 2, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "topics,bias,sigma",
+    [([50, 50], [0.1, 0.1], [0.1, 0.1]), ([50], [0.1, 0.2], [0.1]), ([0], [0.1], [0.1]),
+     ([50], [0.1], [-0.1]), ([], [], [])],
+)  # fmt: skip
+def test_fit_topics_model_rejects(topics, bias, sigma):
+    with pytest.raises(ValueError):
+        fit_topics_model(topics, bias, sigma)
+
+
+def test_allocate_models_by_hand():
+    """A constant-bias cell against a fitted one whose b² falls with n′."""
+    flat = TopicsModel(50, 0.0009, 0.0, 0.0036, 1.0, CONSTANT_BIAS, (50,))
+    falling = TopicsModel(50, 0.0004, 0.002, 0.0016, 1.0, FITTED, (50, 100))
+    a = allocate_models([("sample", 20, flat), ("pool", 100, falling)], [5000, 20000])
+    # T = 5000: sample 250 topics √(.0009 + .0036/5) = √.00162 = .04025;
+    # pool 50 topics √(.0004 + .002 + .0016) = √.004 = .0632 → sample.
+    # T = 20000: sample 1000 topics √(.0009 + .0036/20) = √.00108 = .03286;
+    # pool 200 topics √(.0004 + .0005 + .0004) = √.0013 = .03606 → sample.
+    assert (a.best[5000].method, a.best[5000].model) == ("sample", CONSTANT_BIAS)
+    assert a.best[5000].rmse == pytest.approx(math.sqrt(0.00162), rel=1e-12)
+    pool = {c.total: c for c in a.candidates if c.method == "pool"}
+    assert pool[5000].rmse == pytest.approx(math.sqrt(0.004), rel=1e-12)
+    assert (pool[20000].rmse, pool[20000].model) == (pytest.approx(math.sqrt(0.0013)), FITTED)
+    assert a.best[20000].rmse == pytest.approx(math.sqrt(0.00108), rel=1e-12)
 
 
 # --- Topic bootstrap -------------------------------------------------------

@@ -13,9 +13,11 @@ is, and how many topics (and judgments per topic) a new collection needs.
   ANOVA over m systems) and :func:`n_ci` (a cap on a confidence interval's
   width). Each returns Sakai's normal approximation (what his Excel tools
   compute) beside the exact search with the noncentral t and F distributions.
-* Judgments against topics: :func:`predict_rmse` and :func:`allocate` trade the
-  judgments per topic (bias and spread of an estimator measured at n topics)
-  against the number of topics a fixed total of judgments buys.
+* Judgments against topics: :func:`fit_topics_model` (how a ranking's b² and
+  σ² change with the number of topics, from one or more measured topic-set
+  sizes), :func:`predict_rmse`, :func:`allocate_models` and :func:`allocate`
+  trade the judgments per topic against the number of topics a fixed total
+  of judgments buys [Cormack19].
 * :func:`bootstrap_topics`: seeded topic-bootstrap replicates of any statistic
   of a score matrix, for percentile intervals where no closed form exists.
 
@@ -513,16 +515,111 @@ def predict_rmse(bias: float, sigma: float, n: int, n_new: float) -> float:
     return math.sqrt(bias * bias + sigma * sigma * n / n_new)
 
 
+#: One topic scale measured: |b| taken as constant, σ² ∝ 1/n′ [Cormack19].
+CONSTANT_BIAS = "constant-bias"
+#: Two or more topic scales: b² and σ² fitted across them (:func:`fit_topics_model`).
+FITTED = "fitted"
+
+
+@dataclass(frozen=True)
+class TopicsModel:
+    """How the squared bias and the variance of a ranking change with the
+    number of topics n′, from measurements at ``n`` topics and more:
+
+        b²(n′) = ``bias2_limit`` + ``bias2_slope`` · n/n′,
+        σ²(n′) = ``sigma2`` · (n/n′)^``exponent``,
+
+    and RMSE(n′) = √(max(b²(n′), 0) + σ²(n′)). ``model`` is
+    :data:`CONSTANT_BIAS` (slope 0, exponent 1: the trade-off of [Cormack19])
+    or :data:`FITTED`; ``topics`` are the numbers of topics it was measured at.
+    """
+
+    n: int
+    bias2_limit: float
+    bias2_slope: float
+    sigma2: float
+    exponent: float
+    model: str
+    topics: tuple[int, ...]
+
+    def bias2(self, n_new: float) -> float:
+        """b² at n′ topics; negative where the fit goes below 0 (no bias
+        beyond chance), which :meth:`rmse` counts as 0."""
+        if n_new <= 0:
+            raise ValueError("numbers of topics must be positive")
+        return self.bias2_limit + self.bias2_slope * self.n / n_new
+
+    def variance(self, n_new: float) -> float:
+        """σ² at n′ topics."""
+        if n_new <= 0:
+            raise ValueError("numbers of topics must be positive")
+        return self.sigma2 * (self.n / n_new) ** self.exponent
+
+    def rmse(self, n_new: float) -> float:
+        """The predicted RMSE of the ranking at n′ topics."""
+        return math.sqrt(max(self.bias2(n_new), 0.0) + self.variance(n_new))
+
+
+def fit_topics_model(
+    topics: Sequence[int], bias: Sequence[float], sigma: Sequence[float]
+) -> TopicsModel:
+    """The :class:`TopicsModel` of one cell (a judging method at a budget)
+    measured at each number of topics in ``topics``.
+
+    ``bias`` is the cell's bias as `bvtest budget` reports it: |b|, or
+    −√(−b²) where the estimate of b² is negative, so that b² = bias·|bias|;
+    ``sigma`` is σ. At one number of topics n the model is [Cormack19]'s: b²
+    stays, σ² falls as n/n′ (:data:`CONSTANT_BIAS`). At two or more, with
+    n the fewest and x = n/n′ (:data:`FITTED`): b² = b²_∞ + c·x by least
+    squares, because the ranking's b² (a distance between the bootstrap's
+    expected pair orders, docs/rankings.md) shrinks as near-tied pairs of
+    systems settle, and σ² = σ²(n)·x^p by least squares on the logarithms,
+    because Kendall's distance between two rankings does not fall as 1/n′
+    the way the variance of a mean does (p = 1 is that law). Where a σ is 0
+    the exponent cannot be fitted and is taken as 1, σ²(n) by least squares
+    through the origin.
+    """
+    t = np.asarray(topics, dtype=float)
+    b = np.asarray(bias, dtype=float)
+    s = np.asarray(sigma, dtype=float)
+    if t.ndim != 1 or t.size == 0 or t.shape != b.shape or t.shape != s.shape:
+        raise ValueError("topics, bias and sigma must be lists of one length, at least 1")
+    if np.any(t < 1) or np.unique(t).size != t.size:
+        raise ValueError("the numbers of topics must be distinct and positive")
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(s)) and np.all(s >= 0)):
+        raise ValueError("bias must be finite and sigma finite and non-negative")
+    order = np.argsort(t)
+    t, b2, s2 = t[order], (b * np.abs(b))[order], (s * s)[order]
+    n = int(t[0])
+    measured = tuple(int(k) for k in t)
+    if t.size == 1:
+        return TopicsModel(n, float(b2[0]), 0.0, float(s2[0]), 1.0, CONSTANT_BIAS, measured)
+    x = n / t
+    design = np.column_stack([np.ones_like(x), x])
+    (limit, slope), *_ = np.linalg.lstsq(design, b2, rcond=None)
+    if np.all(s2 > 0):
+        design = np.column_stack([np.ones_like(x), np.log(x)])
+        (log_sigma2, exponent), *_ = np.linalg.lstsq(design, np.log(s2), rcond=None)
+        sigma2 = math.exp(log_sigma2)
+    else:
+        exponent, sigma2 = 1.0, float(x @ s2 / (x @ x))
+    return TopicsModel(
+        n, float(limit), float(slope), float(sigma2), float(exponent), FITTED, measured
+    )
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One way to spend ``total`` judgments: ``method`` with ``budget``
-    judgments per topic on ``topics`` = total // budget topics."""
+    judgments per topic on ``topics`` = total // budget topics, its RMSE
+    predicted by a :class:`TopicsModel` of kind ``model``."""
 
     total: int
     method: str
     budget: int
     topics: int
     rmse: float
+    model: str = CONSTANT_BIAS
 
 
 @dataclass(frozen=True)
@@ -534,14 +631,14 @@ class Allocation:
     best: dict[int, Candidate | None]
 
 
-def allocate(
-    cells: Sequence[tuple[str, int, float, float]], totals: Sequence[int], n: int
+def allocate_models(
+    cells: Sequence[tuple[str, int, TopicsModel]], totals: Sequence[int]
 ) -> Allocation:
     """The allocation of each total T of judgments with the least predicted RMSE.
 
-    ``cells`` are rows (method, N judgments per topic, |b|, σ) measured at n
-    topics. For each T and each cell with N ≤ T the candidate has n′ = T // N
-    topics and RMSE :func:`predict_rmse` (|b|, σ, n, n′). The best has the
+    ``cells`` are rows (method, N judgments per topic, its
+    :class:`TopicsModel`). For each T and each cell with N ≤ T the candidate
+    has n′ = T // N topics and RMSE ``model.rmse(n′)``. The best has the
     least RMSE; among equal RMSEs the one that spends fewer judgments
     (n′·N), then the earlier cell.
     """
@@ -549,17 +646,32 @@ def allocate(
     best: dict[int, Candidate | None] = {}
     for total in totals:
         here = []
-        for order, (method, budget, bias, sigma) in enumerate(cells):
+        for order, (method, budget, model) in enumerate(cells):
             if budget <= 0:
                 raise ValueError(f"budget per topic must be positive, got {budget}")
             topics = total // budget
             if topics < 1:
                 continue
-            c = Candidate(total, method, budget, topics, predict_rmse(bias, sigma, n, topics))
+            c = Candidate(total, method, budget, topics, model.rmse(topics), model.model)
             here.append((c.rmse, topics * budget, order, c))
         candidates.extend(c for *_, c in here)
         best[total] = min(here, key=lambda row: row[:3])[3] if here else None
     return Allocation(candidates=tuple(candidates), best=best)
+
+
+def allocate(
+    cells: Sequence[tuple[str, int, float, float]], totals: Sequence[int], n: int
+) -> Allocation:
+    """:func:`allocate_models` for cells (method, N, |b|, σ) measured at n
+    topics only: each predicted by :func:`predict_rmse` (|b|, σ, n, n′), a
+    negative |b| counting as |b|."""
+    if n <= 0:
+        raise ValueError("numbers of topics must be positive")
+    models = [
+        (method, budget, TopicsModel(n, bias * bias, 0.0, sigma * sigma, 1.0, CONSTANT_BIAS, (n,)))
+        for method, budget, bias, sigma in cells
+    ]
+    return allocate_models(models, totals)
 
 
 # ---------------------------------------------------------------------------

@@ -600,11 +600,15 @@ ALLOC_BUDGET = Field("budget", "N, judgments per topic", "Cormack19 §4")
 ALLOC_TOPICS = Field("topics", "n′ = total // N topics", "Cormack19 §4")
 ALLOC_TOTAL = Field("total", "T, total judgments (--total)", "Cormack19 §4")
 ALLOC_RMSE = Field(
-    "rmse_predicted", "√(b² + σ²·n/n′): the cell's |b| and σ measured at n topics, at n′",
-    "Cormack19 §2", better="lower",
+    "rmse_predicted", "√(b²(n′) + σ²(n′)): the cell's ranking RMSE predicted at n′ topics by its "
+    "model", "Cormack19 §2", better="lower",
+)  # fmt: skip
+ALLOC_MODEL = Field(
+    "model", "constant-bias: one topic scale measured, √(b² + σ²·n/n′); fitted: b² = b²_∞ + "
+    "c·n/n′ and σ² ∝ (n/n′)^p fitted across two or more topic scales", "Cormack19 §2",
 )  # fmt: skip
 ALLOCATION_FIELDS: tuple[Field, ...] = (
-    ALLOC_METHOD, ALLOC_BUDGET, ALLOC_TOPICS, ALLOC_TOTAL, ALLOC_RMSE,
+    ALLOC_METHOD, ALLOC_BUDGET, ALLOC_TOPICS, ALLOC_TOTAL, ALLOC_RMSE, ALLOC_MODEL,
 )  # fmt: skip
 DESIGN_FIELDS: tuple[Field, ...] = (
     *GSTUDY_FIELDS, *DSTUDY_FIELDS, *NEEDED_FIELDS, *VARIANCE_FIELDS, *TSSD_FIELDS,

@@ -43,7 +43,8 @@ def run(s: Settings) -> Report:
     (noncentral t and F) and by the normal approximation of Sakai's tools,
     with topic-bootstrap intervals (--bootstrap, --seed). With
     --budget-report, each cell's RMSE predicted at the topics a --total of
-    judgments buys, and the cheapest-error allocation per total.
+    judgments buys (b² and σ² fitted across the report's topic scales where it
+    has two or more), and the cheapest-error allocation per total.
 
     \b
     JSON: {"level", "reliability", "significance", "beta", "bootstrap",
@@ -58,7 +59,7 @@ def run(s: Settings) -> Report:
                "systems", "topics", "topics_approx", "topics_lo",
                "topics_hi"}],
              "allocation": [{"method", "budget", "topics", "total",
-               "rmse_predicted"}], "candidates": [...]}}}
+               "rmse_predicted", "model"}], "candidates": [...]}}}
     with X_ci: {"lo", "hi"} beside each variance (topic bootstrap); null
     where a field does not apply (beta and min_diff of ci, width of ttest
     and anova); allocation and candidates only with --budget-report.

@@ -18,10 +18,15 @@ import numpy as np
 
 from ...analyses.anova import two_way
 from ...analyses.design import (
+    CONSTANT_BIAS,
+    FITTED,
+    Candidate,
     DStudy,
-    allocate,
+    TopicsModel,
+    allocate_models,
     bootstrap_topics,
     dstudy,
+    fit_topics_model,
     gstudy,
     n_anova,
     n_ci,
@@ -215,45 +220,97 @@ def tssd_rows(
 # --------------------------------------------------------------------------- allocation
 
 
-def allocation_records(
-    budget: BudgetReport, totals: Sequence[int]
-) -> tuple[Records, Records, int, int]:
-    """(best per total, every candidate, the scale of the cells used, n′
-    they were measured at). The cells measured at the smallest topic-set
-    scale K are used, at K·n topics: a larger K is a bootstrap of the same n
-    topics, whose σ the prediction gives anyway. A negative |b| field (b²
-    estimated below 0, bias indistinguishable from 0) counts as 0."""
-    scale = min(c.topics_scale for c in budget.cells)
-    measured = budget.n_topics * scale
-    cells = [(c.method, c.budget, max(c.bias, 0.0), c.sigma) for c in budget.cells
-             if c.topics_scale == scale]  # fmt: skip
-    result = allocate(cells, totals, measured)
+#: A cell of the allocation: (method, judgments per topic, its topics model).
+ModelledCell = tuple[str, int, TopicsModel]
 
-    def row(c: Any) -> dict[str, Any]:
+
+def topics_models(budget: BudgetReport) -> list[ModelledCell]:
+    """Each (method, budget) of the report with the :class:`TopicsModel`
+    fitted to its cells at every topic-set scale K (K·n topics), in the
+    report's order: [Cormack19]'s constant |b| where one scale was measured,
+    b² and σ² fitted across two or more (:func:`fit_topics_model`)."""
+    measured: dict[tuple[str, int], list[tuple[int, float, float]]] = {}
+    for c in budget.cells:
+        measured.setdefault((c.method, c.budget), []).append(
+            (budget.n_topics * c.topics_scale, c.bias, c.sigma)
+        )
+    models = []
+    for (method, per_topic), rows in measured.items():
+        topics, bias, sigma = zip(*rows, strict=True)
+        try:
+            models.append((method, per_topic, fit_topics_model(topics, bias, sigma)))
+        except ValueError as exc:  # a scale given twice for one cell
+            raise InputError(f"budget report, {method} at {per_topic} judgments: {exc}") from None
+    return models
+
+
+def allocation_records(
+    models: Sequence[ModelledCell], totals: Sequence[int]
+) -> tuple[Records, Records]:
+    """(best per total, every candidate), each with the model that predicted it."""
+    result = allocate_models(models, totals)
+
+    def row(c: Candidate) -> dict[str, Any]:
         return {
             r.ALLOC_METHOD.name: c.method,
             r.ALLOC_BUDGET.name: c.budget,
             r.ALLOC_TOPICS.name: c.topics,
             r.ALLOC_TOTAL.name: c.total,
             r.ALLOC_RMSE.name: c.rmse,
+            r.ALLOC_MODEL.name: c.model,
         }
 
     best = [row(c) for c in result.best.values() if c is not None]
     every = [row(c) for c in result.candidates]
     key = lambda row: f"total={row['total']}"  # noqa: E731
-    return (
-        line_records(best, "allocation", key),
-        line_records(every, "candidates", key),
-        scale,
-        measured,
-    )
+    return line_records(best, "allocation", key), line_records(every, "candidates", key)
+
+
+def _scales(topics: Sequence[int], n: int) -> str:
+    """topics_scale K,… (K·n,… topics)."""
+    scales = ",".join(str(t // n) for t in topics)
+    return f"topics_scale {scales}: {', '.join(map(str, topics))} topics"
+
+
+def model_notes(models: Sequence[ModelledCell], n: int, source: str) -> list[str]:
+    """What the predictions assume: for the cells measured at one topic
+    scale, a constant |b| (and what that cost on robust2003, docs/design.md);
+    for the others, the exponents p of σ² ∝ (n/n′)^p that were fitted."""
+    notes = []
+    constant = [m for m in models if m[2].model == CONSTANT_BIAS]
+    fitted = [m for m in models if m[2].model == FITTED]
+    if constant:
+        scales = sorted({m[2].topics for m in constant})
+        notes.append(
+            f"allocation: {len(constant)} cell(s) of {source} measured at one topic scale "
+            f"({'; '.join(_scales(t, n) for t in scales)}): RMSE(n′) = √(b² + σ²·n/n′) assumes "
+            f"|b| constant and σ² ∝ 1/n′; {CONSTANT_BIAS_COST}; give `bvtest budget` two or more "
+            "--topics-scale to fit both"
+        )
+    if fitted:
+        scales = sorted({m[2].topics for m in fitted})
+        exponents = [m[2].exponent for m in fitted]
+        notes.append(
+            f"allocation: {len(fitted)} cell(s) of {source} fitted across "
+            f"{'; '.join(_scales(t, n) for t in scales)}: b² = b²_∞ + c·n/n′, σ² ∝ (n/n′)^p "
+            f"with p from {min(exponents):.2f} to {max(exponents):.2f} (1 would be σ² ∝ 1/n′)"
+        )
+    return [note + "; the same in every measure's block" for note in notes]
+
+
+#: What the constant-|b| model cost on robust2003 (docs/design.md, measured
+#: by tests/test_design_cmd.py's setting).
+CONSTANT_BIAS_COST = (
+    "on robust2003 (100 topics) that overstated the RMSE at 4n by up to .021 "
+    "(b² shrinks as topics are added)"
+)
 
 
 # --------------------------------------------------------------------------- one measure
 
 
 def measure_block(
-    m: ScoreMatrix, s: Settings, budget: BudgetReport | None, totals: Sequence[int],
+    m: ScoreMatrix, s: Settings, models: Sequence[ModelledCell] | None, totals: Sequence[int],
     notes: list[str],
 ) -> Section:  # fmt: skip
     x = m.values
@@ -356,8 +413,8 @@ def measure_block(
             ),
         ),
     ]
-    if budget is not None:
-        best, every, _, _ = allocation_records(budget, totals)
+    if models is not None:
+        best, every = allocation_records(models, totals)
         items += [("allocation", best), ("candidates", every)]
     return Section(tuple(items))
 
@@ -368,21 +425,19 @@ def design_report(
     """The report of ``bvtest design``."""
     notes: list[str] = []
     totals: Sequence[int] = ()
+    models: list[ModelledCell] | None = None
     if budget is not None:
         budgets = sorted({c.budget for c in budget.cells})
         totals = s.totals or tuple(dict.fromkeys(budget.n_topics * b for b in budgets))
-        scale = min(c.topics_scale for c in budget.cells)
-        notes.append(
-            f"allocation: cells of {s.budget_report} at topics_scale {scale} "
-            f"({budget.n_topics * scale} topics), the same in every measure's block"
-        )
+        models = topics_models(budget)
+        notes += model_notes(models, budget.n_topics, str(s.budget_report))
         unfit = [t for t in totals if t < min(budgets)]
         if unfit:
             notes.append(
                 f"allocation: total(s) {', '.join(map(str, unfit))} below every budget per "
                 "topic; no allocation"
             )
-    blocks = [(m.measure, measure_block(m, s, budget, totals, notes)) for m in matrices]
+    blocks = [(m.measure, measure_block(m, s, models, totals, notes)) for m in matrices]
     body = section(
         ("level", s.ci),
         ("reliability", s.reliability),
