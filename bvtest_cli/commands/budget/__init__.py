@@ -51,13 +51,18 @@ def run(s: Settings) -> Report:
     return build(s)
 
 
+BUDGET_JOBS = dict(
+    help="Processes that read the runs and draw and evaluate the samples [default: all "
+    "cores]. Output does not depend on it."
+)
+
 COMMAND = Command(
     "budget",
     ("inputs", "budgets", "topics_scale", "methods", "engineered", "draws", "strata",
      "bootstrap", "seed", "rel_level", "jobs", "quiet", "repeats", "samples", *OUTPUT),
     run,
     overrides={
-        "inputs": RUNS, "draws": BUDGET_DRAWS, "bootstrap": RANKINGS_BOOTSTRAP,
+        "inputs": RUNS, "draws": BUDGET_DRAWS, "bootstrap": RANKINGS_BOOTSTRAP, "jobs": BUDGET_JOBS,
         "repeats": DEPRECATED_ALIAS, "samples": DEPRECATED_ALIAS,
     },
 )  # fmt: skip
