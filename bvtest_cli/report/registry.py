@@ -1,12 +1,13 @@
 """Every quantity bvtest reports, declared once (like trec_eval's measure table).
 
 A :class:`Field` names a number and says what it means, where it comes from
-(a short citation resolved by the README's bibliography), whether it is
+(a short citation resolved by docs/bibliography.md), whether it is
 indexed by alpha, whether it needs ``--baseline``, and whether ``--format
 table`` shows it. Per-system fields also carry the pure function that
-computes them from an :class:`~bvtest_cli.analyses.Inputs` (arrays of shape
-(..., m, n), so the same function serves topics, groups and bootstrap
-resamples).
+computes them from one measure's analysed inputs (the score matrix, the
+target and their bias–variance decomposition, as arrays of shape (..., m, n),
+so the same function serves topics, groups and bootstrap resamples; the
+evaluating commands build them).
 
 Renderers, the ``check`` gate, the plots and the tests iterate these tuples
 instead of listing field names. A new per-system field is one entry in
@@ -191,9 +192,31 @@ ZRISK_BASELINE = _risk_field(
     nonnegative=True,
 )
 
+# The Pareto front: basis "fields", computed from the other per-system fields
+# once they are final (after averaging over random groupings), not per sample
+# or repeat.
+
+
+def _pareto(inputs: Any) -> np.ndarray:
+    from ..analyses.uncertainty import pareto_front
+
+    return pareto_front(inputs.bv.bias2, inputs.bv.var)
+
+
+PARETO = Field(
+    "pareto",
+    "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
+    "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
+    "docs/uncertainty.md",
+    table=True,
+    compute=_pareto,
+    basis="fields",
+)
+
+
 SYSTEM_FIELDS: tuple[Field, ...] = (
     MEAN, BIAS2, VAR, MSE, VAR_RHO, VAR_TARGET, COV_TARGET,
-    ZRISK, GEORISK, ZRISK_TARGET, TRISK_MEAN, URISK, TRISK, ZRISK_BASELINE,
+    ZRISK, GEORISK, ZRISK_TARGET, TRISK_MEAN, URISK, TRISK, ZRISK_BASELINE, PARETO,
 )  # fmt: skip
 
 # --------------------------------------------------------------------------- per measure
@@ -259,11 +282,6 @@ SAMPLING_HI = Field(
 )
 SAMPLING_FIELDS: tuple[Field, ...] = (SE_SAMPLING, SE_TOPICS, SAMPLING_LO, SAMPLING_HI)
 
-ALL_FIELDS: tuple[Field, ...] = (
-    *SYSTEM_FIELDS, N_TOPICS, N_GROUPS, C, N_SYSTEMS, K, *TRADEOFF_FIELDS, ABS_ZRISK_TARGET,
-    *SAMPLING_FIELDS,
-)  # fmt: skip
-
 
 def system_fields(baseline: bool) -> tuple[Field, ...]:
     """The per-system fields an analysis computes (the baseline ones only with one)."""
@@ -278,7 +296,7 @@ def system_field(name: str) -> Field:
     raise KeyError(name)
 
 
-# (paper-output): per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
+# Per-condition analysis (Zhang22 §5.4, Table 12, Figs. 2–3).
 
 BEST_CONDITION = Field(
     "best",
@@ -455,29 +473,7 @@ VARIATIONS_FIELDS: tuple[Field, ...] = (
     VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
 )  # fmt: skip
 
-# (cmd-uncertainty) Fields of `--ci`, `bvtest compare` and the Pareto front.
-# basis "fields": computed from the other per-system fields once they are
-# final (after averaging over random groupings), not per sample or repeat.
-
-
-def _pareto(inputs: Any) -> np.ndarray:
-    from ..analyses.uncertainty import pareto_front
-
-    return pareto_front(inputs.bv.bias2, inputs.bv.var)
-
-
-PARETO = Field(
-    "pareto",
-    "on the Pareto front of (Bias², Var): no other run has a lower or equal Bias² and Var "
-    "with one of them strictly lower (true/false; 1/0 in text, * in the table)",
-    "docs/uncertainty.md",
-    table=True,
-    compute=_pareto,
-    basis="fields",
-)
-
-SYSTEM_FIELDS = (*SYSTEM_FIELDS, PARETO)
-ALL_FIELDS = (*ALL_FIELDS, PARETO)
+# Fields of `--ci` and `bvtest compare`.
 
 
 def interval_methods(
