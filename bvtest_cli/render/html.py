@@ -36,7 +36,7 @@ import numpy as np
 
 from ..analyses.uncertainty import pareto_front
 from ..report import registry
-from ..report.model import Records, Report, Section, Table, is_leaf
+from ..report.model import COMPARISONS, Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
 from ..report.values import PValue, fmt, plain
 from . import svg
@@ -527,10 +527,9 @@ def _charts(measure: str, block: Section, baseline: str | None = None) -> list[s
 def _pairs(block: Section) -> list[Mapping[str, Any]]:
     """compare's paired differences of the mean, as JSON records."""
     for _, v in block.items:
-        if isinstance(v, Records) and v.items:
+        if isinstance(v, Records) and v.kind == COMPARISONS:
             rows = [v.as_json(item) for item in v.items]
-            if {"a", "b", "field", "diff", "p_adj"} <= set(rows[0]):
-                return [r for r in rows if r["field"] == "mean"]
+            return [r for r in rows if r["field"] == "mean"]
     return []
 
 

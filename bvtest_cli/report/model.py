@@ -147,6 +147,12 @@ class Records:
     # matrix), titled by this text: in JSON and the table-like formats, not in
     # the line formats (trec, tsv, csv), whose lines are the block's records
     overview: str = ""
+    # what the records are, for a renderer that draws them (``COMPARISONS``:
+    # compare's paired differences, the page's grid of runs × runs)
+    kind: str = ""
+
+
+COMPARISONS = "comparisons"
 
 
 @dataclass(frozen=True)

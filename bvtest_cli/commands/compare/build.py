@@ -27,7 +27,7 @@ from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
 from ...report.limits import check_request
-from ...report.model import Records, Report, Section, section
+from ...report.model import COMPARISONS, Records, Report, Section, section
 from ...report.values import as_reported, fmt, plain
 from ...settings import Settings
 
@@ -317,7 +317,9 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     for m in matrices:
         rows, measure_notes, matrix = measure_pairs(m, s)
         notes += measure_notes
-        records = Records(tuple(rows), _row_json, _row_text(m.measure, columns), header=columns)
+        records = Records(
+            tuple(rows), _row_json, _row_text(m.measure, columns), header=columns, kind=COMPARISONS
+        )
         blocks.append((m.measure, section(("pairs", records), ("significance_matrix", matrix))))
     body = section(
         ("test", s.test),
