@@ -5,7 +5,12 @@ DEFAULT_MEASURES = ("AP", "nDCG@10", "ERR@20")  # the papers' three
 DEFAULT_ALPHAS = ("0", "1", "5", "10")  # Dincer16 Table 5
 DEFAULT_SEED = 20220101  # fixed, so the same command gives the same output
 DEFAULT_REPEATS = 1000  # Zhang22 §5.3.2 repeats the random grouping 1000 times
+DEFAULT_BOOTSTRAP = 1000  # bootstrap samples: Cormack & Grossman 2019 §3, Sakai06
+DEFAULT_CI_MEMORY_MIB = 256  # stored bootstrap replicates (beyond: streamed)
 MAX_ALPHA = 1e6  # beyond this (1+α)·losses only overflows; the papers use at most 20
+
+# `bvtest budget`: the methods of Cormack & Grossman 2019 Experiment 1
+BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
 
 # `bvtest variations`
 VARIATION_ALPHAS = "-20:20:1"  # the paper's small range (Zuccon16 §5.1)

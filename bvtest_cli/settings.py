@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .defaults import DEFAULT_ALPHAS, DEFAULT_REPEATS, DEFAULT_SEED
+from .defaults import (
+    BUDGET_METHODS,
+    DEFAULT_ALPHAS,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CI_MEMORY_MIB,
+    DEFAULT_REPEATS,
+    DEFAULT_SEED,
+)
 
 
 @dataclass(frozen=True)
@@ -63,9 +70,9 @@ class Settings:
     weights: str | None = None
     plot: str | None = None
     ci: float | None = None
-    bootstrap: int = 1000
+    bootstrap: int = DEFAULT_BOOTSTRAP
     ci_method: str = "auto"  # each field its own (registry: Field.interval)
-    ci_memory: int = 256  # MiB of stored bootstrap replicates (beyond: streamed)
+    ci_memory: int = DEFAULT_CI_MEMORY_MIB  # MiB of stored bootstrap replicates (beyond: streamed)
     pair: tuple[tuple[str, str], ...] = ()
     pairs: str | None = None
     test: str = "randomization"  # `compare --test`: the test of a difference in mean
@@ -75,7 +82,7 @@ class Settings:
     budgets: tuple[int, ...] = (100, 400)  # judgments per topic (`sample`: one)
     strata: int = 20
     topics_scale: tuple[int, ...] = (1, 4)  # `budget`: n′ = scale × n
-    methods: tuple[str, ...] = ("xinfAP", "statAP", "depth", "hedge", "mtf")
+    methods: tuple[str, ...] = BUDGET_METHODS
     engineered: bool = False
     # `design`: reliability and topic-set sizes
     drop: float = 0.0  # fraction of the worst systems left out first

@@ -110,3 +110,33 @@ def test_a_deprecated_spelling_still_works_and_says_so(args, old, new, tmp_path)
     proc = run_bvtest(*args)
     assert proc.returncode == 0, proc.stderr
     assert f"{old} is deprecated" in proc.stderr and f"it is {new} now" in proc.stderr
+
+
+def test_every_default_is_the_settings_default():
+    """Defaults are written once, in Settings: every option a command does not
+    give another default to parses, unset, to the Settings default."""
+    import dataclasses
+
+    import click
+
+    from bvtest_cli.cli import cli
+    from bvtest_cli.commands import COMMANDS
+    from bvtest_cli.options import OPTIONS
+    from bvtest_cli.settings import Settings
+
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    checked = 0
+    for name, command in cli.commands.items():
+        ctx = command.make_context(name, [], resilient_parsing=True)
+        overrides = COMMANDS[name].overrides
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.name not in OPTIONS:
+                continue
+            if "default" in overrides.get(param.name, {}):
+                continue
+            value = ctx.params.get(param.name)
+            if value is None and defaults[param.name] in ((), False):
+                continue
+            assert value == defaults[param.name], (name, param.name, value)
+            checked += 1
+    assert checked > 100

@@ -82,7 +82,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_SAMPLES = 1000  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
+from ..defaults import DEFAULT_BOOTSTRAP
+
+DEFAULT_SAMPLES = DEFAULT_BOOTSTRAP  # Cormack & Grossman 2019 §3: 1,000 bootstrap samples
 DEFAULT_BATCHES = 10
 TIE_RTOL = 1e-9
 ROLES = ("a", "b", "r")  # σ² pair (a, b); r: the set used as a reference

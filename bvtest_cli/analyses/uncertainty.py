@@ -67,6 +67,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..defaults import DEFAULT_CI_MEMORY_MIB
+
 __all__ = [
     "CorrelationSummary",
     "Interval",
@@ -549,7 +551,7 @@ def studentized_replicates(
 # the budget whatever B; time is one statistic evaluation per pass (two passes
 # on smooth bootstrap distributions).
 
-REPLICATE_ELEMENTS = 1 << 25  # 256 MiB of float64 replicates stored at most (--ci-memory)
+REPLICATE_ELEMENTS = DEFAULT_CI_MEMORY_MIB << 17  # MiB of float64 replicates stored (--ci-memory)
 _MAX_BINS = 1024  # per histogram: enough to leave ~ B/1000 values in the bin kept
 _MAX_HISTOGRAM_PASSES = 16  # beyond: collect whatever remains (never reached on real data)
 

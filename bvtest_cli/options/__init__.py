@@ -21,10 +21,7 @@ import click
 
 from ..defaults import (
     CORRECTIONS,
-    DEFAULT_ALPHAS,
     DEFAULT_MEASURES,
-    DEFAULT_REPEATS,
-    DEFAULT_SEED,
     FORMATS,
     TESTS,
     VARIATION_MODES,
@@ -70,9 +67,22 @@ class Option:
 
     def decorator(self) -> Callable[[Callable], Callable]:
         kwargs = _completion(self.attr, dict(self.kwargs))
+        if kwargs.get("show_default") and "default" not in kwargs:
+            kwargs["default"] = settings_default(self.attr)
         if not self.decls:
             return click.argument(self.attr, **kwargs)
         return click.option(*self.decls, self.attr, **kwargs)
+
+
+def settings_default(attr: str) -> Any:
+    """The default of a Settings attribute as its option's text (a tuple as
+    the comma-separated list the option parses): defaults are written once,
+    in :class:`~bvtest_cli.settings.Settings`; an option shows and parses it."""
+    value = _SETTINGS_DEFAULTS[attr]
+    return ",".join(str(v) for v in value) if isinstance(value, tuple) else value
+
+
+_SETTINGS_DEFAULTS = {f.name: f.default for f in fields(Settings)}
 
 
 #: Settings attributes whose values are paths: the shell completes file names
@@ -95,19 +105,18 @@ def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
     return Option(attr, decls, kwargs)
 
 
-def _count(attr: str, *decls: str, default: int, minimum: int, help: str, **kwargs: Any) -> Option:
-    """An integer option with a lower bound and a shown default."""
+def _count(attr: str, *decls: str, minimum: int, help: str, **kwargs: Any) -> Option:
+    """An integer option with a lower bound and its Settings default, shown."""
     return _opt(
-        attr, *decls, type=click.IntRange(min=minimum), default=default, show_default=True,
-        help=help, **kwargs,
+        attr, *decls, type=click.IntRange(min=minimum), show_default=True, help=help, **kwargs,
     )  # fmt: skip
 
 
-def _level(attr: str, flag: str, default: float, metavar: str, help: str) -> Option:
-    """A probability strictly between 0 and 1 with a shown default."""
+def _level(attr: str, flag: str, metavar: str, help: str) -> Option:
+    """A probability strictly between 0 and 1 with its Settings default, shown."""
     return _opt(
         attr, flag, type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
-        default=default, show_default=True, metavar=metavar, help=help,
+        show_default=True, metavar=metavar, help=help,
     )  # fmt: skip
 
 
@@ -120,13 +129,12 @@ _MEASURE_HELP = (
     f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
     f"{','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file]."
 )
-DEFAULT_BOOTSTRAP = 1000
 
 
 #: Test-collection design (`design`): reliability and topic-set sizes.
 DESIGN_OPTIONS: tuple[Option, ...] = (
     _opt(
-        "drop", "--drop", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0,
+        "drop", "--drop", type=click.FloatRange(0.0, 1.0, max_open=True),
         show_default=True, metavar="F",
         help="Leave out the systems whose mean is below the F quantile of the system "
         "means first (the worst fraction F; systems tied at the cut stay).",
@@ -137,20 +145,20 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
         help="Numbers of topics of the D-study [default: n, 2n and 4n, n the topics "
         "of the scores].",
     ),
-    _level("reliability", "--reliability", 0.95, "R",
+    _level("reliability", "--reliability", "R",
            "The Eρ² and Φ a collection should reach: the fewest topics that do."),
-    _level("significance", "--significance", 0.05, "A",
+    _level("significance", "--significance", "A",
            "Significance level α of a statistical test (two-sided)."),
-    _level("beta", "--beta", 0.20, "B",
+    _level("beta", "--beta", "B",
            "Type II error rate β of the topic-set-size designs (power 1 − β)."),
     _opt(
-        "min_diffs", "--min-diff", default="0.05,0.10", show_default=True,
+        "min_diffs", "--min-diff", show_default=True,
         metavar="D[,D...]", callback=parsed_by(parse_positive_floats),
         help="Smallest difference in mean score the t-test should detect (and the "
         "smallest range of means the ANOVA should), in the measure's units.",
     ),
     _opt(
-        "ci_widths", "--ci-width", default="0.05,0.10", show_default=True,
+        "ci_widths", "--ci-width", show_default=True,
         metavar="W[,W...]", callback=parsed_by(parse_positive_floats),
         help="Widest confidence interval (at level 1 − --significance) of a difference "
         "in mean score the collection should give.",
@@ -161,7 +169,7 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
     ),
     _opt(
         "variance", "--variance", type=click.Choice(["residual", "pairwise95", "within"]),
-        default="residual", show_default=True,
+        show_default=True,
         help="The variance the t-test and CI designs start from: residual (twice the "
         "ANOVA residual mean square), pairwise95 (95th percentile of the paired-"
         "difference variances) or within (the one-way within-system variance, which the "
@@ -198,7 +206,6 @@ OPTIONS: dict[str, Option] = {
             "name",
             "--name",
             type=click.Choice(["file", "tag"]),
-            default="file",
             show_default=True,
             help="Run names: the file name (without .gz) or the run tag (column 6); "
             "a run with more than one tag is an error with tag.",
@@ -280,7 +287,6 @@ OPTIONS: dict[str, Option] = {
             "-l",
             "--rel-level",
             type=int,
-            default=1,
             show_default=True,
             help="A document is relevant when its grade >= L (trec_eval -l): the topic set "
             "and the rel parameter of AP, P, R, ...",
@@ -289,7 +295,6 @@ OPTIONS: dict[str, Option] = {
             "sampled_topics",
             "--sampled-topics",
             type=click.Choice(["judged", "all"]),
-            default="judged",
             show_default=True,
             help="The topics a mean averages over: judged, those with a (judged) relevant "
             "document; all, every topic of the qrels, 0 where none is relevant, as NIST's "
@@ -307,7 +312,6 @@ OPTIONS: dict[str, Option] = {
             "err_impl",
             "--err-impl",
             type=click.Choice(["fast", "perl"]),
-            default="fast",
             show_default=True,
             help="ERR@k by bvtest's gdeval-exact code (fast) or by gdeval.pl through "
             "ir_measures (perl; one process per run).",
@@ -316,7 +320,6 @@ OPTIONS: dict[str, Option] = {
             "impl",
             "--impl",
             type=click.Choice(["fast", "ir_measures"]),
-            default="fast",
             show_default=True,
             help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
             "every measure through ir_measures' providers (ir_measures). Same values.",
@@ -326,7 +329,6 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "target",
             "--target",
-            default="max",
             show_default=True,
             callback=parsed_by(parse_target),
             help="c for Bias²: max = mean of the virtual target (best score per topic), "
@@ -343,28 +345,24 @@ OPTIONS: dict[str, Option] = {
             "normalize",
             "--normalize",
             type=click.Choice(["none", "minmax", "ratio"]),
-            default="none",
             show_default=True,
             help="minmax per topic (target becomes 1), or ratio to the target per sample.",
         ),
         _count(
             "repeats",
             "--repeats",
-            default=DEFAULT_REPEATS,
             minimum=1,
             help="Random groupings averaged with --group random:K.",
         ),
         _count(
             "seed",
             "--seed",
-            default=DEFAULT_SEED,
             minimum=0,
             help="Seed of every random draw; same seed, same output.",
         ),
         _opt(
             "alphas",
             "--alpha",
-            default=",".join(DEFAULT_ALPHAS),
             show_default=True,
             callback=parsed_by(parse_alphas),
             help="Risk-aversion values in [0, 1e6] for URisk, TRisk, ZRisk and GeoRisk.",
@@ -380,7 +378,6 @@ OPTIONS: dict[str, Option] = {
             "ddof",
             "--ddof",
             type=click.IntRange(0, 1),
-            default=0,
             show_default=True,
             help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
             "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
@@ -388,7 +385,6 @@ OPTIONS: dict[str, Option] = {
         _count(
             "random_size",
             "--random-size",
-            default=10,
             minimum=1,
             metavar="K1",
             help="Topics per group of the random:K1 row.",
@@ -396,7 +392,6 @@ OPTIONS: dict[str, Option] = {
         _count(
             "difficulty_size",
             "--difficulty-size",
-            default=5,
             minimum=1,
             metavar="K2",
             help="Topics per group of the difficulty:K2 row (hardest first).",
@@ -405,14 +400,12 @@ OPTIONS: dict[str, Option] = {
             "samples",
             "-k",
             "--samples",
-            default=100,
             minimum=2,
             help="Simulated collections per run and topic.",
         ),
         _count(
             "draws",
             "--draws",
-            default=1,
             minimum=1,
             metavar="R",
             help="Samples of the judgments drawn (the random methods; each its own collection).",
@@ -431,7 +424,6 @@ OPTIONS: dict[str, Option] = {
             "method",
             "--method",
             type=click.Choice(["depth", "mtf", "hedge", "uniform", "pps"]),
-            default="pps",
             show_default=True,
             help="How documents are chosen for judgment: depth-K pooling, move-to-front "
             "pooling, Hedge, a uniform random sample of the pool, or stratified sampling with "
@@ -440,7 +432,6 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "budgets",
             "--budget",
-            default="100,400",
             show_default=True,
             metavar="N[,N...]",
             callback=parsed_by(parse_positive_list),
@@ -449,7 +440,6 @@ OPTIONS: dict[str, Option] = {
         _count(
             "strata",
             "--strata",
-            default=20,
             minimum=1,
             metavar="S",
             help="Strata of the pps design (equal AP-prior mass; Cormack & Grossman 2019: 20).",
@@ -457,7 +447,6 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "topics_scale",
             "--topics-scale",
-            default="1,4",
             show_default=True,
             metavar="K[,K...]",
             callback=parsed_by(parse_positive_list),
@@ -467,7 +456,6 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "methods",
             "--methods",
-            default=",".join(BUDGET_METHODS),
             show_default=True,
             metavar="M[,M...]",
             callback=parsed_by(parse_methods),
@@ -537,7 +525,6 @@ OPTIONS: dict[str, Option] = {
             "bin_width",
             "--bin-width",
             type=click.FloatRange(0.0, 1.0, min_open=True),
-            default=0.01,
             show_default=True,
             metavar="W",
             help="Width of the bins of the difference in mean on the first subset, by "
@@ -547,7 +534,6 @@ OPTIONS: dict[str, Option] = {
             "test",
             "--test",
             type=click.Choice(TESTS),
-            default="randomization",
             show_default=True,
             help="The test of a difference in mean: randomization (paired sign flips; exact "
             "where they can be enumerated, else resolved against the corrected threshold), "
@@ -568,7 +554,6 @@ OPTIONS: dict[str, Option] = {
             "correction",
             "--correction",
             type=click.Choice(CORRECTIONS),
-            default="holm",
             show_default=True,
             help="Multiple-comparison correction over the pairs compared: holm, bonferroni, "
             "bh (Benjamini–Hochberg, the false discovery rate) or none. Tukey's tests hold "
@@ -588,7 +573,6 @@ OPTIONS: dict[str, Option] = {
             "bootstrap",
             "--bootstrap",
             type=click.IntRange(min=2),
-            default=DEFAULT_BOOTSTRAP,
             show_default=True,
             metavar="B",
             help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
@@ -597,7 +581,6 @@ OPTIONS: dict[str, Option] = {
             "ci_method",
             "--ci-method",
             type=click.Choice(["auto", "studentized", "bca", "percentile"]),
-            default="auto",
             show_default=True,
             help="Interval method. auto: each field's own, the one whose 95 %% intervals "
             "cover at the stated rate in bvtest's calibration study (docs/uncertainty.md): "
@@ -611,7 +594,6 @@ OPTIONS: dict[str, Option] = {
             "ci_memory",
             "--ci-memory",
             type=click.IntRange(min=1),
-            default=256,
             show_default=True,
             metavar="MIB",
             help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
@@ -624,7 +606,6 @@ OPTIONS: dict[str, Option] = {
             "-f",
             "--format",
             type=click.Choice(FORMATS),
-            default="trec",
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
             "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
@@ -635,7 +616,6 @@ OPTIONS: dict[str, Option] = {
             "digits",
             "--digits",
             type=click.IntRange(0, 17),
-            default=4,
             show_default=True,
             help="Decimals of printed values (not JSON).",
         ),
@@ -700,7 +680,6 @@ OUTPUT = ("fmt", "digits", "caption", "width", "sort")
 RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
 RANKINGS_BOOTSTRAP = dict(
     type=click.IntRange(min=1),
-    default=1000,
     show_default=True,
     metavar="B",
     help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",

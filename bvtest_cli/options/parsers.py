@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..defaults import (
+    BUDGET_METHODS,
     MAX_ALPHA,
 )
 
@@ -195,9 +196,6 @@ def parse_positive_floats(value: str | tuple[float, ...] | None) -> tuple[float,
     if len(set(numbers)) != len(numbers):
         raise _bad(f"{value!r}: a value is given twice")
     return numbers
-
-
-BUDGET_METHODS = ("xinfAP", "statAP", "depth", "hedge", "mtf")
 
 
 def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
