@@ -25,10 +25,15 @@ run: $(STAMP)
 	$(COMPILE)
 	$(BVTEST) eval --format table qrels/qrels.txt sample_runs/
 
+# The suite on 2 worker processes (pytest-xdist; CI's machines have 2 cores),
+# each test file whole in one worker: its module fixtures are built once, and
+# the files tests/test_api.py writes into tests/ are that worker's alone.
+PARALLEL := -n 2 --dist loadfile
+
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(VENV)/bin/mypy bvtest_cli
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PARALLEL)
 
 # Chromium for the browser test of -f html: Debian's package (Playwright's own
 # browser download is not reachable from here). Best effort: where it cannot be
@@ -82,7 +87,7 @@ $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 test-oldest: $(OLDEST_STAMP) browser
 	$(OLDEST_VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(OLDEST_VENV)/bin/mypy bvtest_cli
-	$(OLDEST_PY) -m pytest -q
+	$(OLDEST_PY) -m pytest -q $(PARALLEL)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench

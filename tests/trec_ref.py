@@ -8,12 +8,14 @@
   gain = grade (grades > 0 only), discount log2(rank + 1) and the ideal
   ranking built from the qrels' grades.
 * The trec_eval C binary, built once from ../shared/tools/trec_eval-src.tar.gz
-  into .bench-cache/trec_eval (git-ignored); None when the tarball, ``make``
+  into .bench-cache/trec_eval (git-ignored) under a file lock beside it, so
+  that parallel test workers build it once; None when the tarball, ``make``
   or a C compiler is absent, so that tests skip cleanly.
 """
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
 import shutil
@@ -91,27 +93,39 @@ def trec_eval_binary() -> Path | None:
 def _build() -> Path | None:
     tarball = SHARED / "tools" / "trec_eval-src.tar.gz"
     target = REPO / ".bench-cache" / "trec_eval" / "trec_eval"
-    if target.is_file() and os.access(target, os.X_OK):
+    if _usable(target):
         return target
     if not tarball.is_file() or shutil.which("make") is None:
         return None
     if not any(shutil.which(cc) for cc in ("cc", "gcc", "clang")):
         return None
     target.parent.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent.parent) as tmp:
-        with tarfile.open(tarball) as tar:
-            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-            tar.extractall(tmp, **safe)
-        proc = subprocess.run(
-            ["make", "-C", str(Path(tmp) / "trec_eval")], capture_output=True, timeout=300
-        )
-        built = Path(tmp) / "trec_eval" / "trec_eval"
-        if proc.returncode != 0 or not built.is_file():
-            return None
-        if not target.is_file():  # another process may have built it meanwhile
+    # One builder at a time: pytest-xdist's workers (and `make bench`) may all
+    # want the binary at once; the others wait here and then find it built.
+    with open(target.parent.parent / "trec_eval.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _usable(target):
+            return target
+        with tempfile.TemporaryDirectory(dir=target.parent.parent) as tmp:
+            with tarfile.open(tarball) as tar:
+                safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                tar.extractall(tmp, **safe)
+            proc = subprocess.run(
+                ["make", "-C", str(Path(tmp) / "trec_eval")], capture_output=True, timeout=300
+            )
+            built = Path(tmp) / "trec_eval" / "trec_eval"
+            if proc.returncode != 0 or not built.is_file():
+                return None
+            # A directory without its binary (emptied by hand, say) would
+            # make the rename fail.
             shutil.rmtree(target.parent, ignore_errors=True)
             os.replace(Path(tmp) / "trec_eval", target.parent)
     return target
+
+
+def _usable(binary: Path) -> bool:
+    """Present and executable: the built directory appears whole (one rename)."""
+    return binary.is_file() and os.access(binary, os.X_OK)
 
 
 def trec_eval_per_topic(
