@@ -222,7 +222,8 @@ def bootstrap_means(
     topics (default n′ = n) drawn from ``scores`` (m, n) or (s, m, n); with
     s > 1 each drawn topic takes one of the s samples at random (Cormack &
     Grossman 2019 §3). Computed as counts (B, s·n) × scores (s·n, m) / n′, in
-    steps of rows that bound the counts matrix to ~64 MB."""
+    steps of rows that bound the counts matrix to ~64 MB; with s > 1, as the
+    sum of the drawn cells' scores, draw by draw."""
     scores = as_samples(scores)
     s, m, n = scores.shape
     n_prime = n if n_prime is None else n_prime
@@ -230,6 +231,18 @@ def bootstrap_means(
     # Column r·n + j of row i: scores[r, i, j]. The product is an einsum without
     # ``optimize`` (numpy's own fixed summation order, never BLAS), so the means,
     # and Δ and b² after them, do not depend on the BLAS kernel the CPU selects.
+    if s > 1:
+        # Many samples: a counts matrix (B, s·n) would be mostly zeros (n′ of
+        # s·n cells drawn per row), so the drawn cells' rows of the (s·n, m)
+        # table are added instead, one draw at a time for every sample (a
+        # fixed order, never BLAS).
+        rows = np.ascontiguousarray(scores.transpose(0, 2, 1).reshape(s * n, m))
+        cells = picks * n + topics
+        means = np.zeros((samples, m))
+        for t in range(n_prime):
+            means += rows[cells[:, t]]
+        means /= n_prime
+        return means
     table = np.ascontiguousarray(scores.transpose(1, 0, 2).reshape(m, s * n))
     step = max(1, _COUNTS_BYTES // (8 * s * n))
     means = np.empty((samples, m))

@@ -356,9 +356,15 @@ def statap_core(
         # π_d / π_dd′ for d, d′ of one stratum h: (N_h − 1)/(n_h − 1); the
         # 1/π_h that the sum over strata counts for them is taken off.
         same = np.where(n_judged > 1, (n_listed - 1) / (n_judged - 1), 0.0) - inverse
+    # each stratum's 1/π of every ranking, gathered a chunk of hits at a time
+    # (in cache), added in stratum order
+    by_stratum = np.ascontiguousarray(inverse.T)
     inner = np.ones(seg.size)
-    for g in range(strata):
-        inner += above[g] * inverse[seg, g]
+    for lo in range(0, seg.size, _COUNT_CHUNK):
+        hi = min(seg.size, lo + _COUNT_CHUNK)
+        part, where = inner[lo:hi], seg[lo:hi]
+        for g in range(strata):
+            part += above[g, lo:hi] * by_stratum[g][where]
     inner += above[h, np.arange(seg.size)] * same[seg, h]
     pi = 1.0 / inverse[seg, h]
     terms = inner / (pi * k)
@@ -533,18 +539,36 @@ class SampledRankings:
         # Rows that can ever be a judged relevant document: relevant in full.
         relevant = full_grade >= rel
         self.candidates = np.flatnonzero(in_u & relevant[self._q]).astype(index)
+        # what every sample asks of the candidates: their universe rows and rankings
+        self._candidate_q = self._q[self.candidates]
+        self._candidate_seg = self.seg_of(self.candidates)
+        self._every_row_in_u = bool(in_u.all())
+        # counts of documents above a row fit 16 bits when every ranking does:
+        # half the memory, and the (strata, hits) arrays of a sample stay
+        # below the size from which the allocator maps (and the kernel
+        # zeroes) fresh pages for every sample
+        longest = int(np.diff(starts).max(initial=0))
+        self._count_dtype = np.int16 if longest < 2**15 else np.int32
         self._listed: dict[object, np.ndarray] = {}
 
     def seg_of(self, rows: np.ndarray) -> np.ndarray:
         """The ranking (segment) of each row."""
         return np.searchsorted(self.starts, rows, side="right") - 1
 
-    def _counts_above(self, flagged: np.ndarray, codes: np.ndarray, hits: np.ndarray, g: int):
+    def _counts_above(
+        self,
+        flagged: np.ndarray,
+        codes: np.ndarray,
+        hits: np.ndarray,
+        g: int,
+        seg: np.ndarray | None = None,
+    ):
         """(g, hits) counts of ``flagged`` rows (ascending) of each stratum
-        above each hit (ascending), within its ranking."""
+        above each hit (ascending), within its ranking (``seg``, if known)."""
         at_start = np.searchsorted(flagged, self.starts[:-1])
-        at_hit = np.searchsorted(flagged, hits)
-        return self._counts_within(flagged, codes, at_start[self.seg_of(hits)], at_hit, g)
+        at_hit = np.arange(hits.size) if flagged is hits else np.searchsorted(flagged, hits)
+        seg = self.seg_of(hits) if seg is None else seg
+        return self._counts_within(flagged, codes, at_start[seg], at_hit, g)
 
     def _counts_between(
         self, flagged: np.ndarray, codes: np.ndarray, lo: np.ndarray, hi: np.ndarray, g: int
@@ -563,7 +587,7 @@ class SampledRankings:
         chunks of rankings of ~128 K flagged rows, so that the counts stay in
         the processor's cache while the strata are visited."""
         n = flagged.size
-        out = np.empty((g, at_lo.size), dtype=np.int32)
+        out = np.empty((g, at_lo.size), dtype=self._count_dtype)
         small = codes.astype(np.int16) if g < 2**15 else codes
         # chunks end at rankings' first rows, so no ranking spans two
         firsts = np.searchsorted(flagged, self.starts)
@@ -610,20 +634,20 @@ class SampledRankings:
         per_topic = (count(listed), count(judged_u), count(relevant_u))
         totals = tuple(t[self.seg_topic] for t in per_topic)
         q, in_u = self._q, self._in_u
-        cand = self.candidates
-        hit_mask = relevant_u[q[cand]]
-        hits = cand[hit_mask]
-        h = code[q[hits]]
-        seg = self.seg_of(hits)
+        hit_mask = relevant_u[self._candidate_q]
+        hits = self.candidates[hit_mask]
+        h = code[self._candidate_q[hit_mask]]
+        seg = self._candidate_seg[hit_mask]
         k = self.rank[hits] + 1.0
-        relevant_rows = hits  # judged relevant rows are exactly the hits
-        above_rel = self._counts_above(relevant_rows, h, hits, strata)
+        # the judged relevant rows are exactly the hits
+        above_rel = self._counts_above(hits, h, hits, strata, seg)
         out: dict[str, np.ndarray] = {}
         if "statAP" in kinds:
             out["statAP"] = statap_core(seg, k, h, above_rel, totals)
         if "xinfAP" in kinds:
-            judged_rows = np.flatnonzero(in_u & judged_u[q])
-            above_judged = self._counts_above(judged_rows, code[q[judged_rows]], hits, strata)
+            judged_q = judged_u[q]
+            judged_rows = np.flatnonzero(judged_q if self._every_row_in_u else in_u & judged_q)
+            above_judged = self._counts_above(judged_rows, code[q[judged_rows]], hits, strata, seg)
             above_listed = self._listed_above(listed, code, strata, design, hit_mask, hits)
             head = self.rank[hits] < XINF_DEPTH
             if head.all():
@@ -771,10 +795,9 @@ class SampledRankings:
         ``design`` (whose listed documents and strata are these): what every
         sample of a pps design shares."""
         rows = np.flatnonzero(self._in_u & listed[self._q])
-        counts = self._counts_above(rows, code[self._q[rows]], self.candidates, strata)
-        # a ranking's counts fit 16 bits when its length does: half the memory
-        longest = int(np.diff(self.starts).max(initial=0))
-        self._listed[design] = counts.astype(np.uint16) if longest < 2**16 else counts
+        self._listed[design] = self._counts_above(
+            rows, code[self._q[rows]], self.candidates, strata
+        )
 
     def _listed_above(self, listed, code, strata, design, hit_mask, hits) -> np.ndarray:
         """Listed documents above each hit: for a ``design`` seen before, from

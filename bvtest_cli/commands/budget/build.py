@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...analyses.pooling import engineered_name
-from ...analyses.rankings import ranking_accuracy, stream
+from ...analyses.rankings import RankingAccuracy, ranking_accuracy, stream
 from ...analyses.sampling import (
     PpsDesign,
     depth_for_budget,
@@ -207,10 +207,12 @@ class _Experiment:
         if kinds:
             for budget in self.s.budgets:
                 self.design(budget, kinds)
-        tasks: list[tuple[int, str, int]] = []
-        for budget in self.s.budgets:
+        # The pools first, the largest budget first (Hedge at 400 judgments
+        # a topic is the longest task), then the samples: the workers end
+        # together. The results are put back in order below.
+        tasks = [(b, m, 0) for b in sorted(self.s.budgets, reverse=True) for m in pooled]
+        for budget in sorted(self.s.budgets, reverse=True):
             tasks += [(budget, "pps", rep) for rep in range(self.s.draws if kinds else 0)]
-            tasks += [(budget, method, 0) for method in pooled]
 
         def make_work():
             def work(task: tuple[int, str, int]):
@@ -224,11 +226,10 @@ class _Experiment:
 
             return work
 
-        results = iter(
-            parallel_map(tasks, make_work, jobs=self.s.jobs or default_jobs(), tick=tick)
-        )
+        done = parallel_map(tasks, make_work, jobs=self.s.jobs or default_jobs(), tick=tick)
+        result = dict(zip(tasks, done, strict=True))
         out = []
-        for _ in self.s.budgets:
+        for budget in self.s.budgets:
             collections: dict[str, np.ndarray] = {}
             used: dict[str, float] = {}
             fits: dict[str, bool] = {}
@@ -236,19 +237,47 @@ class _Experiment:
                 cube = np.empty((len(kinds), self.s.draws, len(self.track.names), len(self.topics)))
                 judged = 0
                 for rep in range(self.s.draws):
-                    values, count = next(results)
+                    values, count = result[budget, "pps", rep]
                     cube[:, rep] = values.reshape(len(kinds), *cube.shape[2:])
                     judged += count
                 for k, x in enumerate(kinds):
                     collections[x], used[x] = cube[k], judged / self.s.draws
             for method in pooled:
-                name, values, judged, fit = next(results)
+                name, values, judged, fit = result[budget, method, 0]
                 collections[name], used[name] = self.scores(values), float(judged)
                 fits[method] = fit
                 if method == "depth":
                     fits[name] = fit
             out.append((collections, used, fits))
         return out
+
+
+def _accuracies(
+    reference: np.ndarray, collections: list[dict[str, np.ndarray]], s: Settings
+) -> list[list[RankingAccuracy]]:
+    """Per budget and topic scale, the ranking accuracy of the budget's
+    collections (Cormack & Grossman 2019 §2–3): the cells are independent
+    tasks of :func:`~bvtest_cli.measures.parallel.parallel_map` (forked
+    workers inherit the collections), each on its own random streams, so
+    the results do not depend on ``--jobs``."""
+    tasks = [(b, scale) for b in range(len(collections)) for scale in s.topics_scale]
+    n = reference.shape[-1]
+
+    def make_work():
+        def work(task: tuple[int, int]):
+            b, scale = task
+            try:
+                return ranking_accuracy(
+                    reference, collections[b], reference_name="reference", samples=s.bootstrap,
+                    n_prime=scale * n, seed=s.seed, table=False,
+                )  # fmt: skip
+            except ValueError as exc:  # sent back and raised in the parent
+                return InputError(str(exc))
+
+        return work
+
+    done = iter(parallel_map(tasks, make_work, jobs=s.jobs or default_jobs()))
+    return [[next(done) for _ in s.topics_scale] for _ in collections]
 
 
 def budget_report(s: Settings) -> Report:
@@ -283,7 +312,10 @@ def budget_report(s: Settings) -> Report:
     over: dict[int, tuple[str, float]] = {}  # budget → the depth pool beyond it, its cost
     negative: list[str] = []
     per_budget = ex.collections(pps, pooled_methods, tick)
-    for budget, (collections, used, fits) in zip(s.budgets, per_budget, strict=True):
+    accuracies = _accuracies(reference, [c for c, _, _ in per_budget], s)
+    for budget, (collections, used, fits), results in zip(
+        s.budgets, per_budget, accuracies, strict=True
+    ):
         for name in collections:
             if name.startswith("depth-"):
                 if fits[name]:
@@ -298,14 +330,7 @@ def budget_report(s: Settings) -> Report:
                 f"judgments per topic ({shown}); a row compares them at their own cost "
                 "(the assessments column), not at one budget"
             )
-        for scale in s.topics_scale:
-            try:
-                res = ranking_accuracy(
-                    reference, collections, reference_name="reference", samples=s.bootstrap,
-                    n_prime=scale * n, seed=s.seed, table=False,
-                )  # fmt: skip
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
+        for scale, res in zip(s.topics_scale, results, strict=True):
             for c in res.collections:
                 a = c.accuracy
                 cells.append(
