@@ -112,6 +112,11 @@ def _arrays(runs: Sequence[Ranking]) -> bool:
     return bool(runs) and all(isinstance(run, np.ndarray) for run in runs)
 
 
+def _as_list(docs: Sequence[Any]) -> list[Any]:
+    """Documents as a list of Python values (an array's as ints)."""
+    return docs.tolist() if isinstance(docs, np.ndarray) else list(docs)
+
+
 def pool_of(rankings_for_topic: Sequence[Ranking]) -> list[Any]:
     """Every document some run retrieved for the topic, sorted."""
     if _arrays(rankings_for_topic):
@@ -123,7 +128,7 @@ def pool_of(rankings_for_topic: Sequence[Ranking]) -> list[Any]:
 class _Entries:
     """A topic's rankings as flat arrays, one entry per (run, rank), run-major."""
 
-    docs: list[str]  # the pool, sorted
+    docs: Sequence[Any]  # the pool, sorted (an array when the documents are numbers)
     doc: np.ndarray  # (E,) index into docs
     run: np.ndarray  # (E,) run number
     rank: np.ndarray  # (E,) 1-based rank
@@ -135,9 +140,9 @@ def _entries(rankings_for_topic: Sequence[Ranking]) -> _Entries:
     runs = rankings_for_topic
     lengths = np.fromiter((len(r) for r in runs), dtype=np.intp, count=len(runs))
     total = int(lengths.sum())
-    if _arrays(runs):  # numbered documents: sorted and numbered by numpy
-        pool, inverse = np.unique(np.concatenate(runs), return_inverse=True)
-        docs = pool.tolist()
+    docs: Any
+    if _arrays(runs):  # numbered documents: sorted and numbered by numpy, kept as an array
+        docs, inverse = np.unique(np.concatenate(runs), return_inverse=True)
         doc = inverse.reshape(-1).astype(np.intp, copy=False)
     else:
         docs = pool_of(runs)
@@ -167,9 +172,9 @@ def ap_prior(rankings_for_topic: Sequence[Ranking]) -> dict[str, float]:
     the sum of its worth over the runs that retrieved it. Keys in docno order.
     """
     e = _entries(rankings_for_topic)
-    if not e.docs:
+    if not len(e.docs):
         return {}
-    return dict(zip(e.docs, _prior_array(e).tolist(), strict=True))
+    return dict(zip(_as_list(e.docs), _prior_array(e).tolist(), strict=True))
 
 
 # ---------------------------------------------------------------------------
@@ -369,12 +374,13 @@ def hedge_sample(
     for topic in sampled_topics(rankings, qrels):
         judged = qrels[topic]
         e = _entries(rankings[topic])
+        docs = _as_list(e.docs)
         relevant = np.fromiter(
-            (judged.get(d, 0) >= rel_level for d in e.docs), dtype=bool, count=len(e.docs)
+            (judged.get(d, 0) >= rel_level for d in docs), dtype=bool, count=len(docs)
         )
         key = _topic_rng(seed, "hedge", repeat, topic).permutation(len(e.docs))
         order = _hedge_order(e, relevant, min(budget, len(e.docs)), key, beta)
-        out[topic] = {e.docs[i]: (1, _grade(judged, e.docs[i])) for i in sorted(order)}
+        out[topic] = {docs[i]: (1, _grade(judged, docs[i])) for i in sorted(order)}
     return Sample("hedge", out)
 
 
@@ -462,7 +468,7 @@ def strata_for_budget(strata: int, budget: int) -> int:
 class PpsTopic:
     """One topic's strata: its pool and each pooled document's stratum."""
 
-    docs: list[Any]  # the pool, sorted
+    docs: Sequence[Any]  # the pool, sorted (an array when the documents are numbers)
     stratum: np.ndarray  # (pool,) each document's stratum, 1..strata
     numbers: list[int]  # the non-empty strata, ascending
     members: list[np.ndarray]  # per non-empty stratum: indices into docs
@@ -470,7 +476,7 @@ class PpsTopic:
     @property
     def listed(self) -> dict[Any, tuple[int, int]]:
         """docno → (stratum, −1) of every pooled document, in docno order."""
-        return dict(zip(self.docs, ((h, -1) for h in self.stratum.tolist()), strict=True))
+        return dict(zip(_as_list(self.docs), ((h, -1) for h in self.stratum.tolist()), strict=True))
 
 
 @dataclass(frozen=True)
@@ -555,8 +561,8 @@ def pps_sample(
         judged = qrels[topic]
         listed = t.listed
         for h, chosen in drawn:
-            for i in chosen.tolist():
-                listed[t.docs[i]] = (h, _grade(judged, t.docs[i]))
+            for d in _as_list(np.asarray(t.docs)[chosen]):
+                listed[d] = (h, _grade(judged, d))
         out[topic] = listed
     return Sample("pps", out)
 

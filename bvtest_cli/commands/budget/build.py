@@ -116,7 +116,7 @@ class _Strata:
     strata: int
     design: PpsDesign
     listed: np.ndarray  # (universe,) bool
-    code: np.ndarray  # (universe,) int64
+    code: np.ndarray  # (universe,) int16
     pool_rows: dict[str, np.ndarray]  # per topic, the universe row of each pooled document
 
 
@@ -152,7 +152,7 @@ class _Experiment:
             code_of = stratum_order(strata)
             size = int(self.track.offsets[-1])
             listed = np.zeros(size, bool)
-            code = np.zeros(size, np.int64)
+            code = np.zeros(size, np.int16 if strata < 2**15 else np.int64)
             pool_rows = {}
             for i, t in enumerate(self.track.topics):
                 topic = design.topics.get(t)
