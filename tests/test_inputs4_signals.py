@@ -20,6 +20,9 @@ def test_a_signal_while_writing_samples_leaves_no_temporary_directory(tmp_path, 
         [bvtest_executable(), "sample", "--draws", "5000", "--budget", "50", "--out", str(out),
          str(SAMPLE_QRELS), str(SAMPLE_RUNS)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        # as from a terminal: a suite started in the background (a shell
+        # without job control) ignores SIGINT, and so would the command
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while not list(tmp_path.iterdir()):  # the temporary directory: writing has begun
