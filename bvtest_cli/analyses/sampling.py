@@ -112,7 +112,7 @@ def _arrays(runs: Sequence[Ranking]) -> bool:
     return bool(runs) and all(isinstance(run, np.ndarray) for run in runs)
 
 
-def _as_list(docs: Sequence[Any]) -> list[Any]:
+def _as_list(docs: Any) -> list[Any]:
     """Documents as a list of Python values (an array's as ints)."""
     return docs.tolist() if isinstance(docs, np.ndarray) else list(docs)
 
