@@ -108,7 +108,7 @@ def sampled_topics(rankings: Rankings, qrels: Grades) -> list[str]:
     return sort_topics(t for t in qrels if t in rankings and _retrieved(rankings[t]))
 
 
-def _arrays(runs: Sequence[Ranking]) -> bool:
+def _numbered(runs: Sequence[Ranking]) -> bool:
     return bool(runs) and all(isinstance(run, np.ndarray) for run in runs)
 
 
@@ -119,7 +119,7 @@ def _as_list(docs: Any) -> list[Any]:
 
 def pool_of(rankings_for_topic: Sequence[Ranking]) -> list[Any]:
     """Every document some run retrieved for the topic, sorted."""
-    if _arrays(rankings_for_topic):
+    if _numbered(rankings_for_topic):
         return np.unique(np.concatenate(rankings_for_topic)).tolist()
     return sorted(set().union(*rankings_for_topic))
 
@@ -141,7 +141,7 @@ def _entries(rankings_for_topic: Sequence[Ranking]) -> _Entries:
     lengths = np.fromiter((len(r) for r in runs), dtype=np.intp, count=len(runs))
     total = int(lengths.sum())
     docs: Any
-    if _arrays(runs):  # numbered documents: sorted and numbered by numpy, kept as an array
+    if _numbered(runs):  # numbered documents: sorted and numbered by numpy, kept as an array
         docs, inverse = np.unique(np.concatenate(runs), return_inverse=True)
         doc = inverse.reshape(-1).astype(np.intp, copy=False)
     else:
@@ -561,7 +561,9 @@ def pps_sample(
         judged = qrels[topic]
         listed = t.listed
         for h, chosen in drawn:
-            for d in _as_list(np.asarray(t.docs)[chosen]):
+            docs = t.docs
+            picked = docs[chosen] if isinstance(docs, np.ndarray) else [docs[i] for i in chosen]
+            for d in _as_list(picked):
                 listed[d] = (h, _grade(judged, d))
         out[topic] = listed
     return Sample("pps", out)

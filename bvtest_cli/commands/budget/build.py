@@ -72,10 +72,6 @@ def engineered(track: Track, seed: int) -> Track:
     )  # fmt: skip
 
 
-# --------------------------------------------------------------------------------------
-# bvtest sample
-
-
 def stratum_order(strata: int) -> np.ndarray:
     """Code of stratum h (1-based) in string order of the labels, as
     sample_eval.pl visits them (and as a written file reads back)."""
@@ -90,22 +86,17 @@ def stratum_order(strata: int) -> np.ndarray:
 # The experiment
 
 
-def _arrays(track: Track, topics: dict, strata_code: np.ndarray):
-    """A sample as (listed, stratum code, grade) over the universe."""
-    size = int(track.offsets[-1])
-    listed = np.zeros(size, bool)
-    code = np.zeros(size, np.int64)
-    grade = np.full(size, -1, np.int64)
+def _judged(track: Track, topics: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A pool's plain qrels over the universe: (judged, grade; −1 elsewhere)."""
+    grade = np.full(int(track.offsets[-1]), -1, np.int64)
     for i, t in enumerate(track.topics):
         docs = topics.get(t)
         if not docs:
             continue
         ids = np.fromiter(docs.keys(), np.int64, len(docs)) + track.offsets[i]
         values = np.array(list(docs.values()), dtype=np.int64).reshape(-1, 2)
-        listed[ids] = True
-        code[ids] = strata_code[values[:, 0]]
         grade[ids] = values[:, 1]
-    return listed, code, grade
+    return grade >= 0, grade
 
 
 @dataclass
@@ -117,7 +108,7 @@ class _Strata:
     design: PpsDesign
     listed: np.ndarray  # (universe,) bool
     code: np.ndarray  # (universe,) int16
-    pool_rows: dict[str, np.ndarray]  # per topic, the universe row of each pooled document
+    pool_rows: dict[str, np.ndarray]  # per sampled topic, the universe row of each pooled document
 
 
 @dataclass
@@ -154,9 +145,10 @@ class _Experiment:
             listed = np.zeros(size, bool)
             code = np.zeros(size, np.int16 if strata < 2**15 else np.int64)
             pool_rows = {}
+            sampled = set(sampled_topics(self.rankings, self.grades))
             for i, t in enumerate(self.track.topics):
                 topic = design.topics.get(t)
-                if topic is not None:
+                if topic is not None and t in sampled:
                     rows = np.asarray(topic.docs, dtype=np.int64) + self.track.offsets[i]
                     listed[rows] = True
                     code[rows] = code_of[topic.stratum]
@@ -172,8 +164,7 @@ class _Experiment:
         d = self.designs[self.strata(budget)]
         grade = np.full(d.listed.size, -1, np.int64)
         judged = 0
-        topics = sampled_topics(self.rankings, self.grades)
-        draws = pps_draws(d.design, topics, budget, seed=self.s.seed, repeat=repeat)
+        draws = pps_draws(d.design, d.pool_rows, budget, seed=self.s.seed, repeat=repeat)
         for topic, _, drawn in draws:
             for _, chosen in drawn:
                 rows = d.pool_rows[topic][chosen]
@@ -189,20 +180,20 @@ class _Experiment:
         depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
         drawn = sample(method, self.rankings, self.grades, budget=budget, depth=depth,
                        seed=self.s.seed, rel_level=self.s.rel_level)  # fmt: skip
-        listed, code, grade = _arrays(self.track, drawn.topics, np.zeros(2, np.int64))
-        listed &= grade >= 0  # plain qrels of the judged documents
+        listed, grade = _judged(self.track, drawn.topics)
         # one stratum, every listed document judged: statAP is AP
-        got = self.evaluator.evaluate(("statAP",), listed, np.zeros_like(code), grade, 1)
+        got = self.evaluator.evaluate(("statAP",), listed, np.zeros(grade.size, np.int16), grade, 1)
         name = f"depth-{depth}" if method == "depth" else method
         fits = drawn.judged() <= budget * max(1, len(drawn.topics))
         return name, got["statAP"], drawn.judged(), fits
 
     def collections(
         self, kinds: tuple[str, ...], pooled: list[str], tick
-    ) -> list[tuple[dict[str, np.ndarray], dict[str, float], dict[str, bool]]]:
+    ) -> list[tuple[dict[str, np.ndarray], dict[str, float], tuple[str, bool] | None]]:
         """Per budget: each method's collections ((R, runs, topics) for the
         pps estimators, (runs, topics) for the pools), their mean judgments
-        and whether each pool fits the budget. Every sample is a task of
+        and the depth pool's name and whether it fits the budget (if asked).
+        Every sample is a task of
         :func:`~bvtest_cli.measures.parallel.parallel_map`."""
         if kinds:
             for budget in self.s.budgets:
@@ -232,7 +223,7 @@ class _Experiment:
         for budget in self.s.budgets:
             collections: dict[str, np.ndarray] = {}
             used: dict[str, float] = {}
-            fits: dict[str, bool] = {}
+            depth: tuple[str, bool] | None = None
             if kinds:
                 cube = np.empty((len(kinds), self.s.draws, len(self.track.names), len(self.topics)))
                 judged = 0
@@ -245,10 +236,9 @@ class _Experiment:
             for method in pooled:
                 name, values, judged, fit = result[budget, method, 0]
                 collections[name], used[name] = self.scores(values), float(judged)
-                fits[method] = fit
                 if method == "depth":
-                    fits[name] = fit
-            out.append((collections, used, fits))
+                    depth = (name, fit)
+            out.append((collections, used, depth))
         return out
 
 
@@ -313,15 +303,15 @@ def budget_report(s: Settings) -> Report:
     negative: list[str] = []
     per_budget = ex.collections(pps, pooled_methods, tick)
     accuracies = _accuracies(reference, [c for c, _, _ in per_budget], s)
-    for budget, (collections, used, fits), results in zip(
+    for budget, (collections, used, depth), results in zip(
         s.budgets, per_budget, accuracies, strict=True
     ):
-        for name in collections:
-            if name.startswith("depth-"):
-                if fits[name]:
-                    depths[budget] = name
-                else:
-                    over[budget] = (name, used[name] / n)
+        if depth is not None:
+            name, fits = depth
+            if fits:
+                depths[budget] = name
+            else:
+                over[budget] = (name, used[name] / n)
         costs = {name: used[name] / n for name in collections}
         if max(costs.values()) - min(costs.values()) > 0.01 * budget:
             shown = ", ".join(f"{name} {cost:.3g}" for name, cost in costs.items())
