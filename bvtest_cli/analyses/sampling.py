@@ -561,7 +561,7 @@ def pps_sample(
         judged = qrels[topic]
         listed = t.listed
         for h, chosen in drawn:
-            docs = t.docs
+            docs: Any = t.docs
             picked = docs[chosen] if isinstance(docs, np.ndarray) else [docs[i] for i in chosen]
             for d in _as_list(picked):
                 listed[d] = (h, _grade(judged, d))
