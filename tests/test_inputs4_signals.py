@@ -12,6 +12,16 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, bvtest_executable
 
 
+def _as_from_a_terminal() -> None:
+    """The child's signals as a terminal's command has them, whatever the
+    suite inherited: a shell without job control starts a background suite
+    with SIGINT ignored, and a CI supervisor may start it with SIGTERM
+    blocked (a mask survives fork and exec: the signal would wait, pending,
+    until the command had finished)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_while_writing_samples_leaves_no_temporary_directory(tmp_path, sig):
     out = tmp_path / "s"
@@ -20,9 +30,7 @@ def test_a_signal_while_writing_samples_leaves_no_temporary_directory(tmp_path, 
         [bvtest_executable(), "sample", "--draws", "5000", "--budget", "50", "--out", str(out),
          str(SAMPLE_QRELS), str(SAMPLE_RUNS)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        # as from a terminal: a suite started in the background (a shell
-        # without job control) ignores SIGINT, and so would the command
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=_as_from_a_terminal,
     )  # fmt: skip
     deadline = time.monotonic() + 120
     while not list(tmp_path.iterdir()):  # the temporary directory: writing has begun
