@@ -20,9 +20,10 @@ import pytest
 from conftest import assert_one_line_error
 from scipy.stats import kendalltau
 
-from bvtest_cli.commands.budget.build import stratum_order
+from bvtest_cli.commands.budget.build import Experiment, stratum_order
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels
+from bvtest_cli.measures.topics import topic_set
 from bvtest_cli.measures.track import read_track
 from bvtest_cli.settings import Settings
 
@@ -157,6 +158,50 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
                     assert values[i, j] == expected, (kind, system, topic)
                     checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("repeat", [0, 2])
+def test_budget_draws_the_samples_sample_writes(bvtest, tmp_path, repeat):
+    """budget's own path (the designs over the universe, pps_draws, the
+    in-memory evaluator) scores the sample that `sample --draws` writes
+    for the same seed and repeat, to the bit; its pools (hedge, mtf,
+    depth) score as their written files do."""
+    out = tmp_path / "s"
+    proc = bvtest("sample", "--budget", 12, "--seed", 5, "--draws", 3, "--out", out, QRELS, RUNS)
+    assert proc.returncode == 0
+    expected = {"pps": scores_of(bvtest, out / f"pps.{repeat + 1:03d}.qrels", "xinfAP,statAP")}
+    for method in ("hedge", "mtf"):
+        written = tmp_path / method
+        proc = bvtest("sample", "--method", method, "--budget", 12, "--seed", 5, "--out",
+                      written, QRELS, RUNS)  # fmt: skip
+        assert proc.returncode == 0
+        expected[method] = scores_of(bvtest, written / f"{method}.001.qrels", "AP")
+
+    qrels_file = read_qrels(str(QRELS))
+    sources = expand_sources([str(RUNS)])
+    s = Settings(jobs=1, quiet=True, seed=5)
+    topics = topic_set(qrels_file, s.rel_level, lambda note: None)  # as budget's
+    track = read_track(qrels_file, sources, topics, s)
+    rankings, grades = track.for_sampling()
+    ex = Experiment(s, track, rankings, grades, topics, track.evaluator(1))
+    kinds = ("xinfAP", "statAP")
+    ex.design(12, kinds)
+    values, judged = ex.pps(12, repeat, kinds)
+    lines = [line.split() for line in (out / f"pps.{repeat + 1:03d}.qrels").open()]
+    assert judged == sum(1 for f in lines if f[-1] != "-1" and f[0] in topics)
+    got = {("pps", kind): ex.scores(values[k]) for k, kind in enumerate(kinds)}
+    for method in ("hedge", "mtf"):
+        _, ap, judged, _ = ex.pooled(method, 12)
+        got[method, "AP"] = ex.scores(ap)
+    checked = 0
+    for (method, kind), matrix in got.items():
+        for i, system in enumerate(track.names):
+            for j, topic in enumerate(topics):
+                value = expected[method].get((system, topic, kind))
+                if value is not None:
+                    assert matrix[i, j] == value, (method, kind, system, topic)
+                    checked += 1
+    assert checked > 1000
 
 
 def test_rankings_reads_a_directory_of_samples(bvtest, tmp_path):

@@ -100,7 +100,7 @@ def _judged(track: Track, topics: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass
-class _Strata:
+class PpsStrata:
     """One pps design over the universe: every pooled document listed, with
     the code of its stratum (string order: :func:`stratum_order`)."""
 
@@ -112,7 +112,7 @@ class _Strata:
 
 
 @dataclass
-class _Experiment:
+class Experiment:
     """What every cell of ``budget`` shares: the runs, the samplers' inputs,
     the in-memory evaluator and the pps designs."""
 
@@ -122,7 +122,7 @@ class _Experiment:
     grades: dict
     topics: list[str]
     evaluator: SampledRankings
-    designs: dict[int, _Strata] = field(default_factory=dict)  # by number of strata
+    designs: dict[int, PpsStrata] = field(default_factory=dict)  # by number of strata
 
     def strata(self, budget: int) -> int:
         """The strata a budget can sample: at most the budget (every stratum
@@ -133,7 +133,7 @@ class _Experiment:
     def scores(self, values: np.ndarray) -> np.ndarray:
         return values.reshape(len(self.track.names), len(self.topics))
 
-    def design(self, budget: int, kinds: tuple[str, ...]) -> _Strata:
+    def design(self, budget: int, kinds: tuple[str, ...]) -> PpsStrata:
         """The pps strata of a budget, built once (before the workers fork,
         so that they share them), with the evaluator's counts of listed
         documents of each stratum for xinfAP."""
@@ -155,7 +155,7 @@ class _Experiment:
                     pool_rows[t] = rows
             if "xinfAP" in kinds:
                 self.evaluator.prepare(listed, code, strata, ("pps", strata))
-            self.designs[strata] = _Strata(strata, design, listed, code, pool_rows)
+            self.designs[strata] = PpsStrata(strata, design, listed, code, pool_rows)
         return self.designs[strata]
 
     def pps(self, budget: int, repeat: int, kinds: tuple[str, ...]) -> tuple[np.ndarray, int]:
@@ -284,7 +284,7 @@ def budget_report(s: Settings) -> Report:
     rankings, grades = submitted.for_sampling()
     track = engineered(submitted, s.seed) if s.engineered else submitted
     pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))
-    ex = _Experiment(s, track, rankings, grades, topics, track.evaluator(s.rel_level))
+    ex = Experiment(s, track, rankings, grades, topics, track.evaluator(s.rel_level))
     m, n = len(track.names), len(topics)
     # the reference: every judged document, one stratum (statAP is AP)
     whole = ex.evaluator.evaluate(
