@@ -24,6 +24,7 @@ from bvtest_cli.analyses.rankings import (
     bootstrap_means,
     delta,
     draw_samples,
+    kendall_tau_b,
     pair_signs,
     ranking_accuracy,
     sample_counts,
@@ -200,6 +201,23 @@ def test_delta_equals_brute_force_with_undefined_rankings():
     blocked = delta(x, y, block_rows=5)
     assert blocked.value == pytest.approx(expected, rel=1e-12)
     np.testing.assert_allclose(blocked.batches, expected_batches, rtol=1e-12)
+
+
+def test_delta_uses_the_tie_rule_of_kendall_tau_b():
+    """Near-ties (means within 1e-9 of the ranking's scale, as summing topics
+    in another order leaves them) are ties for Δ as for kendall_tau_b, which
+    its own tests check against scipy and hand examples; scipy, which sees
+    them as orders, gives another Δ."""
+    rng = np.random.default_rng(5)
+    coarse = rng.integers(0, 4, size=(30, 6)) / 4
+    mx = coarse[:16] + rng.choice([-1, 0, 1], size=(16, 6)) * 1e-12
+    my = coarse[16:] + rng.choice([-1, 0, 1], size=(14, 6)) * 1e-12
+    got = delta(RankingSet(mx, 2), RankingSet(my, 2))
+    taus = np.array([[float(kendall_tau_b(a, b)) for b in my] for a in mx])
+    defined = ~np.isnan(taus)
+    assert defined.sum() > 100
+    assert got.value == pytest.approx(np.mean((1 - taus[defined]) ** 2), rel=1e-12)
+    assert got.value != pytest.approx(brute_delta(mx, my, 2)[0], rel=1e-6)
 
 
 def small_track(seed: int = 4, m: int = 6, n: int = 10) -> dict[str, np.ndarray]:
