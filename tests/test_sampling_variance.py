@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
 from bvtest_cli.analyses import sampling
 from bvtest_cli.commands.eval.build import sampling_fields
@@ -187,6 +188,28 @@ def test_eval_ci_reports_both_parts_for_statap_only(bvtest, tmp_path):
     systems = json.loads(out.stdout)["measures"]
     assert set(systems["statAP"]["systems"]["r1"]) >= {"se_sampling", "se_topics", "sampling_lo"}
     assert "se_sampling" not in systems["AP"]["systems"]["r1"]
+
+
+def test_eval_ci_says_why_the_sampling_variance_is_missing(bvtest, tmp_path):
+    """One judged document in a stratum of several: the jackknife has no
+    spread there (docs/measures.md), the fields are null and a note says
+    why; two or more judged per stratum: numbers and no note."""
+    import json
+
+    for budget, strata, defined in ((20, 20, False), (100, 20, True), (20, 5, True)):
+        out = tmp_path / f"s{budget}-{strata}"
+        proc = bvtest("sample", "--budget", budget, "--strata", strata, "--seed", 3,
+                      "--out", out, SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        proc = bvtest("eval", "-m", "statAP", "--ci", "0.95", "-f", "json",
+                      out / "pps.001.qrels", SAMPLE_RUNS)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        runs = json.loads(proc.stdout)["measures"]["statAP"]["systems"].values()
+        said = "no sampling variance" in proc.stderr
+        assert said != defined, (budget, strata, proc.stderr)
+        for run in runs:
+            for name in ("se_sampling", "se_topics", "sampling_lo", "sampling_hi"):
+                assert (run[name] is not None) == defined, (budget, strata, name)
 
 
 # --------------------------------------------------------------------------- --sampled-topics

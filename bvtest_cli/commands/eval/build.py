@@ -188,6 +188,9 @@ def analyse(
         else:
             values.update(sampling_fields(a.per_topic.values, sampling, s.ci))
             fields = (*fields, *registry.SAMPLING_FIELDS)
+            note = undefined_sampling_note(m, sampling)
+            if note:
+                notes.append(note)
     intervals: dict[str, np.ndarray] = {}
     tradeoff_intervals: dict[str, tuple[float, float]] = {}
     if s.ci is not None:
@@ -246,6 +249,23 @@ def sampling_fields(x: np.ndarray, variance: np.ndarray, level: float) -> dict[s
         registry.SAMPLING_LO.name: mean - z * se_sampling,
         registry.SAMPLING_HI.name: mean + z * se_sampling,
     }
+
+
+def undefined_sampling_note(m: ScoreMatrix, variance: np.ndarray) -> str | None:
+    """Why a run's se_sampling is null, where one is: a topic whose variance
+    is undefined (a stratum of several listed documents with one judged:
+    no within-stratum spread, docs/measures.md)."""
+    lone = np.isnan(variance)
+    if not lone.any():
+        return None
+    runs = int(lone.any(axis=1).sum())
+    topics = int(lone.any(axis=0).sum())
+    return (
+        f"{m.measure}: no sampling variance (se_sampling, se_topics, sampling_lo/hi null) "
+        f"for {runs} of {len(m.systems)} run(s): on {topics} of {len(m.topics)} topic(s) a "
+        "stratum holds one judged document of several, which leaves no within-stratum "
+        "spread; fewer strata per topic (sample --strata) give each stratum two or more"
+    )
 
 
 def sampling_variances(s: Settings, matrices: Sequence[ScoreMatrix]) -> dict[str, np.ndarray]:
