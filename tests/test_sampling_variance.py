@@ -228,3 +228,32 @@ def test_sampled_topics_all_averages_over_every_topic(tmp_path):
     # AP of topic 1: relevant b at rank 2, 1/2; topic 2 scores 0
     assert judged.topics == ("1",) and judged.values.mean() == pytest.approx(0.5)
     assert every.topics == ("1", "2") and every.values.mean() == pytest.approx(0.25)
+
+
+def test_eval_ci_reads_a_run_from_stdin_once(bvtest, tmp_path):
+    """The sampling variances come from the same reading of each run as its
+    scores: a run on standard input (read once) gets the se_sampling it gets
+    from its file, equal to the jackknife's √(Σ v_t)/n computed here."""
+    import json
+
+    out = tmp_path / "s"
+    proc = bvtest("sample", "--budget", 100, "--seed", 3, "--out", out, SAMPLE_QRELS, SAMPLE_RUNS)
+    assert proc.returncode == 0, proc.stderr
+    qrels = out / "pps.001.qrels"
+    run_file = SAMPLE_RUNS / "sys001"
+    other = SAMPLE_RUNS / "sys002"
+    args = ("eval", "-m", "statAP,xinfAP", "--ci", "0.95", "-f", "json", qrels)
+    from_files = bvtest(*args, run_file, other)
+    from_stdin = bvtest(*args, "-", other, stdin=run_file.read_bytes())
+    assert from_files.returncode == 0 and from_stdin.returncode == 0, from_stdin.stderr
+    a = json.loads(from_files.stdout)["measures"]
+    b = json.loads(from_stdin.stdout)["measures"]
+    table = read_qrels(str(qrels)).table
+    ranked = rank_run(read_run_columns(expand_sources([str(run_file)])[0]), table)
+    for measure in ("statAP", "xinfAP"):
+        got = b[measure]["systems"]["stdin"]["se_sampling"]
+        assert got == a[measure]["systems"]["sys001"]["se_sampling"]
+        v = sampling_variance_run(ranked, table, measure, 1)
+        scored = [t for t in ranked.topics if table.num_rel(1)[table.topic_index[t]] > 0]
+        keep = [i for i, t in enumerate(ranked.topics) if t in set(scored)]
+        assert got == pytest.approx(math.sqrt(v[keep].sum()) / len(keep), rel=1e-12)

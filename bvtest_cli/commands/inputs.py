@@ -22,9 +22,11 @@ from ..report.model import Report
 from ..settings import Settings
 
 
-def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+def load(s: Settings, sampling_variances: bool = False) -> tuple[list[ScoreMatrix], list[str]]:
     """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
-    (docs/inputs.md, docs/measures.md), and the notes about the inputs."""
+    (docs/inputs.md, docs/measures.md), and the notes about the inputs.
+    ``sampling_variances``: statAP's and xinfAP's matrices from QRELS + RUNS
+    carry their estimates' sampling variances (a scores file has none)."""
     notes: list[str] = []
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
@@ -32,7 +34,10 @@ def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
         if s.name == "tag":
             sources = tagged_sources(sources)
         qrels_file = read_qrels(s.inputs[0])
-        matrices = evaluate_runs(qrels_file, sources, specs, **how(s, notes, len(sources)))
+        matrices = evaluate_runs(
+            qrels_file, sources, specs, **how(s, notes, len(sources)),
+            sampling_variances=sampling_variances,
+        )  # fmt: skip
         return matrices, notes
     matrices = read_scores(s.scores, notes.append)
     if not s.measures:

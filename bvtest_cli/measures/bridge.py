@@ -162,9 +162,10 @@ class RunEvaluator:
         specs: Sequence[MeasureSpec],
         err_impl: str = "fast",
         impl: str = "fast",
+        variances: bool = False,
     ):
         from ..measures import fastmeasures
-        from ..measures.sampled import sampled_kind
+        from ..measures.sampled import VARIANCE_KINDS, sampled_kind
 
         self.specs = list(specs)
         # QrelsFile holds whichever view it is given and makes the other on first use
@@ -187,6 +188,14 @@ class RunEvaluator:
                 self._fast.append((s.name, form))
             else:
                 slow.append(s)
+        # (name, estimator, rel level) of the estimates whose sampling
+        # variances are asked for (eval --ci)
+        self._variances = [
+            (name, kind, rel)
+            for rel, named in self._sampled.items()
+            for name, kind in named
+            if variances and kind in VARIANCE_KINDS
+        ]
         self._ideal = None
         self._ranks = bool(self._fast or self._fast_err or self._sampled)
         if self._fast or self._fast_err:
@@ -232,11 +241,21 @@ class RunEvaluator:
         return self._qrels.table
 
     def calc(self, run: Run | RunColumns) -> dict[str, dict[str, float]]:
+        """Topic → value per measure name."""
+        return self.calc_with_variances(run)[0]
+
+    def calc_with_variances(
+        self, run: Run | RunColumns
+    ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+        """:meth:`calc`'s scores, and topic → sampling variance per measure
+        name of the estimates asked for with ``variances=True`` (from the
+        same ranking of the run: :func:`~bvtest_cli.measures.sampled.sampling_variance_run`)."""
         from ..measures import fastmeasures
         from ..measures.gdeval import err_ranked
-        from ..measures.sampled import evaluate_run
+        from ..measures.sampled import evaluate_run, sampling_variance_run
 
         scores: dict[str, dict[str, float]] = {s.name: {} for s in self.specs}
+        variances: dict[str, dict[str, float]] = {}
         if self._ranks:
             columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
             ranked = fastmeasures.rank_run(columns, self.table)
@@ -245,6 +264,9 @@ class RunEvaluator:
                 values = evaluate_run(ranked, self.table, kinds, rel)
                 for name, kind in named:
                     scores[name] = dict(zip(ranked.topics, values[kind].tolist(), strict=True))
+            for name, kind, rel in self._variances:
+                v = sampling_variance_run(ranked, self.table, kind, rel)
+                variances[name] = dict(zip(ranked.topics, v.tolist(), strict=True))
             forms = [form for _, form in self._fast]
             columns_of_forms = fastmeasures.compute(ranked, self.table, forms, self._ideal)
             for (name, _), column in zip(self._fast, columns_of_forms, strict=True):
@@ -261,7 +283,7 @@ class RunEvaluator:
                             scores[name][metric.query_id] = float(metric.value)
             for name, calc in self._err:
                 scores[name] = calc(as_dict)
-        return scores
+        return scores, variances
 
 
 def _gdeval_perl(qrels: Qrels, cutoff: int) -> Callable[[Run], dict[str, float]]:

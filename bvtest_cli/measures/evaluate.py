@@ -29,20 +29,27 @@ from .topics import check_shared_topics, list_topics, topic_set
 
 @dataclass(frozen=True)
 class RunScores:
-    """What one worker sends back: per-topic scores and the run's topic ids."""
+    """What one worker sends back: per-topic scores, the run's topic ids and
+    the sampling variances asked for (per measure name, topic → variance)."""
 
     scores: dict[str, dict[str, float]]
     topics: frozenset[str]
+    variances: dict[str, dict[str, float]]
 
 
 def _scorer(
-    qrels: Qrels | QrelsTable, specs: Sequence[MeasureSpec], err_impl: str, impl: str = "fast"
+    qrels: Qrels | QrelsTable,
+    specs: Sequence[MeasureSpec],
+    err_impl: str,
+    impl: str = "fast",
+    variances: bool = False,
 ) -> RunWork:
-    evaluator = RunEvaluator(qrels, specs, err_impl, impl)
+    evaluator = RunEvaluator(qrels, specs, err_impl, impl, variances)
 
     def work(_: int, run: Run | RunColumns) -> RunScores:
         topics = run.topics if isinstance(run, RunColumns) else run
-        return RunScores(evaluator.calc(run), frozenset(topics))
+        scores, v = evaluator.calc_with_variances(run)
+        return RunScores(scores, frozenset(topics), v)
 
     return work
 
@@ -68,6 +75,7 @@ def evaluate_runs(
     unit: str = "topics",
     on_unknown: Callable[[set[str]], None] | None = None,
     sampled_topics: str = "judged",
+    sampling_variances: bool = False,
 ) -> list[ScoreMatrix]:
     """Evaluate every run and build one ScoreMatrix per measure (docs/inputs.md).
 
@@ -77,7 +85,9 @@ def evaluate_runs(
     ``unit`` names the qrels' keys in the notes ("variations" when they are
     query variations); ``on_unknown``, if given, receives the run topics absent
     from the qrels instead of the generic note (a caller that knows why they
-    are absent says so).
+    are absent says so). ``sampling_variances``: the matrices of statAP and
+    xinfAP also hold each estimate's sampling variance (0 where a run has no
+    ranking: it scores 0 whatever the sample), computed as each run is read.
     """
     for spec in specs:
         check_computable(spec)
@@ -86,7 +96,7 @@ def evaluate_runs(
 
     # The qrels table is built here, before the workers fork: they share its
     # arrays instead of each building its own evaluator over a dict.
-    make_work = partial(_scorer, qrels_file.table, list(specs), err_impl, impl)
+    make_work = partial(_scorer, qrels_file.table, list(specs), err_impl, impl, sampling_variances)
     results: list[RunScores] = map_runs(
         sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns, meanwhile=_warm_up
     )
@@ -116,11 +126,18 @@ def evaluate_runs(
 
     systems = tuple(source.name for source in sources)
     matrices = []
-    for spec in specs:
-        values = np.array(
-            [[r.scores[spec.name].get(t, 0.0) for t in topics] for r in results], dtype=float
+
+    def matrix(per_run: list[dict[str, float]]) -> np.ndarray:
+        return np.array(
+            [[by_topic.get(t, 0.0) for t in topics] for by_topic in per_run], dtype=float
         ).reshape(len(results), len(topics))
-        matrices.append(ScoreMatrix(spec.name, systems, tuple(topics), values))
+
+    for spec in specs:
+        values = matrix([r.scores[spec.name] for r in results])
+        variance = None
+        if results and spec.name in results[0].variances:
+            variance = matrix([r.variances[spec.name] for r in results])
+        matrices.append(ScoreMatrix(spec.name, systems, tuple(topics), values, variance))
     return matrices
 
 

@@ -37,13 +37,18 @@ class ScoreMatrix:
     systems: tuple[str, ...]
     topics: tuple[str, ...]
     values: np.ndarray  # shape (m, n), float64
+    # The sampling variance of each estimate of a sampled measure (statAP,
+    # xinfAP), when the evaluation was asked for it (eval --ci); else None.
+    sampling_variance: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if self.values.shape != (len(self.systems), len(self.topics)):
-            raise ValueError(
-                f"values shape {self.values.shape} does not match "
-                f"{len(self.systems)} systems × {len(self.topics)} topics"
-            )
+        shape = (len(self.systems), len(self.topics))
+        for name, array in (("values", self.values), ("sampling_variance", self.sampling_variance)):
+            if array is not None and array.shape != shape:
+                raise ValueError(
+                    f"{name} shape {array.shape} does not match "
+                    f"{len(self.systems)} systems × {len(self.topics)} topics"
+                )
 
     @property
     def target(self) -> np.ndarray:

@@ -136,6 +136,8 @@ SAMPLED_MEASURES = {
 }
 # sample_eval.pl prints xinfAP as "infAP"; bvtest's infAP is trec_eval's.
 SAMPLE_EVAL_INFAP = "sample_eval:infAP"
+#: The estimators with a sampling variance (:meth:`SampledRankings.variance`).
+VARIANCE_KINDS = ("statAP", "xinfAP")
 
 
 def sampled_kind(measure: Measure) -> str:
@@ -718,7 +720,7 @@ class SampledRankings:
         pps samples of the sample track (100 judgments in 20 strata) the
         jackknife's mean estimate was 1.03 × the variance over samples and
         the linearized one 0.80 × (docs/measures.md): hence the default."""
-        if kind not in ("statAP", "xinfAP"):
+        if kind not in VARIANCE_KINDS:
             raise ValueError(f"no sampling variance for {kind}: statAP and xinfAP only")
         if method == "jackknife":
             return self.jackknife_variance(kind, listed, code, grade, strata)

@@ -146,16 +146,14 @@ def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
     raise InputError(f"baseline {baseline!r} is not among the runs ({shown})", "--baseline")
 
 
-def analyse(
-    m: ScoreMatrix, s: Settings, sampling: np.ndarray | None = None
-) -> tuple[Section, list[str]]:
+def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     """docs/numbers.md for one measure: the block of ``bvtest eval``, and its notes.
 
     With ``--ci`` every numeric per-system field and the tradeoff correlations
     get a topic-bootstrap interval (docs/uncertainty.md, :func:`field_intervals`); with
     ``--group random:K`` the block also holds the distribution of the
-    per-repeat tradeoff correlations (``tradeoff_repeats``). ``sampling``:
-    the (m, n) sampling variances of a sampled measure's estimates, for
+    per-repeat tradeoff correlations (``tradeoff_repeats``). A matrix with
+    sampling variances (a sampled measure's estimates) adds
     :func:`sampling_fields`.
     """
     check_request(s, len(m.systems), len(m.topics))
@@ -182,6 +180,7 @@ def analyse(
     values.update(risk_values)
     notes += risk_notes
     values.update(derived_fields(fields, values))
+    sampling = m.sampling_variance
     if sampling is not None and s.ci is not None:
         if s.normalize != "none":
             notes.append(f"{m.measure}: no sampling standard errors of normalized scores")
@@ -266,44 +265,6 @@ def undefined_sampling_note(m: ScoreMatrix, variance: np.ndarray) -> str | None:
         "stratum holds one judged document of several, which leaves no within-stratum "
         "spread; fewer strata per topic (sample --strata) give each stratum two or more"
     )
-
-
-def sampling_variances(s: Settings, matrices: Sequence[ScoreMatrix]) -> dict[str, np.ndarray]:
-    """``--ci`` on statAP or xinfAP from QRELS RUNS: per such measure, the
-    (m, n) sampling variances of the estimates of its matrix (0 where a run
-    has no ranking: it scores 0 whatever the sample), each run read again."""
-    from ...io.sources import expand_sources
-    from ...io.trec import read_qrels, read_run_columns, tagged_sources
-    from ...measures.fastmeasures import rank_run
-    from ...measures.names import is_sampled, parse_measures
-    from ...measures.sampled import sampled_kind, sampling_variance_run
-
-    if not s.measures:
-        return {}
-    by_name = {m.measure: m for m in matrices}
-    wanted = [
-        (spec.name, sampled_kind(spec.measure), spec.rel if spec.rel is not None else 1)
-        for spec in parse_measures(s.measures, s.rel_level)
-        if is_sampled(spec)
-        and sampled_kind(spec.measure) in ("statAP", "xinfAP")
-        and spec.name in by_name
-    ]
-    if not wanted:
-        return {}
-    table = read_qrels(s.inputs[0]).table
-    sources = expand_sources(s.inputs[1:], lambda _: None)
-    if s.name == "tag":
-        sources = tagged_sources(sources)
-    out = {name: np.zeros(by_name[name].values.shape) for name, _, _ in wanted}
-    for i, source in enumerate(sources):
-        ranked = rank_run(read_run_columns(source), table)
-        for name, kind, rel in wanted:
-            column = {t: j for j, t in enumerate(by_name[name].topics)}
-            v = sampling_variance_run(ranked, table, kind, rel)
-            for t, value in zip(ranked.topics, v.tolist(), strict=True):
-                if t in column:
-                    out[name][i, column[t]] = value
-    return out
 
 
 def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
@@ -442,16 +403,12 @@ def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
     )
 
 
-def eval_report(
-    matrices: Sequence[ScoreMatrix],
-    s: Settings,
-    sampling: Mapping[str, np.ndarray] | None = None,
-) -> Report:
-    """The report of ``bvtest eval``: every measure's block (``sampling``:
-    measure → its sampling variances, :func:`sampling_variances`)."""
+def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+    """The report of ``bvtest eval``: every measure's block (with the
+    sampling fields where a matrix carries sampling variances)."""
     blocks, notes = [], []
     for m in matrices:
-        block, block_notes = analyse(m, s, (sampling or {}).get(m.measure))
+        block, block_notes = analyse(m, s)
         blocks.append((m.measure, block))
         notes += block_notes
     body = section(
@@ -469,6 +426,7 @@ def build(s: Settings) -> Report:
     """``bvtest eval``: evaluate, then every analysis of every measure."""
     from ..inputs import load
 
-    matrices, notes = load(s)
-    sampling = sampling_variances(s, matrices) if s.ci is not None and s.scores is None else {}
-    return eval_report(matrices, s, sampling).prefixed(notes)
+    # --ci on statAP or xinfAP: the estimates' sampling variances, from the
+    # same reading of each run (docs/uncertainty.md#sampled-judgments)
+    matrices, notes = load(s, sampling_variances=s.ci is not None)
+    return eval_report(matrices, s).prefixed(notes)
