@@ -125,19 +125,23 @@ def test_significance_adds_a_level():
 def test_discriminative_power_counts_the_analyses_p_values(ap_doc, ap_matrix):
     """The randomization test's p-values without correction and with Holm's,
     and the bootstrap test's ASLs, of every pair of the `bvtest scores` matrix,
-    counted here."""
+    counted here. One test under Holm settles both decisions at each level:
+    its uncorrected ones are those of a test run without a correction (which
+    stops on other draws)."""
     x = ap_matrix
     block = ap_doc["measures"]["AP"]
     d = np.array([x[i] - x[j] for i, j in pairs_of(x)])
     raw = randomization_test(d, levels=LEVELS, correction="none", seed=SEED)
     holm = randomization_test(d, levels=LEVELS, correction="holm", seed=SEED)
+    assert raw.resolved.all() and holm.resolved.all()
     boot = delta_needed(x, 0.05, B, SEED)
     for level in LEVELS:
         key = repr(level)
         assert block["discriminative_power"][key] == share_below(raw.p, level)
+        assert block["discriminative_power"][key] == share_below(holm.p, level)
         assert block["discriminative_power_corrected"][key] == share_below(holm.p_adjusted, level)
         assert block["bootstrap_discriminative_power"][key] == share_below(boot.p, level)
-    assert block["asl"] == sorted(raw.p.tolist())
+    assert block["asl"] == sorted(holm.p.tolist())
     assert block["bootstrap_asl"] == sorted(boot.p.tolist())
     assert block["delta_needed"] == boot.delta
 

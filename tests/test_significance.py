@@ -301,6 +301,9 @@ def test_monte_carlo_interval_holds_the_exact_p():
         assert ok.mean() > 0.9
         want = adjust(truth, correction)[:, np.newaxis] <= np.array(levels)
         np.testing.assert_array_equal(mine.significant[ok], want[ok])
+        # and so is each pair's own decision p ≤ α, whatever the correction
+        own = mine.p[:, np.newaxis] <= np.array(levels)
+        np.testing.assert_array_equal(own[ok], (truth[:, np.newaxis] <= np.array(levels))[ok])
         # unresolved pairs keep the conservative decision
         assert not (mine.significant & ~want).any()
 
@@ -448,12 +451,16 @@ def test_type_one_error(n):
         ("wilcoxon", wilcoxon_test(d).p),
         ("sign", sign_test(d).p),
         ("randomization", randomization_test(d, correction="none", max_resamples=1 << 15).p),
+        # decided under Holm over all the rows, its own p still holds the level
+        ("under holm", randomization_test(d, correction="holm", max_resamples=1 << 15).p),
         # the Monte-Carlo p alone, without the grid's bounds
         ("draws", randomization_test(d, correction="none", max_resamples=1 << 15, grids=()).p),
     ]:
         rate = (p <= LEVEL).mean()
         assert rate <= CEILING, (name, rate)
         assert rate > 0.02 or name == "sign", (name, rate)  # not trivially conservative
+        if name == "under holm":  # as the uncorrected test's, not halved by the correction
+            assert rate >= (randomization_test(d, correction="none").p <= LEVEL).mean() - 0.005
 
 
 def test_family_wise_error_of_randomization_and_holm():

@@ -107,6 +107,15 @@ def _rejected(p: np.ndarray, method: str, levels: np.ndarray) -> np.ndarray:
     return adjust(p, method)[:, np.newaxis] <= levels[np.newaxis, :]
 
 
+def _decisions(p: np.ndarray, method: str, levels: np.ndarray) -> np.ndarray:
+    """(k, 2L) booleans: at each level, the correction's rejections and the
+    pair's own (p ≤ α, uncorrected): the two decisions a reader takes from
+    the p_adj and p columns."""
+    return np.concatenate(
+        [_rejected(p, method, levels), p[:, np.newaxis] <= levels[np.newaxis, :]], axis=1
+    )
+
+
 # ---------------------------------------------------------------- classical tests
 
 
@@ -300,8 +309,9 @@ class RandomizationTest:
     on the exact p. ``resamples`` is the number of sign vectors drawn (0 when
     exact or when the bound alone settled the pair). ``p_adjusted`` is ``adjust(p, correction)`` and
     ``significant`` (k, len(levels)) is p_adjusted ≤ level. ``resolved``
-    says the decision at every level is the same wherever in [p_lower, p]
-    the pair's — and every other pair's — exact p lies; an unresolved pair's
+    says the decisions at every level — the corrected one and the pair's own
+    p ≤ level — are the same wherever in [p_lower, p] the pair's — and every
+    other pair's — exact p lies; an unresolved pair's
     ``significant`` is the conservative decision (at the upper ends).
     Pairs with a non-finite difference have NaN p-values, are left out of
     the family and are neither significant nor unresolved. ``error`` is the
@@ -549,8 +559,11 @@ def randomization_test(
     step; after each step the correction's rejection sets with every p at
     its lower end and with every p at its upper end are computed (adjusted
     p-values are non-decreasing in every p, so any p-values inside the
-    intervals reject a set between the two), and a pair on which the two
-    agree at every level is *resolved* and is left alone from then on:
+    intervals reject a set between the two), and so is each pair's own
+    decision p ≤ α; a pair on which the two ends agree, corrected and
+    uncorrected, at every level is *resolved* and is left alone from then on
+    (the p and the p_adj a reader compares with α both say what the exact
+    test would):
 
     1. Hoeffding's bound for Rademacher sums, P(|Σ ε_i d_i| ≥ t) ≤
        2 exp(−t² / (2 Σ d_i²)), and Chernoff's (:func:`chernoff_bound`, never
@@ -635,7 +648,7 @@ def randomization_test(
     def settle() -> bool:
         """Mark the resolved pairs; whether any pair is left open."""
         nonlocal open_
-        same = _rejected(lo, correction, alpha) == _rejected(hi, correction, alpha)
+        same = _decisions(lo, correction, alpha) == _decisions(hi, correction, alpha)
         open_ &= ~same.all(axis=1)
         return bool(open_.any())
 
@@ -680,7 +693,7 @@ def randomization_test(
             open_[rows[best_up - best_lo >= hi[rows] - lo[rows]]] = False
     mc = valid & ~exact & (resamples > 0)
     estimate[mc] = hits[mc] / resamples[mc]
-    resolved = (_rejected(lo, correction, alpha) == _rejected(hi, correction, alpha)).all(1)
+    resolved = (_decisions(lo, correction, alpha) == _decisions(hi, correction, alpha)).all(1)
     p_adjusted = adjust(hi, correction)
     significant = p_adjusted[:, np.newaxis] <= alpha[np.newaxis, :]
     return RandomizationTest(

@@ -536,7 +536,7 @@ OPTIONS: dict[str, Option] = {
             type=click.Choice(TESTS),
             show_default=True,
             help="The test of a difference in mean: randomization (paired sign flips; exact "
-            "where they can be enumerated, else resolved against the corrected threshold), "
+            "where they can be enumerated, else resolved at --significance, p and p_adj), "
             "t (paired t), wilcoxon (signed rank), sign, bootstrap (Sakai's studentized paired "
             "bootstrap), tukey (Tukey's HSD on the two-way ANOVA, simultaneous intervals), "
             "randomised-tukey (Carterette's permutation version).",

@@ -51,8 +51,8 @@ def run(s: Settings) -> Report:
     --ci-method, --seed) and p, its two-sided p-value, corrected over the pairs
     compared (--correction, default holm) into p_adj. The mean's test is
     --test: randomization (default: paired sign flips, exact by enumeration up
-    to 16 topics and otherwise resolved against the corrected threshold at
-    --significance, so it has no 1/(B+1) floor), t, wilcoxon, sign, bootstrap
+    to 16 topics and otherwise resolved at --significance, both p and p_adj,
+    so it has no 1/(B+1) floor), t, wilcoxon, sign, bootstrap
     (Sakai's studentized), tukey (Tukey's HSD on the two-way ANOVA,
     simultaneous intervals) or randomised-tukey. Var and MSE: the exact sign-flip
     test of their per-topic contrasts; Var also Pitman–Morgan's (p_pm). Mean

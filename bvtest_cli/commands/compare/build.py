@@ -201,8 +201,8 @@ def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str
     for field, pairs in result.unresolved.items():
         shown = ", ".join(f"{a}:{b}" for a, b in pairs[:5]) + (", ..." if len(pairs) > 5 else "")
         notes.append(
-            f"{measure}: {field}: {len(pairs)} pair(s) not resolved against the corrected "
-            f"threshold at {s.significance:g} by the randomization test ({shown}); their p is an "
+            f"{measure}: {field}: {len(pairs)} pair(s) not resolved at {s.significance:g} (p "
+            f"or p_adj) by the randomization test ({shown}); their p is an "
             f"upper bound; --bootstrap {4 * max(s.bootstrap, 1 << 21)} draws more relabellings"
         )
     n_pairs = len({(r.a, r.b) for r in result.rows})

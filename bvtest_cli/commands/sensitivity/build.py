@@ -92,9 +92,9 @@ def pair_p_values(
 
     ``bootstrap`` is the paired bootstrap test already run (Sakai's, by
     :func:`delta_needed`): ``--test bootstrap`` is that test, on the same
-    resamples. The randomization test is decided at ``levels`` without a
-    correction (its p-values are narrowed only until each decision is
-    settled) and, for the corrected shares, again under the correction.
+    resamples. The randomization test is decided at ``levels`` with and
+    without the correction (its p-values are narrowed only until both
+    decisions are settled).
     """
     i, j = system_pairs(x.shape[0])
     test = s.test
@@ -103,16 +103,9 @@ def pair_p_values(
         return PairPValues(p, p)
     if test == "randomization":
         d = x[i] - x[j]
-        raw = randomization_test(d, levels=tuple(levels), correction="none", seed=s.seed)
-        unsettled = ~raw.resolved
-        adjusted = raw.p
-        if s.correction != "none":
-            corrected = randomization_test(
-                d, levels=tuple(levels), correction=s.correction, seed=s.seed
-            )
-            adjusted = corrected.p_adjusted
-            unsettled |= ~corrected.resolved
-        return PairPValues(raw.p, adjusted, int(unsettled.sum()))
+        # one test settles both decisions at every level: p ≤ α and p_adj ≤ α
+        r = randomization_test(d, levels=tuple(levels), correction=s.correction, seed=s.seed)
+        return PairPValues(r.p, r.p_adjusted, int((~r.resolved).sum()))
     if test == "bootstrap":
         p = bootstrap.p
     else:
