@@ -24,6 +24,7 @@ LAYERS = {
     "errors": 0,
     "defaults": 0,
     "settings": 0,
+    "process": 0,
     "io": 1,
     "measures": 2,
     "analyses": 3,
