@@ -270,6 +270,12 @@ def test_drop_out_of_range(bvtest):
     assert_one_line_error(bvtest("design", "-m", "AP", "--drop", "1.5", *INPUTS), "--drop")
 
 
+def test_drop_that_leaves_one_system(bvtest):
+    runs = [str(SAMPLE_RUNS / name) for name in ("sys001", "sys002")]
+    proc = bvtest("design", "-m", "AP", "--drop", "0.99", str(SAMPLE_QRELS), *runs)
+    assert_one_line_error(proc, "AP: dropping the worst 0.99 of 2 systems leaves 1")
+
+
 # --------------------------------------------------------------------------- allocation
 
 

@@ -93,6 +93,11 @@ def gstudy(x: np.ndarray, drop: float = 0.0) -> GStudy:
     if drop > 0:
         means = x.mean(axis=1)
         kept = np.flatnonzero(means >= np.quantile(means, drop))
+        if kept.size < 2:
+            raise ValueError(
+                f"dropping the worst {drop:g} of {len(means)} systems leaves {kept.size}; "
+                "the G-study needs at least 2"
+            )
         x = x[kept]
     a = two_way(x)
     m, n = a.systems, a.topics

@@ -323,8 +323,6 @@ def measure_block(
         g = gstudy(x, drop=s.drop)
     except ValueError as exc:
         raise InputError(f"{m.measure}: {exc}") from None
-    if g.systems < 2:
-        raise InputError(f"{m.measure}: --drop {s.drop} leaves {g.systems} system(s), need 2")
     if g.systems < len(m.systems):
         notes.append(
             f"{m.measure}: --drop {s.drop} left out {len(m.systems) - g.systems} of "
