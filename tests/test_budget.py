@@ -111,25 +111,6 @@ def test_sample_bad_input(bvtest, tmp_path):
     assert_one_line_error(proc, "one budget")
 
 
-def sample_arrays(track, topics: dict, strata_code: np.ndarray):
-    """A sampler's Sample (topic → number → (stratum, grade)) as the
-    evaluator's (listed, stratum code, grade) columns over the universe."""
-    size = int(track.offsets[-1])
-    listed = np.zeros(size, bool)
-    code = np.zeros(size, np.int64)
-    grade = np.full(size, -1, np.int64)
-    for i, t in enumerate(track.topics):
-        docs = topics.get(t)
-        if not docs:
-            continue
-        ids = np.fromiter(docs.keys(), np.int64, len(docs)) + track.offsets[i]
-        values = np.array(list(docs.values()), dtype=np.int64).reshape(-1, 2)
-        listed[ids] = True
-        code[ids] = strata_code[values[:, 0]]
-        grade[ids] = values[:, 1]
-    return listed, code, grade
-
-
 def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     """budget's evaluation of a pps sample (no file) gives the values that
     `scores` gives on the written sample file, to the bit."""
@@ -146,7 +127,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     rankings, grades = track.for_sampling()
     design = pps_design(rankings, 12)
     drawn = sample("pps", rankings, grades, budget=12, seed=5, strata=12, design=design)
-    listed, code, grade = sample_arrays(track, drawn.topics, stratum_order(12))
+    listed, code, grade = track.sample_columns(drawn.topics, stratum_order(12))
     got = track.evaluator(1).evaluate(("xinfAP", "statAP"), listed, code, grade, 12, "pps")
     checked = 0
     for kind in ("xinfAP", "statAP"):
@@ -279,7 +260,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     est = {"statAP": [], "xinfAP": []}
     for rep in range(60):
         drawn = sample("pps", rankings, grades, budget=100, seed=11, repeat=rep, design=design)
-        listed, code, grade = sample_arrays(track, drawn.topics, stratum_order(20))
+        listed, code, grade = track.sample_columns(drawn.topics, stratum_order(20))
         got = evaluator.evaluate(("statAP", "xinfAP"), listed, code, grade, 20, "pps")
         for kind in est:
             est[kind].append(got[kind].reshape(m, n).mean(1))

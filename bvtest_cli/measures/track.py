@@ -51,6 +51,30 @@ class Track:
             grades[t] = dict(zip(rows.tolist(), self.grade[lo:hi][rows].tolist(), strict=True))
         return rankings, grades
 
+    def sample_columns(
+        self, topics: dict, strata_code: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A sample over the universe, as the evaluator takes it: (listed,
+        stratum code, grade; −1 where not listed or not drawn) from a
+        sampler's topics (topic → universe number → (stratum, grade)).
+        ``strata_code`` maps a stratum to its code; without it every code is
+        0 (one stratum, as for a pool)."""
+        size = int(self.offsets[-1])
+        listed = np.zeros(size, bool)
+        code = np.zeros(size, np.int16 if strata_code is None else strata_code.dtype)
+        grade = np.full(size, -1, np.int64)
+        for i, t in enumerate(self.topics):
+            docs = topics.get(t)
+            if not docs:
+                continue
+            ids = np.fromiter(docs.keys(), np.int64, len(docs)) + self.offsets[i]
+            values = np.array(list(docs.values()), dtype=np.int64).reshape(-1, 2)
+            listed[ids] = True
+            if strata_code is not None:
+                code[ids] = strata_code[values[:, 0]]
+            grade[ids] = values[:, 1]
+        return listed, code, grade
+
     def evaluator(self, rel: int) -> SampledRankings:
         """Every (run, topic) ranking as one segment, run-major: the track's
         rankings to be evaluated under samples of its universe."""

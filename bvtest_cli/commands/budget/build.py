@@ -86,19 +86,6 @@ def stratum_order(strata: int) -> np.ndarray:
 # The experiment
 
 
-def _judged(track: Track, topics: dict) -> tuple[np.ndarray, np.ndarray]:
-    """A pool's plain qrels over the universe: (judged, grade; −1 elsewhere)."""
-    grade = np.full(int(track.offsets[-1]), -1, np.int64)
-    for i, t in enumerate(track.topics):
-        docs = topics.get(t)
-        if not docs:
-            continue
-        ids = np.fromiter(docs.keys(), np.int64, len(docs)) + track.offsets[i]
-        values = np.array(list(docs.values()), dtype=np.int64).reshape(-1, 2)
-        grade[ids] = values[:, 1]
-    return grade >= 0, grade
-
-
 @dataclass
 class PpsStrata:
     """One pps design over the universe: every pooled document listed, with
@@ -180,9 +167,9 @@ class Experiment:
         depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
         drawn = sample(method, self.rankings, self.grades, budget=budget, depth=depth,
                        seed=self.s.seed, rel_level=self.s.rel_level)  # fmt: skip
-        listed, grade = _judged(self.track, drawn.topics)
-        # one stratum, every listed document judged: statAP is AP
-        got = self.evaluator.evaluate(("statAP",), listed, np.zeros(grade.size, np.int16), grade, 1)
+        # a pool: one stratum, every listed document judged: statAP is AP
+        listed, code, grade = self.track.sample_columns(drawn.topics)
+        got = self.evaluator.evaluate(("statAP",), listed, code, grade, 1)
         name = f"depth-{depth}" if method == "depth" else method
         fits = drawn.judged() <= budget * max(1, len(drawn.topics))
         return name, got["statAP"], drawn.judged(), fits
