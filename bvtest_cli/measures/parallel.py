@@ -24,7 +24,7 @@ from functools import partial
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
-from ..errors import InputError, discard_stderr
+from ..errors import discard_stderr
 from ..io.sources import STDIN, Source
 from ..io.trec import read_run
 from ..process import keep_freed_memory, one_blas_thread
@@ -46,7 +46,10 @@ def _init(make_work: Callable[[], Work]) -> None:
 
 def _apply(item: Any) -> Any:
     assert _work is not None
-    return _work(item)
+    try:
+        return _work(item)
+    except Exception as exc:  # sent back, raised by parallel_map in the parent
+        return exc
 
 
 def parallel_map(
@@ -66,8 +69,9 @@ def parallel_map(
     caller meets them again when it does the work itself).
 
     A result that is an exception is raised (the first one in input order),
-    and the remaining work is cancelled: workers return errors rather than
-    raise them so that an error's own fields (file, line) survive the trip.
+    and the remaining work is cancelled; a worker's own exception is sent
+    back as such a result (pickled with its own fields: an InputError keeps
+    its file and line).
     ``tick`` is called once per finished item, in order.
     """
     results: list[Any] = []
@@ -147,11 +151,7 @@ def _read_then(
 
     def task(item: tuple[int, Source]) -> Any:
         index, source = item
-        try:
-            run = reader(source)
-        except InputError as exc:  # returned, not raised: keeps file:line across processes
-            return exc
-        return work(index, run)
+        return work(index, reader(source))
 
     return task
 

@@ -195,12 +195,9 @@ class Experiment:
         def make_work():
             def work(task: tuple[int, str, int]):
                 budget, method, repeat = task
-                try:
-                    if method == "pps":
-                        return self.pps(budget, repeat, kinds)
-                    return self.pooled(method, budget)
-                except Exception as exc:  # sent back and raised in the parent
-                    return exc
+                if method == "pps":
+                    return self.pps(budget, repeat, kinds)
+                return self.pooled(method, budget)
 
             return work
 

@@ -13,7 +13,6 @@ from ...analyses.simulate import (
     analyse_samples,
     system_sampler,
 )
-from ...errors import InputError
 from ...io.sources import STDIN, Qrels, Run, Source, expand_sources
 from ...io.trec import RunColumns, read_qrels, read_run_columns, sort_topics
 from ...measures.parallel import default_jobs, parallel_map, progress
@@ -63,17 +62,13 @@ def _sampler(
     k: int,
     seed: int,
     rel_level: int,
-) -> Callable[[int], tuple[np.ndarray, int] | InputError]:
+) -> Callable[[int], tuple[np.ndarray, int]]:
     """index → (AP (n, k), topics missing) of run ``items[index]``, read here if a file."""
     sample = system_sampler(qrels, topics, k, seed, rel_level, names=names)
 
-    def work(i: int) -> tuple[np.ndarray, int] | InputError:
+    def work(i: int) -> tuple[np.ndarray, int]:
         item = items[i]
-        run: Run | RunColumns
-        try:
-            run = read_run_columns(item) if isinstance(item, Source) else item
-        except InputError as exc:  # returned, not raised: keeps file:line across processes
-            return exc
+        run: Run | RunColumns = read_run_columns(item) if isinstance(item, Source) else item
         return sample(i, run)
 
     return work
