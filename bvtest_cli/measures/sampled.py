@@ -586,8 +586,9 @@ class SampledRankings:
         """(g, len(at_lo)) counts of the flagged rows of each stratum between
         positions [at_lo, at_hi) of ``flagged``, each within one ranking
         (at_lo ascending): running counts, one stratum at a time, over
-        chunks of rankings of ~128 K flagged rows, so that the counts stay in
-        the processor's cache while the strata are visited."""
+        chunks of whole rankings of at least ``_COUNT_CHUNK`` (64 K) flagged
+        rows, so that the counts stay in the processor's cache while the
+        strata are visited."""
         n = flagged.size
         out = np.empty((g, at_lo.size), dtype=self._count_dtype)
         small = codes.astype(np.int16) if g < 2**15 else codes

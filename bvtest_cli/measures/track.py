@@ -138,17 +138,17 @@ def read_track(
     offsets = [0]
     for t in topics:
         judged_docs = qrels.get(t, {})
-        parts = [run[t] for run in runs if t in run]
+        ranked = [run[t].astype(bytes) if t in run else None for run in runs]
         qrels_docnos = np.array([docno_bytes(d) for d in judged_docs], dtype=bytes)
-        universe = np.unique(np.concatenate([*(p.astype(bytes) for p in parts), qrels_docnos]))
+        universe = np.unique(np.concatenate([*(p for p in ranked if p is not None), qrels_docnos]))
         docnos.append(universe)
         text = [d.decode("latin-1") for d in universe.tolist()]
         grades.append(np.array([max(judged_docs.get(d, 0), 0) for d in text], dtype=np.int64))
         # a negative grade (a sample's -1: pooled, not judged) is no judgment
         judged.append(np.array([judged_docs.get(d, -1) >= 0 for d in text], dtype=bool))
         offsets.append(offsets[-1] + universe.size)
-        for j, run in enumerate(runs):
-            ids = np.searchsorted(universe, run[t].astype(bytes)) if t in run else np.zeros(0, int)
+        for j, docs in enumerate(ranked):
+            ids = np.searchsorted(universe, docs) if docs is not None else np.zeros(0, int)
             rankings[j].append(ids.astype(np.int32))
     return Track(
         topics,
