@@ -310,9 +310,10 @@ CONSTANT_BIAS_COST = (
 
 
 def measure_block(
-    m: ScoreMatrix, s: Settings, models: Sequence[ModelledCell] | None, totals: Sequence[int],
-    notes: list[str],
-) -> Section:  # fmt: skip
+    m: ScoreMatrix, s: Settings, allocation: tuple[Records, Records] | None, notes: list[str]
+) -> Section:
+    """One measure's block: G-study, D-study, topic-set sizes, and the
+    allocation (the budget report's, the same in every measure's block)."""
     x = m.values
     if len(m.systems) < 2 or len(m.topics) < 2:
         raise InputError(
@@ -411,8 +412,8 @@ def measure_block(
             ),
         ),
     ]
-    if models is not None:
-        best, every = allocation_records(models, totals)
+    if allocation is not None:
+        best, every = allocation
         items += [("allocation", best), ("candidates", every)]
     return Section(tuple(items))
 
@@ -422,12 +423,12 @@ def design_report(
 ) -> Report:
     """The report of ``bvtest design``."""
     notes: list[str] = []
-    totals: Sequence[int] = ()
-    models: list[ModelledCell] | None = None
+    allocation = None
     if budget is not None:
         budgets = sorted({c.budget for c in budget.cells})
         totals = s.totals or tuple(dict.fromkeys(budget.n_topics * b for b in budgets))
         models = topics_models(budget)
+        allocation = allocation_records(models, totals)
         notes += model_notes(models, budget.n_topics, str(s.budget_report))
         unfit = [t for t in totals if t < min(budgets)]
         if unfit:
@@ -435,7 +436,7 @@ def design_report(
                 f"allocation: total(s) {', '.join(map(str, unfit))} below every budget per "
                 "topic; no allocation"
             )
-    blocks = [(m.measure, measure_block(m, s, models, totals, notes)) for m in matrices]
+    blocks = [(m.measure, measure_block(m, s, allocation, notes)) for m in matrices]
     body = section(
         ("level", s.ci),
         ("reliability", s.reliability),
