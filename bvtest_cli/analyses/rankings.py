@@ -154,8 +154,12 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ``scipy.stats.kendalltau``. The signs of each input are built once and
     broadcast, so one x against many y costs one sign vector of x.
     """
-    sx = pair_signs(x)
-    sy = pair_signs(y)
+    return tau_b_of_signs(pair_signs(x), pair_signs(y))
+
+
+def tau_b_of_signs(sx: np.ndarray, sy: np.ndarray) -> np.ndarray:
+    """:func:`kendall_tau_b` from the rankings' sign vectors (:func:`pair_signs`),
+    for a caller that has them already."""
     num = np.sum(sx * sy, axis=-1, dtype=np.int64)
     untied = np.count_nonzero(sx, axis=-1) * np.count_nonzero(sy, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -50,7 +50,7 @@ import numpy as np
 from ..defaults import VARIATION_ALPHAS, VARIATION_MODES
 from ..errors import InputError
 from ..measures.matrix import ScoreMatrix
-from .rankings import kendall_tau_b, pair_signs
+from .rankings import pair_signs, tau_b_of_signs
 
 __all__ = [
     "DEFAULT_ALPHAS",
@@ -408,9 +408,9 @@ def rank_correlations(
         reference = pair_signs(flat_mu[row])
         for lo in range(0, a.size, step):
             hi = min(a.size, lo + step)
-            o = portfolio_value(flat_mu[row], flat_var[row], a[lo:hi]).T  # (block, m)
-            tau[row, lo:hi] = kendall_tau_b(flat_mu[row], o)
-            counts = _counts_from_signs(reference, pair_signs(o), m)
+            o = pair_signs(portfolio_value(flat_mu[row], flat_var[row], a[lo:hi]).T)  # (block, P)
+            tau[row, lo:hi] = tau_b_of_signs(reference, o)
+            counts = _counts_from_signs(reference, o, m)
             tap[row, lo:hi] = _tau_ap_from(counts)
     return tau.reshape(*lead, a.size), tap.reshape(*lead, a.size)
 
