@@ -115,12 +115,12 @@ class BruteForce:
             "b2": b2,
             "bias": root(b2),
             "sigma": math.sqrt(sx),
-            # RMSE = √(max(b², 0) + σ²): a negative b² estimate adds nothing
-            "rmse": math.sqrt(max(b2, 0.0) + sx),
+            # RMSE = √(b² + σ²), b² signed ([Cormack19] Table 1), 0 below 0
+            "rmse": math.sqrt(max(b2 + sx, 0.0)),
             "se_b2": b2_batch.std(ddof=1) / root_k,
             "se_bias": mapped(b2, b2_batch),
             "se_sigma": mapped(sx, sx_batch),
-            "se_rmse": mapped(b2 + sx, b2_batch + sx_batch) if b2 >= 0 else mapped(sx, sx_batch),
+            "se_rmse": mapped(max(b2 + sx, 0.0), b2_batch + sx_batch),
         }
 
 
@@ -271,7 +271,7 @@ def test_rmse_squared_is_bias_squared_plus_variance():
     res = ranking_accuracy(named["G"], {"X": named["X"], "Y": named["Y"]}, samples=200, seed=3)
     for ca in res.collections:
         a = ca.accuracy
-        assert a.rmse**2 == pytest.approx(max(a.b2, 0.0) + a.sigma**2, abs=1e-12)
+        assert a.rmse**2 == pytest.approx(max(a.b2 + a.sigma**2, 0.0), abs=1e-12)
         assert a.bias * abs(a.bias) == pytest.approx(a.b2, abs=1e-12)
     t = res.table
     k = len(t.names)
@@ -546,3 +546,23 @@ def test_four_times_the_topics_halves_sigma_on_the_sample_track(sample_scores):
     xb, xq = base.collections[0].accuracy, quad.collections[0].accuracy
     assert xq.sigma / xb.sigma == pytest.approx(0.5, rel=0.15)
     assert abs(xq.bias) < xq.sigma / 3 and abs(xb.bias) < xb.sigma / 3
+
+
+def test_rmse_of_a_negative_b2_as_cormack_and_grossman_table_1():
+    # [Cormack19] Table 1, infAP at 20,000 assessments and 50 topics: |b| = −0.0145
+    # (b² < 0, "explained by chance error"), σ = 0.0856, RMSE = 0.0843 = √(b² + σ²)
+    from bvtest_cli.analyses.rankings import DeltaEstimate, _accuracy
+
+    b2, s2 = -(0.0145**2), 0.0856**2
+    none = np.full(10, np.nan)
+    a = _accuracy(
+        DeltaEstimate(b2 + 2 * s2, none), DeltaEstimate(s2, none), DeltaEstimate(s2, none)
+    )
+    assert a.bias == pytest.approx(-0.0145, abs=1e-12)
+    assert a.sigma == pytest.approx(0.0856, abs=1e-12)
+    # the paper's figures are rounded to 4 decimals: within that, and below σ
+    assert a.rmse == pytest.approx(0.0843, abs=1e-4) and a.rmse < a.sigma
+    # a sum below 0 is the only case clipped
+    a = _accuracy(DeltaEstimate(-0.02 + 2e-4, none), DeltaEstimate(1e-4, none),
+                  DeltaEstimate(1e-4, none))  # fmt: skip
+    assert a.rmse == 0.0
