@@ -328,3 +328,105 @@ def test_xinfap_equals_sample_eval_pl(bvtest, random_collection):
     assert len(expected) == len(topics)
     for t, value in expected.items():
         assert got.get(t, 0.0) == pytest.approx(value, abs=5e-5), t
+
+
+# ------------------------------------------------------------ no judged relevant retrieved
+
+# A topic in sample_eval.pl's layout: stratum 1 (4 listed, 2 judged, 1
+# relevant), 2 (4, 2, 1) and 3 (2 listed, none judged). The run retrieves
+# judged non-relevant, unjudged and unpooled documents, never A or J (the
+# judged relevant ones): it has no hits, the case where the counts of
+# relevant documents came back unwritten.
+NO_HITS_QRELS = """\
+401 0 A 1 1
+401 0 B 1 0
+401 0 C 1 -1
+401 0 D 1 -1
+401 0 E 2 0
+401 0 F 2 -1
+401 0 G 2 -1
+401 0 J 2 1
+401 0 K 3 -1
+401 0 L 3 -1
+"""
+NO_HITS_RUN = ("B", "X1", "K", "C", "E", "F", "X2")  # in rank order
+
+
+def _no_hits_expected() -> dict[str, float]:
+    """sample_eval.pl's formulas by hand: Σ_h N_h (r_h + 1e-5) / (n_h + 3e-5)
+    over the retrieved documents of each stratum (listed N_h, judged n_h,
+    relevant r_h among the first k), then iP@k = that / k."""
+    # all 7: stratum 1 B, C (2 listed, 1 judged, 0 relevant); 2 E, F (2, 1, 0); 3 K (1, 0, 0)
+    whole = 2 * 1e-5 / (1 + 3e-5) + 2 * 1e-5 / (1 + 3e-5) + 1 * 1e-5 / 3e-5
+    # the first 2, B and X1: stratum 1 B (1, 1, 0); X1 is not listed
+    first2 = 1 * 1e-5 / (1 + 3e-5)
+    # R̂ = 1·4/2 + 1·4/2 = 4, but no relevant document is retrieved: xinfAP 0
+    return {"iP@10": whole / 10, "iP@2": first2 / 2, "inum_rel_ret": whole, "xinfAP": 0.0}
+
+
+def test_no_judged_relevant_retrieved_by_the_command(tmp_path):
+    """The topic 60 times and 4 such runs: enough arrays come and go that
+    unwritten counts would show whatever memory they were given."""
+    from conftest import run_bvtest
+
+    topics = [str(401 + t) for t in range(60)]
+    q = tmp_path / "s.qrels"
+    lines = NO_HITS_QRELS.splitlines()
+    q.write_text("".join(t + line[3:] + "\n" for t in topics for line in lines))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("r1", "r2", "r3", "r4"):
+        (runs / name).write_text(
+            "".join(
+                f"{t} Q0 {d} {i + 1} {10 - i} {name}\n"
+                for t in topics
+                for i, d in enumerate(NO_HITS_RUN)
+            )
+        )
+    proc = run_bvtest(
+        "scores", "-m", "iP10", "-m", "iP2", "-m", "inum_rel_ret", "-m", "xinfAP", q, runs,
+        subprocess=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in proc.stdout.splitlines()[1:]]
+    expected = _no_hits_expected()
+    assert len(rows) == 4 * 60 * len(expected)
+    for system, topic, name, value in rows:
+        where = (system, topic, name)
+        assert float(value) == pytest.approx(expected[name], rel=1e-12, abs=0), where
+        if name.startswith("iP@"):
+            assert 0 <= float(value) <= 1
+
+
+def test_no_judged_relevant_retrieved_in_sampled_rankings():
+    import numpy as np
+
+    from bvtest_cli.measures.sampled import SampledRankings
+
+    docs = [line.split() for line in NO_HITS_QRELS.splitlines()]
+    row = {d[2]: i for i, d in enumerate(docs)}
+    grade = np.array([int(d[4]) for d in docs])
+    code = np.array([int(d[3]) - 1 for d in docs], dtype=np.int32)
+    # ranking 0: the run; ranking 1: nothing retrieved (an empty topic)
+    qrow = np.array([row.get(d, -1) for d in NO_HITS_RUN])
+    starts = np.array([0, qrow.size, qrow.size])
+    rankings = SampledRankings(
+        qrow, np.arange(qrow.size), starts, np.zeros(2, np.int64),
+        np.zeros(grade.size, np.int64), grade, 1, n_topics=1,
+    )  # fmt: skip
+    kinds = ("iP@10", "iP@2", "inum_rel_ret", "xinfAP")
+    listed = np.ones(grade.size, dtype=bool)
+    for _ in range(3):  # whatever memory the arrays are given
+        np.full((3, 2), 12345, dtype=np.int16)
+        got = rankings.evaluate(kinds, listed, code, grade, 3)
+        for name, value in _no_hits_expected().items():
+            assert got[name][0] == pytest.approx(value, rel=1e-12, abs=0), name
+            assert got[name][1] == 0.0, name  # nothing retrieved: nothing estimated
+    # the counting itself with nothing flagged, in memory left full of non-zeros
+    at = np.zeros(2, dtype=np.int64)
+    for _ in range(3):
+        junk = np.full((3, at.size), 12345, dtype=rankings._count_dtype)
+        del junk
+        none = np.zeros(0, dtype=np.int64)
+        counts = rankings._counts_within(none, none.astype(np.int32), at, at, 3)
+        assert counts.shape == (3, 2) and not counts.any()

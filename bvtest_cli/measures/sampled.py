@@ -590,7 +590,9 @@ class SampledRankings:
         rows, so that the counts stay in the processor's cache while the
         strata are visited."""
         n = flagged.size
-        out = np.empty((g, at_lo.size), dtype=self._count_dtype)
+        # zeros: with nothing flagged (a run with no judged relevant document
+        # has no hits) the loop below has no chunk and writes no cell
+        out = np.zeros((g, at_lo.size), dtype=self._count_dtype)
         small = codes.astype(np.int16) if g < 2**15 else codes
         # chunks end at rankings' first rows, so no ranking spans two
         firsts = np.searchsorted(flagged, self.starts)
