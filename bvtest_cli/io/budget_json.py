@@ -39,7 +39,8 @@ def _number(value: object) -> TypeGuard[int | float]:
 
 def read_budget_report(path: str) -> BudgetReport:
     """The cells of a budget report; a one-line error naming the file for
-    text that is not JSON or a document that is not a budget report."""
+    text that is not JSON, a document that is not a budget report, or a cell
+    (method, budget, topics_scale) given twice."""
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     try:
@@ -55,6 +56,7 @@ def read_budget_report(path: str) -> BudgetReport:
     if not (isinstance(n, int) and not isinstance(n, bool) and n >= 1):
         raise InputError(f"{what} (no positive n_topics)", label)
     cells = []
+    first: dict[tuple[str, int, int], int] = {}  # (method, budget, scale) → its cell's number
     for k, cell in enumerate(doc["cells"], 1):
         if not isinstance(cell, dict):
             raise InputError(f"{what} (cell {k} is not an object)", label)
@@ -74,6 +76,15 @@ def read_budget_report(path: str) -> BudgetReport:
             raise InputError(f"{what} (cell {k}: sigma is negative)", label)
         se = cell.get("se_rmse")
         assert isinstance(budget, int) and isinstance(scale, int)  # checked above
+        # Checked here, where the file is known: the fit downstream sees only
+        # the cells and could not say which file repeated one.
+        seen = first.setdefault((method, budget, scale), k)
+        if seen != k:
+            raise InputError(
+                f"duplicate cell: cell {k} repeats cell {seen} ({method} at {budget} judgments, "
+                f"topics_scale {scale}); a report's cells are distinct",
+                label,
+            )
         cells.append(
             BudgetCell(
                 method,

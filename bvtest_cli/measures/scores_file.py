@@ -37,7 +37,7 @@ def read_scores(
     label = "<stdin>" if path == STDIN else path
     data = read_bytes(path)
     check_nonempty(data, label)
-    if is_wide(data):
+    if is_wide(data, label):
         return [_wide_matrix(data, label, measure)]
     cells: dict[str, dict[tuple[str, str], float]] = {}
     for lineno, raw in enumerate(data.split(b"\n"), 1):
