@@ -305,8 +305,26 @@ def _latex_escape(text: str) -> str:
             out.append("\\textasciicircum{}")
         else:
             out.append(ch)
-    text = "".join(out)
-    for uni, tex in (("²", "$^2$"), ("ρ", "$\\rho$"), ("−", "$-$"), ("√", "$\\surd$")):
+    return _latex_symbols("".join(out))
+
+
+#: The non-ASCII symbols bvtest writes, as LaTeX: all in LaTeX's own fonts, so
+#: the output compiles with a standard preamble (booktabs for the tables) and
+#: no other package; ▲ ▼ · (compare's significance matrix) as arrows and a dot.
+LATEX_SYMBOLS = (
+    ("²", "$^2$"), ("ρ", "$\\rho$"), ("−", "$-$"), ("√", "$\\surd$"),
+    ("▲", "$\\uparrow$"), ("▼", "$\\downarrow$"), ("·", "$\\cdot$"),
+    ("σ", "$\\sigma$"), ("μ", "$\\mu$"), ("α", "$\\alpha$"), ("τ", "$\\tau$"),
+    ("Φ", "$\\Phi$"), ("≤", "$\\leq$"), ("≥", "$\\geq$"), ("×", "$\\times$"),
+    ("′", "$'$"), ("∞", "$\\infty$"), ("—", "---"), ("–", "--"), ("…", "\\ldots{}"),
+)  # fmt: skip
+
+
+def _latex_symbols(text: str) -> str:
+    """``text`` with bvtest's non-ASCII symbols in LaTeX. Comments (``%``
+    lines: a title's settings, a matrix's meaning) keep theirs: LaTeX skips a
+    comment unread, so any character is safe there."""
+    for uni, tex in LATEX_SYMBOLS:
         text = text.replace(uni, tex)
     return text
 
@@ -397,7 +415,11 @@ def _matrices(markup: Markup, key: str, node: Section, digits: int) -> list[str]
 
 
 def _tabulate(
-    markup: Markup, rows: list[list[str]], headers: list[str], first_left: bool = True
+    markup: Markup,
+    rows: list[list[str]],
+    headers: list[str],
+    first_left: bool = True,
+    keys: int = 1,
 ) -> str:
     from tabulate import tabulate
 
@@ -420,12 +442,16 @@ def _tabulate(
         return tabulate(rows, headers=headers, disable_numparse=True, stralign="right")
 
     # A table wider than the terminal is cut into tables of consecutive
-    # columns, each repeating the row column, as R prints a wide data frame;
-    # a column wider than the terminal by itself is still printed whole.
+    # columns, each repeating the ``keys`` leading columns that say which row
+    # it is (the row column; a pair's measure, runs and field), as R prints a
+    # wide data frame; a column wider than the terminal by itself is still
+    # printed whole.
+    keys = max(1, min(keys, len(headers) - 1))
+
     def part(columns: list[int]) -> str:
         return plain_table(
-            [[r[0], *(r[j] for j in columns)] for r in rows],
-            [headers[0], *(headers[j] for j in columns)],
+            [[*r[:keys], *(r[j] for j in columns)] for r in rows],
+            [*headers[:keys], *(headers[j] for j in columns)],
         )
 
     def width(text: str) -> int:
@@ -435,7 +461,7 @@ def _tabulate(
     if markup.width is None or width(whole) <= markup.width:
         return whole
     groups: list[list[int]] = [[]]
-    for j in range(1, len(headers)):
+    for j in range(keys, len(headers)):
         if groups[-1] and width(part([*groups[-1], j])) > markup.width:
             groups.append([])
         groups[-1].append(j)
@@ -452,15 +478,26 @@ def _fold(markup: Markup, line: str, indent: str = "  ", sep: str = "  ") -> str
     """``line`` in lines of at most the markup's width in the plain table,
     cut only between items (``sep``: between ``k=v`` pairs, or words), so no
     value is broken; the lines after the first start with ``indent``. An item
-    wider than the width by itself stays whole."""
-    if markup.name != "table" or markup.width is None or len(line) <= markup.width:
+    wider than a line by itself (a sentence: the significance matrix's key)
+    is cut between its words; only a word wider than a line stays whole."""
+    width = markup.width
+    if markup.name != "table" or width is None or len(line) <= width:
         return line
-    lines: list[str] = []
+    # (joiner, text): an item joins the line before at ``sep``, the words of
+    # a cut item at one space
+    tokens: list[tuple[str, str]] = []
     for item in line.split(sep):
-        if lines and len(lines[-1]) + len(sep) + len(item) <= markup.width:
-            lines[-1] += sep + item
+        if len(indent) + len(item) > width and " " in item:
+            words = item.split(" ")
+            tokens += [(sep, words[0]), *((" ", w) for w in words[1:])]
         else:
-            lines.append(item if not lines else indent + item)
+            tokens.append((sep, item))
+    lines: list[str] = []
+    for joiner, text in tokens:
+        if lines and len(lines[-1]) + len(joiner) + len(text) <= width:
+            lines[-1] += joiner + text
+        else:
+            lines.append(text if not lines else indent + text)
     return "\n".join(lines)
 
 
@@ -581,7 +618,7 @@ def _record_cells(records: Records, digits: int) -> tuple[list[str], list[list[s
 
 def _records_table(markup: Markup, records: Records, digits: int) -> str:
     headers, cells = _record_cells(records, digits)
-    return _tabulate(markup, cells, headers)
+    return _tabulate(markup, cells, headers, keys=records.key_count(headers))
 
 
 def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
@@ -756,7 +793,8 @@ def _render_measure_records(
             else:
                 out.append(_title(markup, f"# {measure}  " + "  ".join(settings), measure))
             rows = [list(records.as_text(item, digits)) for item in records.items]
-            out.append(_tabulate(markup, rows, list(records.header)))
+            columns = list(records.header)
+            out.append(_tabulate(markup, rows, columns, keys=records.key_count(columns)))
             if markup.name == "latex":
                 out.append("\\end{table}")
             out.append("")

@@ -150,6 +150,28 @@ class Records:
     # what the records are, for a renderer that draws them (``COMPARISONS``:
     # compare's paired differences, the page's grid of runs × runs)
     kind: str = ""
+    # how many leading columns say which record a line is (compare's measure,
+    # a, b and field): a table cut into blocks of columns repeats them all in
+    # every block, or a reader cannot tell which pair a p belongs to. 0: as
+    # :meth:`key_count` finds them
+    keys: int = 0
+
+    def key_count(self, columns: Sequence[str]) -> int:
+        """How many of the leading ``columns`` (the table's headers) name a
+        record: ``keys`` when declared, else the first column and the columns
+        after it that hold text in every record's JSON object (a pair's runs
+        and field, a run's name), up to the first that holds a number."""
+        if self.keys:
+            return min(self.keys, len(columns))
+        rows = [self.as_json(item) for item in self.items]
+        k = 1
+        while (
+            rows
+            and k < len(columns) - 1
+            and all(isinstance(row.get(columns[k]), str) for row in rows)
+        ):
+            k += 1
+        return k
 
 
 COMPARISONS = "comparisons"
