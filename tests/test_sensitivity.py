@@ -213,3 +213,23 @@ def test_fit_recovers_a_known_exponential():
     assert fit["a"][1] == pytest.approx(0.15, rel=1e-9)
     # one positive rate is not enough for a line
     assert fit["sizes"][2] == 1 and np.isnan(fit["a"][2]) and np.isnan(fit["predicted"][2])
+
+
+@pytest.mark.parametrize("offset", [0.0, 100.0])
+def test_a_difference_on_a_decimal_bin_edge_is_in_the_bin_it_starts(offset):
+    """Systems constant over topics: every subset mean is the system's value,
+    so the differences are 0.6 − 0.5, 0.9 − 0.5, ... exactly decimal edges of
+    bins of width 0.1 (0.6 − 0.5 is 0.09999999999999998 in binary, one bin low
+    by a plain floor). By hand, pairs (i < j) of 0.5, 0.6, 0.9, 1.0 and
+    0.9499999 (just below the edge 0.45 from 0.5): |d| = 0.1, 0.4, 0.5,
+    0.4499999 | 0.3, 0.4, 0.3499999 | 0.1, 0.0500001 | 0.0500001 → bins 1, 4,
+    5, 4 | 3, 4, 3 | 1, 0 | 0, each once per draw; no pair ever swaps."""
+    values = offset + np.array([0.5, 0.6, 0.9, 1.0, 0.9499999])
+    x = np.repeat(values[:, np.newaxis], 10, axis=1)
+    repeats = 3
+    rows = swap_rates(x, sizes=[5], bin_width=0.1, repeats=repeats)
+    expected = {0: 2, 1: 2, 3: 2, 4: 3, 5: 1}
+    got = {round(float(r["bin_lo"]) / 0.1): int(r["pairs"]) // repeats for r in rows}
+    assert got == expected
+    assert (rows["swaps"] == 0).all()
+    np.testing.assert_allclose(rows["bin_hi"] - rows["bin_lo"], 0.1)

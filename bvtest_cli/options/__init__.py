@@ -31,6 +31,7 @@ from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     BUDGET_METHODS,
     COMPARE_FIELDS,
     MAX_GROUP_SIZE,
+    Real,
     parse_alphas,
     parse_baseline,
     parse_collection,
@@ -105,17 +106,20 @@ def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
     return Option(attr, decls, kwargs)
 
 
-def _count(attr: str, *decls: str, minimum: int, help: str, **kwargs: Any) -> Option:
+def _count(
+    attr: str, *decls: str, minimum: int, help: str, maximum: int | None = None, **kwargs: Any
+) -> Option:
     """An integer option with a lower bound and its Settings default, shown."""
     return _opt(
-        attr, *decls, type=click.IntRange(min=minimum), show_default=True, help=help, **kwargs,
+        attr, *decls, type=click.IntRange(min=minimum, max=maximum), show_default=True,
+        help=help, **kwargs,
     )  # fmt: skip
 
 
 def _level(attr: str, flag: str, metavar: str, help: str) -> Option:
     """A probability strictly between 0 and 1 with its Settings default, shown."""
     return _opt(
-        attr, flag, type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+        attr, flag, type=Real(0.0, 1.0, min_open=True, max_open=True),
         show_default=True, metavar=metavar, help=help,
     )  # fmt: skip
 
@@ -134,7 +138,7 @@ _MEASURE_HELP = (
 #: Test-collection design (`design`): reliability and topic-set sizes.
 DESIGN_OPTIONS: tuple[Option, ...] = (
     _opt(
-        "drop", "--drop", type=click.FloatRange(0.0, 1.0, max_open=True),
+        "drop", "--drop", type=Real(0.0, 1.0, max_open=True),
         show_default=True, metavar="F",
         help="Leave out the systems whose mean is below the F quantile of the system "
         "means first (the worst fraction F; systems tied at the cut stay).",
@@ -386,6 +390,7 @@ OPTIONS: dict[str, Option] = {
             "random_size",
             "--random-size",
             minimum=1,
+            maximum=MAX_GROUP_SIZE,  # as --group K: a size beyond int64 is no array size
             metavar="K1",
             help="Topics per group of the random:K1 row.",
         ),
@@ -393,6 +398,7 @@ OPTIONS: dict[str, Option] = {
             "difficulty_size",
             "--difficulty-size",
             minimum=1,
+            maximum=MAX_GROUP_SIZE,  # as --group K: a size beyond int64 is no array size
             metavar="K2",
             help="Topics per group of the difficulty:K2 row (hardest first).",
         ),
@@ -524,7 +530,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "bin_width",
             "--bin-width",
-            type=click.FloatRange(0.0, 1.0, min_open=True),
+            type=Real(0.0, 1.0, min_open=True),
             show_default=True,
             metavar="W",
             help="Width of the bins of the difference in mean on the first subset, by "
@@ -563,7 +569,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "ci",
             "--ci",
-            type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+            type=Real(0.0, 1.0, min_open=True, max_open=True),
             default=None,
             metavar="LEVEL",
             help="Add a topic-bootstrap confidence interval at LEVEL (e.g. 0.95) to every "
@@ -582,7 +588,7 @@ OPTIONS: dict[str, Option] = {
             "--ci-method",
             type=click.Choice(["auto", "studentized", "bca", "percentile"]),
             show_default=True,
-            help="Interval method. auto: each field's own, the one whose 95 %% intervals "
+            help="Interval method. auto: each field's own, the one whose 95% intervals "
             "cover at the stated rate in bvtest's calibration study (docs/uncertainty.md): "
             "studentized (bootstrap-t with jackknife standard errors) for every field but "
             "bias2, which uses bca (its influence vanishes where the mean meets c), and "
@@ -669,7 +675,14 @@ EVALUATION = ("measures", "rel_level", "sampled_topics", "jobs", "err_impl", "qu
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 #: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")
-OUTPUT = ("fmt", "digits", "caption", "width", "sort")
+#: The output options of a command whose report holds no table of runs:
+#: --sort orders only such tables (Report.sorted_by), so it could not act there.
+REPORT_OUTPUT = ("fmt", "digits", "caption", "width")
+OUTPUT = (*REPORT_OUTPUT, "sort")
+#: Commands that name OUTPUT but report no table of runs (their differences,
+#: designs and sizes are rows of pairs, measures and topic counts): they do
+#: not take --sort, which would be silently ignored there.
+UNSORTED = frozenset({"compare", "design"})
 
 
 # --------------------------------------------------------------------------- changes by command
@@ -704,14 +717,15 @@ ALIASES: dict[str, dict[str, tuple[str, str, str]]] = {
 
 
 def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
-    """``s`` with every deprecated alias of ``command`` moved to the attribute it
-    fills now, and a note for each one given."""
+    """``s`` with every deprecated alias of ``command`` copied to the attribute
+    it fills now, and a note for each one given. The alias keeps its value: it
+    records which flag was typed, for messages (:func:`typed_flag`)."""
     notes = []
     for old, (new, old_flag, new_flag) in ALIASES.get(command, {}).items():
         value = getattr(s, old)
         if value is None:
             continue
-        changes: dict[str, Any] = {old: None, new: value}
+        changes: dict[str, Any] = {new: value}
         s = replace(s, **changes)
         notes.append(
             f"{old_flag} is deprecated in `{command}` (elsewhere it means something else): "
@@ -720,9 +734,31 @@ def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
     return s, notes
 
 
+def typed_flag(s: Settings, command: str, attr: str) -> str:
+    """The flag that set ``attr`` in ``command`` as the user typed it: a
+    deprecated alias when that was given (a message about --draws the user
+    never typed would not say which of their flags is wrong), else the
+    option's own flag."""
+    for old, (new, old_flag, _) in ALIASES.get(command, {}).items():
+        if new == attr and getattr(s, old) is not None:
+            return old_flag
+    return _flag(attr)
+
+
+def _spellings(names: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(old, new, old flag, new flag) of the deprecated aliases a command
+    taking ``names`` has: both attributes are among its options."""
+    pairs = {
+        (old, new, old_flag, new_flag)
+        for aliases in ALIASES.values()
+        for old, (new, old_flag, new_flag) in aliases.items()
+    }
+    return sorted(p for p in pairs if p[0] in names and p[1] in names)
+
+
 #: compare's --ci: a level always (the paired intervals are its output).
 COMPARE_CI = dict(
-    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    type=Real(0.0, 1.0, min_open=True, max_open=True),
     default=0.95,
     show_default=True,
     metavar="LEVEL",
@@ -770,6 +806,10 @@ class Command:
     options: tuple[str, ...]
     run: Callable[[Settings], Any]
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.name in UNSORTED:
+            object.__setattr__(self, "options", tuple(o for o in self.options if o != "sort"))
 
 
 #: Options that mean something only beside another choice: option → (that
@@ -833,6 +873,10 @@ def validate(
 ) -> Settings:
     """What no single option can check: QRELS RUNS... or --scores, not both;
     no option given where it would be ignored (:data:`NEEDS`)."""
+    for old, new, old_flag, new_flag in _spellings(names):
+        if old in set_by_user and new in set_by_user:
+            # which would win is arbitrary: the user meant one of them
+            raise click.UsageError(f"{old_flag} is the old spelling of {new_flag}; give one")
     for name in sorted(set_by_user & NEEDS.keys()):
         need, met = NEEDS[name]
         if name in names and not met(s, names):

@@ -24,10 +24,10 @@ from ..errors import InputError
 from ..settings import Settings
 
 MEMORY_ENV = "BVTEST_MEMORY_MB"
-WORK_LIMIT = 1e13  # ~ 3 hours at 1e9 operations per second: no analysis needs more
+WORK_LIMIT = 1e12  # ~ 15 minutes at 1e9 operations per second: no analysis needs more
 _FLOAT = 8
 _COPIES = 4  # live float64 arrays of the largest shape at once, generously
-_BASE = 64 << 20  # the interpreter, numpy and the counts of one step (64 MiB)
+BASE_BYTES = _BASE = 64 << 20  # the interpreter, numpy and the counts of one step (64 MiB)
 _LINE = 40  # bytes of a written sample line ``qid 0 docno stratum rel``
 _DOCUMENT_WORK = 200  # elementary operations a sampler spends on a pooled document
 
@@ -82,12 +82,50 @@ def _bootstrap_bytes(samples: int, topics: int, m: int) -> float:
     return float(samples) * (5 * topics + _COPIES * m) * _FLOAT + _BASE
 
 
-def refuse_work(option: str, value: object, operations: float, what: str) -> None:
+def refuse_work(
+    option: str, value: object, operations: float, what: str, fits: str | None = None
+) -> None:
+    """Refuse ``operations`` beyond :data:`WORK_LIMIT`; ``fits`` says what would fit."""
     if operations > WORK_LIMIT:
         raise InputError(
             f"{option} {value}: {what} takes about {operations:.2g} operations, more than "
-            f"the limit {WORK_LIMIT:.0e} (hours of computing); ask for fewer"
+            f"the limit {WORK_LIMIT:.0e} (a quarter of an hour of computing, fixed in "
+            f"bvtest); {fits or 'ask for fewer'}"
         )
+
+
+#: Operations per pair of rankings in Δ besides the dot product of their
+#: signs: τ, (1 − τ)², the sums and the batch sums, passes over float64
+#: blocks (measured: 50 ns a pair of rankings of 12 runs, 66 system pairs).
+_PAIR_WORK = 40
+
+
+def delta_work(samples: int, m: int, products: int) -> float:
+    """Operations of ``products`` Δ estimates over B × B pairs of rankings of
+    m runs (analyses.rankings.delta): each pair of rankings a dot product of
+    two sign vectors of m(m − 1)/2 pairs, and :data:`_PAIR_WORK` more."""
+    pairs = m * (m - 1) / 2
+    return float(samples) ** 2 * products * (2 * pairs + _PAIR_WORK)
+
+
+def _most_samples(m: int, products: int) -> int:
+    """The largest B whose Δ estimates fit :data:`WORK_LIMIT`."""
+    return max(1, math.isqrt(int(WORK_LIMIT / max(delta_work(1, m, products), 1.0))))
+
+
+def refuse_delta(flag: str, samples: int, m: int, products: int, what: str) -> None:
+    """Refuse B bootstrap rankings whose B × B products would compute for hours,
+    saying the B that fits."""
+    refuse_work(flag, samples, delta_work(samples, m, products), what,
+                f"at most {flag} {_most_samples(m, products)} fits")  # fmt: skip
+
+
+def ranking_products(collections: int) -> int:
+    """Δ estimates of ``rankings`` with k test collections (analyses.rankings.
+    ranking_accuracy): σ² of each of the k + 1 sets, and Δ(X, G) of each
+    collection, or of every ordered pair of the k + 1 with the table (k ≥ 2)."""
+    k = max(collections, 1)
+    return (k + 1) + ((k + 1) ** 2 if k >= 2 else k)
 
 
 def check_request(
@@ -103,12 +141,18 @@ def check_request(
     the limits (InputError naming the option). ``documents``: the pooled
     documents over all topics once known (sample, budget); ``out``: the
     directory sample writes to (its file system's free space)."""
+    from ..options import typed_flag
+
     m, n = max(m, 1), max(n, 1)
-    # before the runs are read, a budget of N pools at least N documents a topic
-    docs = float(documents) if documents is not None else float(n) * min(s.budgets or (1,))
+    # Before the runs are read, a topic pools at least one document: a budget
+    # N pools min(N, pool) documents, and a budget above every pool (judge
+    # everything) costs the pool, however large N is.
+    docs = float(documents) if documents is not None else float(n)
+    draws = typed_flag(s, command, "draws")
+    bootstrap = typed_flag(s, command, "bootstrap")
     if command == "sample":
         repeats = s.draws if s.method in ("uniform", "pps") else 1
-        refuse_work("--draws", s.draws, repeats * docs * _DOCUMENT_WORK,
+        refuse_work(draws, s.draws, repeats * docs * _DOCUMENT_WORK,
                     f"{s.draws} samples of {int(docs)} pooled documents")  # fmt: skip
         if out is not None and documents is not None:
             parent = os.path.dirname(os.path.realpath(out)) or "."
@@ -119,7 +163,7 @@ def check_request(
             need = repeats * docs * _LINE
             if free is not None and need > free:
                 raise InputError(
-                    f"--draws {s.draws}: {repeats} sample files of {int(docs)} lines need "
+                    f"{draws} {s.draws}: {repeats} sample files of {int(docs)} lines need "
                     f"about {_size(need)}, more than the {_size(free)} free where --out "
                     "writes"
                 )
@@ -144,32 +188,34 @@ def check_request(
         # the bootstrap's counts over the R·n sampled topics
         pps = any(x in ("xinfAP", "statAP") for x in s.methods)
         repeats = s.draws if pps else 1
-        refuse_memory("--draws", s.draws,
+        refuse_memory(draws, s.draws,
                       float(repeats) * m_all * n * _FLOAT * (2 + _COPIES) + _BASE,
                       f"{s.draws} samples of {m_all} runs × {n} topics")  # fmt: skip
         refuse_work(
-            "--draws", s.draws, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
+            draws, s.draws, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
             f"{s.draws} pps samples of {int(docs)} pooled documents per budget",
         )  # fmt: skip
         topics = max(s.topics_scale) * n
-        option, value = ("--bootstrap", s.bootstrap)
+        option, value = (bootstrap, s.bootstrap)
         if _bootstrap_bytes(s.bootstrap, n, m_all) <= memory_limit():
             option, value = ("--topics-scale", max(s.topics_scale))
         refuse_memory(option, value, _bootstrap_bytes(s.bootstrap, topics, m_all),
                       f"{s.bootstrap} bootstrap samples of {topics} topics")  # fmt: skip
-        refuse_work("--bootstrap", s.bootstrap,
-                    float(s.bootstrap) ** 2 * m_all * (m_all - 1) / 2 * 4 * len(s.budgets)
-                    * len(s.topics_scale) * (len(s.methods) + 1) * 2,
-                    f"Δ over {s.bootstrap}² pairs of rankings of {m_all} runs, "
-                    "per cell")  # fmt: skip
+        # each cell (budget, scale, method, and the reference's row) estimates
+        # σ² of its collection and of the reference and Δ between them
+        cells = len(s.budgets) * len(s.topics_scale) * (len(s.methods) + 1)
+        refuse_delta(bootstrap, s.bootstrap, m_all, 3 * cells,
+                     f"{3 * cells} Δ estimates ({cells} cells) over {s.bootstrap}² pairs of "
+                     f"rankings of {m_all} runs")  # fmt: skip
     if command == "rankings":
         topics = s.topics or n
         need = _bootstrap_bytes(s.bootstrap, topics, m)
         # blame --topics when the default n′ = n would have fitted
         fits_with_n = _bootstrap_bytes(s.bootstrap, n, m) <= memory_limit()
         by_topics = s.topics is not None and fits_with_n
-        option, value = ("--topics", topics) if by_topics else ("--bootstrap", s.bootstrap)
+        option, value = ("--topics", topics) if by_topics else (bootstrap, s.bootstrap)
         refuse_memory(option, value, need, f"{s.bootstrap} bootstrap samples of {topics} topics")
-        pairs = m * (m - 1) / 2
-        refuse_work("--bootstrap", s.bootstrap, float(s.bootstrap) ** 2 * pairs * 4,
-                    f"Δ over {s.bootstrap}² pairs of rankings of {m} runs")  # fmt: skip
+        products = ranking_products(len(s.collections))
+        refuse_delta(bootstrap, s.bootstrap, m, products,
+                     f"{products} Δ estimates over {s.bootstrap}² pairs of rankings of {m} "
+                     "runs")  # fmt: skip

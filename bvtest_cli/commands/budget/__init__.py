@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import DEPRECATED_ALIAS, OUTPUT, RANKINGS_BOOTSTRAP, RUNS, Command
+from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, RUNS, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ BUDGET_JOBS = dict(
 COMMAND = Command(
     "budget",
     ("inputs", "budgets", "topics_scale", "methods", "engineered", "draws", "strata",
-     "bootstrap", "seed", "rel_level", "jobs", "quiet", "repeats", "samples", *OUTPUT),
+     "bootstrap", "seed", "rel_level", "jobs", "quiet", "repeats", "samples", *REPORT_OUTPUT),
     run,
     overrides={
         "inputs": RUNS, "draws": BUDGET_DRAWS, "bootstrap": RANKINGS_BOOTSTRAP, "jobs": BUDGET_JOBS,

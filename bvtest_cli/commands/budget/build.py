@@ -265,6 +265,8 @@ def budget_report(s: Settings) -> Report:
     topics = topic_set(qrels_file, s.rel_level, notes.append)
     check_request(s, len(sources), len(topics), "budget")
     submitted = read_track(qrels_file, sources, topics, s)
+    # now the pools' size is known: the pps draws' work by the documents they sample
+    check_request(s, len(sources), len(topics), "budget", documents=int(submitted.offsets[-1]))
     rankings, grades = submitted.for_sampling()
     track = engineered(submitted, s.seed) if s.engineered else submitted
     pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import DEPRECATED_ALIAS, OUTPUT, RANKINGS_BOOTSTRAP, Command
+from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ COMMAND = Command(
         "err_impl",
         "impl",
         "quiet",
-        *OUTPUT,
+        *REPORT_OUTPUT,
     ),
     run,
     overrides={

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import DESIGN_SCORES, EVALUATION, INPUTS, OUTPUT, Command
+from ...options import DESIGN_SCORES, EVALUATION, INPUTS, REPORT_OUTPUT, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ COMMAND = Command(
         "bin_width",
         "draws",
         "seed",
-        *OUTPUT,
+        *REPORT_OUTPUT,
     ),
     run,
     overrides={

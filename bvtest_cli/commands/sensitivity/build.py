@@ -23,6 +23,7 @@ from ...analyses.sensitivity import (
     DeltaNeeded,
     asl_curve,
     delta_needed,
+    delta_needed_bytes,
     discriminative_power,
     fit_swap_extrapolation,
     swap_rates,
@@ -37,7 +38,7 @@ from ...analyses.significance import (
 from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry as r
-from ...report.limits import refuse_memory, refuse_work
+from ...report.limits import BASE_BYTES, refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import as_reported, line_records
 from ...settings import Settings
@@ -192,6 +193,10 @@ def _curve(p: np.ndarray) -> AslCurve:
 def check_request(s: Settings, m: int, n: int, sizes: Sequence[int]) -> None:
     """Refuse a request too big for the machine before any array is built."""
     pairs = m * (m - 1) // 2
+    refuse_memory(
+        "--bootstrap", s.bootstrap, delta_needed_bytes(n, s.bootstrap) + BASE_BYTES,
+        f"the paired bootstrap test's {s.bootstrap} resamples of {n} topics",
+    )  # fmt: skip
     refuse_work(
         "--bootstrap", s.bootstrap, 4.0 * s.bootstrap * pairs * n,
         f"the paired bootstrap test of {pairs} pairs × {n} topics",
