@@ -375,3 +375,105 @@ def test_budget_page_charts_each_scale_and_repeats_the_keys():
         cells = [c for c in document["cells"] if c["topics_scale"] == scale]
         best = min(cells, key=lambda c: c["rmse"])
         assert f">{best['method']} ★</text>" in chart
+
+
+def test_budget_page_bolds_the_least_rmse_of_each_budget_and_scale():
+    args = ("budget", "--budget", "10,40", "--draws", "3", "--bootstrap", "60",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    _, text = page_of(*args)
+    cells = json_of(*args)["cells"]
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', text)
+    marked = {name: re.findall(r'<td class="best"[^>]*><strong>([^<]*)</strong></td>', row)
+              for name, row in rows}  # fmt: skip
+    for key in {(c["budget"], c["topics_scale"]) for c in cells}:
+        group = [c for c in cells if (c["budget"], c["topics_scale"]) == key]
+        least = min(c["rmse"] for c in group)
+        for c in group:
+            want = [fmt(least, 4)] if c["rmse"] == least else []
+            assert marked[f"{c['budget']} {c['topics_scale']} {c['method']}"] == want, c
+
+
+def test_design_page_charts_the_allocation_of_each_total(tmp_path):
+    budget = run_bvtest("budget", "--budget", "10,40", "--draws", "3", "--bootstrap", "60",
+                        "-f", "json", SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    assert budget.returncode == 0, budget.stderr
+    report = tmp_path / "budget.json"
+    report.write_text(budget.stdout)
+    args = ("design", "-m", "AP", "--budget-report", report, "--total", "300,1200",
+            SAMPLE_QRELS, SAMPLE_RUNS)  # fmt: skip
+    _, text = page_of(*args)
+    block = json_of(*args)["measures"]["AP"]
+    charts = re.findall(r'<figure class="chart bars">(.*?)</figure>', text, re.S)
+    assert len(charts) == 2, "a chart per total"
+    for total, chart in zip((300, 1200), charts, strict=True):
+        assert f"total of {total} judgments" in chart
+        candidates = [c for c in block["candidates"] if c["total"] == total]
+        bars = re.findall(r'<rect class="bar"[^>]*><title>([^<]*)</title>', chart)
+        assert len(bars) == len(candidates)
+        for c, bar in zip(candidates, bars, strict=True):
+            assert bar.startswith(f"{c['method']} ") and bar.endswith(f"{c['rmse_predicted']:.4f}")
+        (best,) = [a for a in block["allocation"] if a["total"] == total]
+        starred = re.findall(r">([^<>]*) ★</text>", chart)
+        assert starred == [best["method"]]
+        assert best["rmse_predicted"] == min(c["rmse_predicted"] for c in candidates)
+
+
+RUNS_60 = 60
+
+
+@pytest.fixture(scope="module")
+def track_60(tmp_path_factory) -> Path:
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools"))
+    import gen_track
+
+    out = tmp_path_factory.mktemp("track60")
+    gen_track.main(["--out", str(out), "--runs", str(RUNS_60), "-q"])
+    assert len(list((out / "runs").iterdir())) == RUNS_60
+    return out
+
+
+def test_eval_page_sets_the_per_run_tables_of_a_measure_side_by_side(track_60):
+    _, text = page_of("eval", track_60 / "qrels.txt", track_60 / "runs")
+    sections = re.findall(r'<section class="measure".*?</section>', text, re.S)
+    assert len(sections) == 3  # eval's default measures
+    for section in sections:
+        groups = re.findall(r'<div class="tables">(.*?)</div>', section, re.S)
+        assert len(groups) == 1, "the per-run tables in one group"
+        tables = re.findall(r"<table>.*?</table>", groups[0], re.S)
+        # the scalar fields' table and one per alpha-indexed field (zrisk,
+        # georisk, zrisk_target, trisk_mean), each a row per run
+        assert len(tables) == 5
+        for table in tables:
+            assert table.count('<tr><th scope="row">') == RUNS_60
+        assert len(re.findall(r"<table>", section)) == 5  # no per-run table outside it
+
+
+def test_eval_page_of_60_runs_is_half_as_tall_as_it_was(track_60, tmp_path):
+    """29,000 px at 1280 px before the per-run tables were set side by side."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.test_html_browser import ARGS, CHROMIUM, WINDOW
+
+    if CHROMIUM is None:
+        pytest.skip("no Chromium installed (apt-get install chromium)")
+    proc = run_bvtest("eval", "-f", "html", track_60 / "qrels.txt", track_60 / "runs")
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path / "eval.html"
+    path.write_text(proc.stdout, encoding="utf-8")
+    with sync_api.sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except Exception as e:  # a browser that cannot start here: not this test's subject
+            pytest.skip(f"Chromium does not start under Playwright: {e}")
+        try:
+            page = browser.new_page(viewport={"width": WINDOW, "height": 900})
+            page.goto(path.as_uri())
+            height = page.evaluate("document.documentElement.scrollHeight")
+            overflow = page.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+        finally:
+            browser.close()
+    assert height <= 29_000 / 2, height
+    assert overflow <= 0

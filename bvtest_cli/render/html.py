@@ -126,12 +126,14 @@ svg .bar:hover, svg circle.point:hover { opacity: .7; }
 table { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .85rem;
   font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: .2rem 0; caption-side: top; }
-th, td { padding: .2rem .5rem; border-bottom: 1px solid #e4e4e4; }
+th, td { padding: .1rem .45rem; border-bottom: 1px solid #e4e4e4; line-height: 1.25; }
+div.tables { display: flex; flex-wrap: wrap; gap: 0 1.2rem; align-items: flex-start; }
 thead th { border-bottom: 2px solid #999; text-align: right; }
 thead th:first-child, tbody th { text-align: left; }
 tbody th { font-weight: 500; max-width: 16rem; overflow-wrap: anywhere; }
 td { text-align: right; white-space: nowrap; }
 td.list { text-align: left; white-space: normal; }
+td.best strong { font-weight: 700; }
 td .ci { display: block; font-size: .8em; color: #666; }
 table.kv th { white-space: nowrap; }
 table.kv td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
@@ -230,6 +232,11 @@ def _table(key: str, t: Table, digits: int) -> list[str]:
             arrow = {"higher": " (↑ higher is better)", "lower": " (↓ lower is better)"}
             caption = f"{key}: {f.name} — {f.meaning}{arrow.get(f.better or '', '')}"
             out += _tables(caption, first, t.rows, alpha_columns)
+    # A row per run in each of a table's parts (its scalars, each alpha-indexed
+    # field): side by side where the window has room, as tall as one of them
+    # rather than as all of them stacked; a narrow window or print wraps them.
+    if len(out) > 1:
+        return ['<div class="tables">\n' + "\n".join(out) + "\n</div>"]
     return out
 
 
@@ -256,12 +263,18 @@ def _records(key: str, records: Records, digits: int) -> list[str]:
     rows = [records.as_json(item) for item in records.items]
     headers = list(dict.fromkeys(k for row in rows for k in row))
 
+    least = _least_rmse(rows)
+
     def cell(row: Mapping[str, Any], k: str) -> str:
         if k not in row:
             return "<td></td>"
         v = row[k]
         if records.full_precision and isinstance(v, float):
             return f"<td>{escape(repr(v))}</td>"
+        if k == registry.RANK_RMSE.name and id(row) in least:
+            title = _attr("the least RMSE at this budget and topic-set size")
+            text = escape(_text(v, digits))
+            return f'<td class="best" title={title}><strong>{text}</strong></td>'
         return _cell(v, None, digits)
 
     # The leading text columns (compare's a, b, field) name each row together,
@@ -273,7 +286,29 @@ def _records(key: str, records: Records, digits: int) -> list[str]:
         k += 1
     names = [" ".join(_text(row.get(h), digits) for h in headers[:k]) for row in rows]
     columns = [Column(h, [cell(row, h) for row in rows]) for h in headers[k:]]
-    return _tables(key, " ".join(headers[:k]), names, columns)
+    caption = f"{key} (bold: the least RMSE of each budget and topic-set size)" if least else key
+    return _tables(caption, " ".join(headers[:k]), names, columns)
+
+
+def _least_rmse(rows: Sequence[Mapping[str, Any]]) -> set[int]:
+    """budget's cells: the ids of the rows whose RMSE is the least of their
+    budget and topic-set size (the methods compared at the same cost, a row
+    of Cormack & Grossman's Table 1), ties all; none for other records."""
+    cost = (registry.BUDGET_BUDGET.name, registry.BUDGET_SCALE.name, registry.BUDGET_METHOD.name)
+    rmse = registry.RANK_RMSE.name
+    if not rows or not all(all(f in row for f in (*cost, rmse)) for row in rows):
+        return set()
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row[cost[0]], row[cost[1]]), []).append(row)
+    out: set[int] = set()
+    for group in groups.values():
+        values = [_finite(row[rmse]) for row in group]
+        known = [v for v in values if math.isfinite(v)]
+        if len(group) < 2 or not known:
+            continue
+        out |= {id(row) for row, v in zip(group, values, strict=True) if v == min(known)}
+    return out
 
 
 def _grid(key: Field | str, node: Section, digits: int) -> list[str]:
@@ -521,7 +556,49 @@ def _charts(measure: str, block: Section, baseline: str | None = None) -> list[s
     if pairs:
         charts.append(_compare_grid(measure, pairs))
     charts += _asl_chart(measure, block)
+    charts += _allocation_charts(measure, block)
     return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
+
+
+def _allocation_rows(block: Section, key: str) -> list[Mapping[str, Any]]:
+    """design's allocation records (``allocation``: the best per total,
+    ``candidates``: every cell at every total) as JSON objects, when the
+    block has them with the registry's allocation fields."""
+    node = block.get(key) if key in block.keys() else None  # noqa: SIM118 (a Section)
+    if not isinstance(node, Records):
+        return []
+    rows = [node.as_json(item) for item in node.items]
+    names = {f.name for f in registry.ALLOCATION_FIELDS}
+    return rows if all(names <= set(row) for row in rows) else []
+
+
+def _allocation_charts(measure: str, block: Section) -> list[str]:
+    """design --budget-report: for each total of judgments, every (method,
+    judgments per topic) cell's predicted RMSE at the topics that total buys,
+    the allocation (the least) marked ★."""
+    candidates = _allocation_rows(block, "candidates")
+    if not candidates:
+        return []
+    method, budget = registry.ALLOC_METHOD.name, registry.ALLOC_BUDGET.name
+    topics, total = registry.ALLOC_TOPICS.name, registry.ALLOC_TOTAL.name
+    rmse = registry.ALLOC_RMSE.name
+    allocation = _allocation_rows(block, "allocation")
+    chosen = {row[total]: (row[method], row[budget]) for row in allocation}
+    charts = []
+    for t in dict.fromkeys(row[total] for row in candidates):
+        part = [row for row in candidates if row[total] == t]
+        values = [_finite(row[rmse]) for row in part]
+        best = next(
+            (i for i, row in enumerate(part) if (row[method], row[budget]) == chosen.get(t)), None
+        )
+        caption = (f"{measure}: predicted RMSE of each method and budget N (judgments per "
+                   f"topic) at a total of {t} judgments, n′ = {t} // N topics "
+                   "(★ the allocation: the least predicted RMSE)")  # fmt: skip
+        supergroups = [f"N={row[budget]}, n′={row[topics]}" for row in part]
+        charts.append(svg.bars([str(row[method]) for row in part], [("predicted RMSE", values)],
+                               "predicted RMSE of the ranking (lower is better)", caption,
+                               best=best, supergroups=supergroups))  # fmt: skip
+    return charts
 
 
 def _pairs(block: Section) -> list[Mapping[str, Any]]:
