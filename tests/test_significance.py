@@ -286,8 +286,14 @@ def test_monte_carlo_interval_holds_the_exact_p():
     truth = enumerated_p(d)
     got = randomization_test(d, exact_topics=0, correction="none", max_resamples=1 << 16)
     assert not got.exact.any()
-    assert (got.p_lower <= truth).all() and (truth <= got.p).all()
+    assert (got.p_lower <= truth).all() and (truth <= got.p_upper).all()
+    assert (got.p_lower <= got.p).all() and (got.p <= got.p_upper).all()
     assert (got.bound >= truth).all()  # Hoeffding's bound is an upper bound
+    # the reported p is the estimate of the first 1000 draws: within their Monte-Carlo
+    # error of the exact p (an upper bound would sit above it everywhere)
+    se = np.sqrt(truth * (1 - truth) / got.draws) + 1 / (1 + got.draws)
+    assert got.draws == 1000 and (np.abs(got.p - truth) <= 5 * se).all()
+    assert (got.p < truth).sum() >= 10
     drawn = got.resamples > 0
     assert drawn.sum() > 40
     # the plain estimate is within Monte-Carlo error of the truth
@@ -304,8 +310,13 @@ def test_monte_carlo_interval_holds_the_exact_p():
         # and so is each pair's own decision p ≤ α, whatever the correction
         own = mine.p[:, np.newaxis] <= np.array(levels)
         np.testing.assert_array_equal(own[ok], (truth[:, np.newaxis] <= np.array(levels))[ok])
-        # unresolved pairs keep the conservative decision
+        # unresolved pairs keep the conservative decision (their p is p_upper)
         assert not (mine.significant & ~want).any()
+        np.testing.assert_array_equal(mine.p[~ok], mine.p_upper[~ok])
+        # significant is p_adj ≤ α, one rule
+        np.testing.assert_array_equal(
+            mine.significant, mine.p_adjusted[:, np.newaxis] <= np.array(levels)
+        )
 
 
 def test_grid_bounds_hold_the_exact_p():
@@ -353,10 +364,10 @@ def test_no_floor_at_one_over_b_plus_one():
     # 40 topics, every difference positive: the exact p is 2 / 2^40
     d = np.abs(rng(23).normal(0.1, 0.05, (1, 40)))
     got = randomization_test(d, correction="none", max_resamples=1 << 16)
-    # the reported p is the deterministic bound plus the Monte-Carlo error allowance
-    assert 2.0**-39 <= got.p[0] <= got.error + got.bound[0]
+    # the interval's upper end is the deterministic bound plus the Monte-Carlo error allowance
+    assert 2.0**-39 <= got.p_upper[0] <= got.error + got.bound[0]
     assert got.error == 0.05 / 1e6
-    assert got.p[0] < 1e-6 < 1 / (1 + (1 << 16))
+    assert got.p[0] <= got.p_upper[0] < 1e-6 < 1 / (1 + (1 << 16))
 
 
 @pytest.mark.parametrize("systems, n", [(12, 29), (12, 50), (17, 29), (17, 50)])
@@ -376,6 +387,41 @@ def test_a_large_difference_survives_holm(systems, n):
     assert len(ia) * 1 / 1001 > 0.05  # the old floor made this impossible
 
 
+def test_the_reported_p_is_the_pairs_own_estimate():
+    # 24 topics (beyond enumeration): p is the share of the first `draws` sign vectors,
+    # whatever the other pairs, the correction or the level; the exact p by enumerating
+    # 2^24 vectors in the test (an independent count)
+    r = rng(31)
+    d = r.normal(0.04, 0.1, (1, 24))
+    others = r.normal(0, 0.1, (30, 24))
+    signs = np.array(list(itertools.product([-1.0, 1.0], repeat=12)))
+
+    def exact(row: np.ndarray) -> float:
+        sums = np.abs((signs @ row[:12])[:, np.newaxis] + (signs @ row[12:])[np.newaxis, :])
+        return float((sums >= abs(row.sum()) * (1 - 1e-9)).mean())
+
+    for shift, want_same in ((0.025, True), (0.0, False)):
+        row = d - shift
+        truth = exact(row[0])
+        ps = set()
+        for rows, correction, level in (
+            (row, "holm", 0.05),
+            (np.vstack([row, others]), "holm", 0.05),
+            (np.vstack([row, others]), "bonferroni", 0.01),
+            (row, "none", 0.001),
+        ):
+            got = randomization_test(rows, levels=(level,), correction=correction, draws=20000)
+            assert got.resolved[0] and got.draws == 20000
+            assert got.p_lower[0] <= got.p[0] <= got.p_upper[0]
+            assert abs(got.p[0] - truth) <= 4 * math.sqrt(truth * (1 - truth) / 20000) + 1 / 20001
+            ps.add(float(got.p[0]))
+        # a p whose interval is wider than its Monte-Carlo error depends on the pair
+        # alone; where the interval that settles the decision is narrower (here a grid's
+        # near-exact bounds), p is moved into it: nearer the exact p, never farther
+        assert (len(ps) == 1) == want_same, (shift, ps)
+    assert 0.001 < truth < 0.05
+
+
 def test_non_finite_pairs_are_left_out():
     d = rng(17).normal(0.3, 0.2, (3, 20))
     d[1, 4] = np.nan
@@ -389,7 +435,7 @@ def test_non_finite_pairs_are_left_out():
 def test_same_seed_same_output():
     d = rng(18).normal(0.01, 0.2, (40, 30))
     a, b = randomization_test(d, seed=3), randomization_test(d, seed=3)
-    for field in ("p", "p_lower", "estimate", "resamples", "resolved", "significant"):
+    for field in ("p", "p_lower", "p_upper", "estimate", "resamples", "resolved", "significant"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     c = randomization_test(d, seed=4)
     drawn = a.resamples > 0
@@ -410,7 +456,7 @@ def test_unresolved_pairs_are_reported():
             d, levels=(level,), correction="none", max_resamples=1 << 14, grids=grids
         )
         np.testing.assert_array_equal(got.unresolved, [1])
-        assert got.p_lower[1] <= level <= got.p[1]
+        assert got.p_lower[1] <= level <= got.p_upper[1] == got.p[1]
         assert not got.significant[1, 0]  # the conservative decision
         assert got.resolved[0] and got.significant[0, 0]
         assert got.resolved[2] and not got.significant[2, 0]

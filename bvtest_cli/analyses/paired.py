@@ -172,7 +172,9 @@ class Comparison:
     ``diff`` is the difference on the data, [lo, hi] its paired topic-bootstrap
     interval (Tukey's simultaneous interval with ``test`` tukey), ``p`` the
     two-sided p-value of ``test`` and ``p_adj`` its correction over the pairs
-    compared. Mean rows carry ``significant`` (after the correction),
+    compared; a randomization test's p is its estimate, and [``p_lo``,
+    ``p_hi``] the interval around the exact p that settles the decision. Mean
+    rows carry ``significant`` (p_adj ≤ the significance level),
     ``effect_size`` (d/√V_E), ``glass_delta`` with a baseline and ``q`` with
     Tukey's HSD; Var rows the Pitman–Morgan test (``p_pm``, ``p_pm_adj``).
     Keys that do not apply are left out of :meth:`as_dict`.
@@ -191,10 +193,14 @@ class Comparison:
     effect_size: float | None = None
     glass_delta: float | None = None
     q: float | None = None
+    p_lo: float | None = None
+    p_hi: float | None = None
     p_pm: float | None = None
     p_pm_adj: float | None = None
 
-    OPTIONAL = ("significant", "effect_size", "glass_delta", "q", "p_pm", "p_pm_adj")
+    OPTIONAL = (
+        "p_lo", "p_hi", "significant", "effect_size", "glass_delta", "q", "p_pm", "p_pm_adj",
+    )  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
         row: dict[str, object] = {
@@ -264,12 +270,13 @@ def sign_flip_test(
     values: np.ndarray, *, correction: str, significance: float, B: int, seed: int
 ) -> RandomizationTest:
     """The no-floor randomization test of mean(values) = 0 per row, corrected
-    over the rows, drawing at least B relabellings where it draws."""
+    over the rows: p estimated from B relabellings (exact where enumerated),
+    decided by the interval the resolution narrows (drawing at least B where it draws)."""
     from .significance import default_max_resamples, randomization_test
 
     return randomization_test(
         values, levels=(significance,), correction=correction, seed=seed,
-        max_resamples=max(B, default_max_resamples(len(values), significance)),
+        max_resamples=max(B, default_max_resamples(len(values), significance)), draws=B,
     )  # fmt: skip
 
 
@@ -285,6 +292,8 @@ class MeanTest:
     lo: np.ndarray | None = None
     hi: np.ndarray | None = None
     unresolved: tuple[int, ...] = ()
+    p_lo: np.ndarray | None = None  # the randomization test's interval that settles p
+    p_hi: np.ndarray | None = None
 
 
 def _all_pairs_order(m: int, ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -318,12 +327,15 @@ def mean_test(
             p = t.p[index]
             lo = np.where(sign > 0, t.lo[index], -t.hi[index])
             hi = np.where(sign > 0, t.hi[index], -t.lo[index])
-            return MeanTest(p, p, p < significance, t.q[index], lo, hi)
-        p = anova.randomised_tukey(x, B=max(B, RANDOMISED_TUKEY_B), seed=seed)[index]
-        return MeanTest(p, p, p < significance)
+            return MeanTest(p, p, p <= significance, t.q[index], lo, hi)
+        p = anova.randomised_tukey(x, B=B, seed=seed)[index]
+        return MeanTest(p, p, p <= significance)
     if test == "randomization":
         r = sign_flip_test(d, correction=correction, significance=significance, B=B, seed=seed)
-        return MeanTest(r.p, r.p_adjusted, r.significant[:, 0], unresolved=tuple(r.unresolved))
+        return MeanTest(
+            r.p, r.p_adjusted, r.significant[:, 0], unresolved=tuple(r.unresolved),
+            p_lo=r.p_lower, p_hi=r.p_upper,
+        )  # fmt: skip
     if test == "bootstrap":
         p = sig.bootstrap_test(d, B=B, seed=seed).p
     else:
@@ -334,11 +346,49 @@ def mean_test(
         }
         p = paired_tests[test](d).p
     p_adj = adjust(p, correction)
-    return MeanTest(p, p_adj, p_adj < significance)
+    return MeanTest(p, p_adj, p_adj <= significance)
 
 
-#: Permutations of the randomised Tukey HSD test at least (Carterette12 uses 10⁴-ish).
-RANDOMISED_TUKEY_B = 5000
+def zero_spread(spread: np.ndarray | float, x: np.ndarray) -> np.ndarray:
+    """Whether a standard deviation of scores ``x`` is 0 in exact arithmetic:
+    at most the tie tolerance of their scale (:func:`~.rankings.tie_tolerance`),
+    where rounding noise (1e-17 for a run that scores 0.3 everywhere) lies."""
+    from .rankings import TIE_RTOL
+
+    scale = max(1.0, float(np.abs(x).max(initial=0.0)))
+    return np.asarray(spread) <= TIE_RTOL * scale
+
+
+def effect_sizes(
+    x: np.ndarray, ia: np.ndarray, ib: np.ndarray, *, all_pairs: bool, baseline: int | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """d/√V_E per pair [Sakai14] and, with a baseline row, Glass's Δ = d / sd(baseline).
+
+    V_E is the residual mean square of the two-way ANOVA (systems × topics) of
+    the runs compared: all of them for every pair (``all_pairs``), else each
+    pair alone, V_E = s²(a − b)/2, so that a named pair's effect size does not
+    depend on which other runs were read. A spread that is 0 in exact
+    arithmetic (:func:`zero_spread`: an exactly additive matrix, a constant
+    baseline) leaves the ratio undefined: NaN, not d/1e-17."""
+    from . import anova
+
+    m, n = x.shape
+    d = x[ia].mean(axis=1) - x[ib].mean(axis=1)
+    nan = np.full(len(ia), np.nan)
+    if n < 2:
+        return nan, (None if baseline is None else nan)
+    if all_pairs:
+        v_e = np.full(len(ia), float(anova.two_way(x).ms_residual) if m > 1 else np.nan)
+    else:
+        v_e = (x[ia] - x[ib]).var(axis=1, ddof=1) / 2
+    sd_e = np.sqrt(np.maximum(v_e, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(zero_spread(sd_e, x), np.nan, d / sd_e)
+        glass = None
+        if baseline is not None:
+            sd_b = float(x[baseline].std(ddof=1))
+            glass = nan if zero_spread(sd_b, x) else d / sd_b
+    return effect, glass
 
 
 def compare_runs(
@@ -379,8 +429,6 @@ def compare_runs(
     its columns). ``pairs`` defaults to every pair (i < j) in the order of
     ``systems``. Rows come pair by pair, fields in the order above.
     """
-    from . import anova
-
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] != len(systems):
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
@@ -432,6 +480,9 @@ def compare_runs(
     tests: dict[str, tuple[np.ndarray | None, np.ndarray | None, str | None]] = {
         "mean": (mean.p, mean.p_adj, test)
     }
+    settled: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # randomization tests' [p_lo, p_hi]
+    if mean.p_lo is not None and mean.p_hi is not None:
+        settled["mean"] = (mean.p_lo, mean.p_hi)
     p: np.ndarray | None  # a test's p-values; None where the field is not tested
     p_adj: np.ndarray | None
     centred = a + b - (a.mean(axis=1, keepdims=True) + b.mean(axis=1, keepdims=True))
@@ -440,6 +491,7 @@ def compare_runs(
             continue
         r = sign_flip_test(values, correction=correction, significance=significance, B=B, seed=seed)
         tests[name] = (r.p, r.p_adjusted, "randomization")
+        settled[name] = (r.p_lower, r.p_upper)
         if len(r.unresolved):
             unresolved[name] = named(r.unresolved.tolist())
     georisk_tested = n_pairs <= GEORISK_TEST_PAIRS
@@ -459,16 +511,7 @@ def compare_runs(
         for name in georisk_names:
             tests[name] = (None, None, None)
 
-    anova_fit = anova.two_way(x) if x.shape[0] > 1 and x.shape[1] > 1 else None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        diff_mean = x[ia].mean(axis=1) - x[ib].mean(axis=1)
-        effect = (
-            diff_mean / np.sqrt(anova_fit.ms_residual) if anova_fit is not None
-            else np.full(n_pairs, np.nan)
-        )  # fmt: skip
-        glass = None
-        if baseline is not None and x.shape[1] > 1:
-            glass = diff_mean / x[baseline].std(ddof=1)
+    effect, glass = effect_sizes(x, ia, ib, all_pairs=pairs is None, baseline=baseline)
     _, _, p_pm = pitman_morgan(a, b)
     p_pm_adj = adjust(p_pm, correction)
 
@@ -490,10 +533,12 @@ def compare_runs(
                 extra["effect_size"] = float(effect[k])
                 if glass is not None:
                     extra["glass_delta"] = float(glass[k])
+            if name in settled and defined:
+                extra["p_lo"], extra["p_hi"] = (float(v[k]) for v in settled[name])
                 if mean.q is not None:
                     extra["q"] = float(mean.q[k])
-            elif name == "var":
-                extra = {"p_pm": float(p_pm[k]), "p_pm_adj": float(p_pm_adj[k])}
+            if name == "var":
+                extra.update(p_pm=float(p_pm[k]), p_pm_adj=float(p_pm_adj[k]))
             rows.append(
                 Comparison(
                     systems[ia[k]], systems[ib[k]], name, diff, lo, hi,

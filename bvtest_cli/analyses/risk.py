@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..measures.matrix import exact_mean, quiet
+from .rankings import TIE_RTOL
 
 __all__ = [
     "georisk",
@@ -115,8 +116,9 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     :func:`urisk`, the mean of d.
 
     Edge cases: SE = 0 exactly when all d_j are equal, i.e. when all δ_j are
-    (d is increasing in δ), which is also how it is detected, so rounding can
-    never turn 0/0 into ±1e16: TRisk is 0 if every δ_j is 0 (a run against
+    (d is increasing in δ), which is also how it is detected, within the tie
+    tolerance of the scale (:data:`~.rankings.TIE_RTOL`), so rounding can never
+    turn 0/0 into ±1e16: TRisk is 0 if every δ_j is 0 (a run against
     itself), NaN otherwise. With n = 1 the sample deviation is undefined,
     which gives the same rule. Returns shape (..., m, k).
     """
@@ -131,7 +133,10 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
     c = 1.0 + a
     u = (wins + c * losses + 0.0) / n  # URisk (eq. 1) as urisk computes it, (..., m, k)
     top = delta.max(axis=-1)[..., np.newaxis]
-    constant = top == delta.min(axis=-1)[..., np.newaxis]
+    # δ equal on every topic in exact arithmetic (0.7 − 0.6 and 0.4 − 0.3 differ in
+    # binary): within the tie tolerance of the scores' scale, not to the last bit
+    tol = TIE_RTOL * max(1.0, float(np.abs(x).max(initial=0.0)))
+    constant = top - delta.min(axis=-1)[..., np.newaxis] <= tol
     if n > 1:
         pc = pos - wins / n  # centred: the sums of products below are stable
         nc = neg - losses / n
@@ -143,7 +148,7 @@ def trisk(x: np.ndarray, baseline: np.ndarray, alphas: Alphas) -> np.ndarray:
         se = np.zeros_like(u)
     # Divide only where SE is a genuine non-zero deviation; elsewhere NaN.
     out = np.divide(u, se, out=np.full_like(u, np.nan), where=~constant & (se > 0))
-    return np.where(constant & (top == 0), 0.0, out) + 0.0  # + 0.0: never −0.0
+    return np.where(constant & (np.abs(top) <= tol), 0.0, out) + 0.0  # + 0.0: never −0.0
 
 
 @quiet

@@ -261,19 +261,31 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     replacement — the same resamples for every pair — and
     t* = mean(z*) / (sd(z*)/√n) is compared with t = d̄ / (sd(d)/√n):
     p = #{|t*| ≥ |t|} / B, Sakai's achieved significance level (it can be 0).
-    A resample with sd(z*) = 0 counts with t* = 0. As for :func:`t_test`,
-    d that do not vary give p = 1 when all 0 and p = 0 otherwise.
+    A resample with no spread (sd(z*) within the tie tolerance of the scale,
+    :data:`~bvtest_cli.analyses.rankings.TIE_RTOL`) has t* = ±∞ when its mean
+    is not 0 — a constant shift, as :func:`t_test` rules — and t* = 0 when it
+    is (as :func:`~bvtest_cli.analyses.sensitivity.delta_needed` counts them);
+    on 2 topics that is half the resamples, and p = 1/2 as enumeration gives.
+    As for :func:`t_test`, d that do not vary give p = 1 when all 0 and p = 0
+    otherwise, and fewer than 2 topics give NaN.
     Returns t and p. The resamples are ``SeedSequence(seed,
     spawn_key=(BOOTSTRAP_STREAM,))``'s integers(0, n, (B, n)), drawn at once.
     """
+    from .rankings import TIE_RTOL
+
     d = np.asarray(d, dtype=float)
     lead, n = d.shape[:-1], d.shape[-1]
-    if B < 1 or n < 2:
-        raise ValueError(f"bootstrap_test needs B ≥ 1 and n ≥ 2, got B = {B}, n = {n}")
+    if B < 1:
+        raise ValueError(f"bootstrap_test needs B ≥ 1, got B = {B}")
+    if n < 2:
+        nan = np.full(lead, np.nan)
+        return PairedTest(nan, nan.copy())
     x = d.reshape(-1, n)
     classical = t_test(x)
     t = classical.statistic
     z = x - x.mean(axis=1, keepdims=True)
+    # rounding noise of a centred value or of a resample's spread is no spread
+    tol = TIE_RTOL * np.maximum(1.0, np.abs(x).max(axis=1))
     rng = _stream_rng(seed, BOOTSTRAP_STREAM)
     draws = rng.integers(0, n, (B, n))
     counts = np.bincount((draws + n * np.arange(B)[:, np.newaxis]).ravel(), minlength=B * n)
@@ -286,8 +298,12 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
         # Σ c_i (z_i − mean)² = Σ c_i z_i² − n mean²; clipped at 0 against rounding
         ss = np.maximum(counts @ (zc * zc).T - n * mean * mean, 0.0)
         sd = np.sqrt(ss / (n - 1))
+        small = tol[s : s + chunk]
+        flat = sd <= small
         with np.errstate(divide="ignore", invalid="ignore"):
-            tb = np.where(sd > 0, mean / (sd / math.sqrt(n)), 0.0)
+            tb = np.where(
+                flat, np.where(np.abs(mean) <= small, 0.0, np.inf), mean / (sd / math.sqrt(n))
+            )
         hits[s : s + chunk] = (np.abs(tb) >= np.abs(t[s : s + chunk])).sum(axis=0)
     # differences that do not vary: t's own rule (t = 0 or ±∞)
     p = np.where(x.std(axis=1) == 0, classical.p, hits / B)
@@ -301,25 +317,33 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
 class RandomizationTest:
     """The paired randomization test of k pairs under a correction, per pair (k,).
 
-    ``p`` is the reported two-sided p-value (exact where ``exact``, else the
-    valid Monte-Carlo p-value of :func:`randomization_test`) and ``p_lower``
-    the lower end of the interval that holds the exact p (= p where exact);
-    ``estimate`` is the plain Monte-Carlo share of hits (the exact p where
-    exact, NaN where nothing was drawn), ``bound`` Hoeffding's sub-Gaussian bound
-    on the exact p. ``resamples`` is the number of sign vectors drawn (0 when
-    exact or when the bound alone settled the pair). ``p_adjusted`` is ``adjust(p, correction)`` and
-    ``significant`` (k, len(levels)) is p_adjusted ≤ level. ``resolved``
-    says the decisions at every level — the corrected one and the pair's own
-    p ≤ level — are the same wherever in [p_lower, p] the pair's — and every
-    other pair's — exact p lies; an unresolved pair's
-    ``significant`` is the conservative decision (at the upper ends).
-    Pairs with a non-finite difference have NaN p-values, are left out of
-    the family and are neither significant nor unresolved. ``error`` is the
-    per-pair chance that a Monte-Carlo interval ever missed the exact p.
+    ``p`` is the reported two-sided p-value, the estimate a randomization test
+    gives: exact where ``exact`` (enumerated), else (1 + h)/(1 + ``draws``)
+    with h of the first ``draws`` sign vectors of the pair's stream reaching
+    the observed |sum| (Phipson & Smyth's never-zero Monte-Carlo p) — the
+    pair's own number, whatever the other pairs, the correction or the
+    levels — moved into [``p_lower``, ``p_upper``] where it
+    falls outside (the interval holds the exact p but with probability
+    ``error``; the estimate is the noisier of the two); an unresolved pair's
+    p is ``p_upper``, so that its decision is the conservative one. [``p_lower``,
+    ``p_upper``] is the interval that settles the decisions: narrowed until
+    each pair's decisions at every level — the corrected one and its own
+    p ≤ level — are the same wherever in it the pair's and every other
+    pair's exact p lies (``resolved``); ``p_upper`` is a valid p-value
+    itself. ``estimate`` is the plain Monte-Carlo share (the exact p where
+    exact, NaN where nothing was drawn), ``bound`` Hoeffding's sub-Gaussian
+    bound on the exact p. ``resamples`` counts the sign vectors the
+    resolution drew (0 when exact or when a bound alone settled the pair),
+    ``draws`` those of the estimate. ``p_adjusted`` is ``adjust(p,
+    correction)`` and ``significant`` (k, len(levels)) is p_adjusted ≤ level:
+    for a resolved pair the decision of the exact test, since ``p`` lies in
+    the interval. Pairs with a non-finite difference have NaN p-values, are
+    left out of the family and are neither significant nor unresolved.
     """
 
     p: np.ndarray
     p_lower: np.ndarray
+    p_upper: np.ndarray
     estimate: np.ndarray
     bound: np.ndarray
     resamples: np.ndarray
@@ -330,6 +354,7 @@ class RandomizationTest:
     levels: tuple[float, ...]
     correction: str
     error: float
+    draws: int
 
     @property
     def unresolved(self) -> np.ndarray:
@@ -541,6 +566,7 @@ def randomization_test(
     exact_topics: int = 16,
     grids: tuple[int, ...] = GRID_POINTS,
     error: float | None = None,
+    draws: int = 1000,
 ) -> RandomizationTest:
     """Two-sided paired randomization (sign-flip) test of mean(d) = 0 for each
     pair, with no p-value floor, decided under ``correction`` at ``levels``.
@@ -584,7 +610,7 @@ def randomization_test(
        ``max_resamples`` could still narrow their interval.
 
     lo is the largest lower bound met, hi = min(1, δ + min(D, G, min_t U_t))
-    with G the grid's upper bound. The reported p is hi. It is valid: the
+    with G the grid's upper bound: [lo, hi] is ``p_lower``, ``p_upper``. hi is valid: the
     event E that some U_t < p has probability ≤ Σ_t δ/T = δ whatever the
     stopping rule (a union over the looks), and outside E, min(D, G, min_t U_t)
     ≥ p since D ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
@@ -593,6 +619,13 @@ def randomization_test(
     millionth of Bonferroni's min(levels)/k. Outside an event of
     probability ≤ 2kδ every exact p lies in its interval, so then every
     resolved pair's decision is the one the exact test would give.
+
+    The reported p is the pair's estimate: the exact p where enumerated,
+    else (1 + h)/(1 + ``draws``), h of its first ``draws`` sign vectors
+    reaching |S| (what a randomization test with ``draws`` permutations
+    reports [Smucker07], never 0), moved into [lo, hi] where it falls
+    outside, so that p_adj = adjust(p) ≤ α is the interval's decision for
+    every resolved pair; an unresolved pair reports hi, the conservative end.
 
     Pair j's flips are the first B of one stream: block b of FLIP_BLOCK
     vectors is drawn from ``SeedSequence(seed, spawn_key=(FLIP_STREAM, b))``,
@@ -608,6 +641,8 @@ def randomization_test(
         raise ValueError(f"levels must lie in (0, 1), got {levels!r}")
     if batch < 1:
         raise ValueError(f"batch must be positive, got {batch}")
+    if draws < 1:
+        raise ValueError(f"draws must be positive, got {draws}")
     if not 0 <= exact_topics <= 30:
         raise ValueError(f"exact_topics must lie in 0 … 30, got {exact_topics}")
     k, n = d.shape
@@ -668,11 +703,7 @@ def randomization_test(
         rows = np.flatnonzero(open_)
         dr, tr, thr = x[rows], total[rows], threshold[rows]
         for b in range(done_blocks, end):
-            bits = _stream_rng(seed, FLIP_STREAM, b).integers(
-                0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8
-            )
-            flips = np.unpackbits(bits, axis=1)[:, :n].astype(float)
-            hits[rows] += _count_hits(flips, dr, tr, thr)
+            hits[rows] += _count_hits(_flip_block(seed, b, n), dr, tr, thr)
         done_blocks = end
         resamples[rows] = end * FLIP_BLOCK
         low, up = _clopper_pearson(hits[rows], end * FLIP_BLOCK, per_look)
@@ -694,11 +725,19 @@ def randomization_test(
     mc = valid & ~exact & (resamples > 0)
     estimate[mc] = hits[mc] / resamples[mc]
     resolved = (_decisions(lo, correction, alpha) == _decisions(hi, correction, alpha)).all(1)
-    p_adjusted = adjust(hi, correction)
+    p = np.where(exact, estimate, np.nan)
+    drawn = np.flatnonzero(valid & ~exact)
+    if drawn.size:
+        own = _first_draws_hits(x[drawn], total[drawn], threshold[drawn], seed, n, int(draws))
+        # an unresolved pair keeps the conservative end: its decision is the one at p_upper
+        estimated = np.clip((1 + own) / (1 + draws), lo[drawn], hi[drawn])
+        p[drawn] = np.where(resolved[drawn], estimated, hi[drawn])
+    p_adjusted = adjust(p, correction)
     significant = p_adjusted[:, np.newaxis] <= alpha[np.newaxis, :]
     return RandomizationTest(
-        p=hi,
+        p=p,
         p_lower=lo,
+        p_upper=hi,
         estimate=estimate,
         bound=np.where(valid, bound, np.nan),
         resamples=resamples,
@@ -709,4 +748,24 @@ def randomization_test(
         levels=tuple(float(a) for a in alpha),
         correction=correction,
         error=delta,
+        draws=int(draws),
     )
+
+
+def _flip_block(seed: int, b: int, n: int) -> np.ndarray:
+    """Block b of the sign vectors (FLIP_BLOCK, n), floats 0/1 (1 = flip)."""
+    bits = _stream_rng(seed, FLIP_STREAM, b).integers(
+        0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8
+    )
+    return np.unpackbits(bits, axis=1)[:, :n].astype(float)
+
+
+def _first_draws_hits(
+    d: np.ndarray, total: np.ndarray, threshold: np.ndarray, seed: int, n: int, draws: int
+) -> np.ndarray:
+    """Per row, how many of the first ``draws`` sign vectors of the stream reach the threshold."""
+    hits = np.zeros(len(d), dtype=np.int64)
+    for b in range(-(-draws // FLIP_BLOCK)):
+        flips = _flip_block(seed, b, n)[: draws - b * FLIP_BLOCK]
+        hits += _count_hits(flips, d, total, threshold)
+    return hits

@@ -273,3 +273,23 @@ def _split_measures(text: str) -> list[str]:
         else:
             merged.append(part)
     return [p for p in merged if p]
+
+
+#: Measures whose every per-topic score lies in [0, 1] (ir_measures' and
+#: sample_eval.pl's names): their means, and differences of means in [−1, 1].
+#: Counts (NumRet, inum_rel, ...) and anything unknown have no such range.
+UNIT_MEASURES = frozenset(
+    {
+        "AP", "nDCG", "ERR", "P", "R", "RR", "Rprec", "Bpref", "infAP", "SetP", "SetR",
+        "SetF", "Success", "Judged", "alpha_nDCG", "NERR", "StRecall", "map", "ndcg",
+        "ndcg_cut", "recall", "recip_rank", "bpref", "xinfAP", "infNDCG", "iP",
+        "iRprec", "ERR_IA", "nDCG_IA", "AP_IA", "P_IA",
+    }
+)  # fmt: skip
+
+
+def unit_range(measure: str) -> bool:
+    """Whether every score of ``measure`` (a matrix's measure name, as bvtest
+    prints it: ``AP``, ``nDCG@10``, ``AP(rel=2)``, ``P.10``) lies in [0, 1]."""
+    base = re.match(r"[A-Za-z_]+", measure.strip())
+    return base is not None and base[0].rstrip("_") in UNIT_MEASURES

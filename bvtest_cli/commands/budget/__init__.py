@@ -28,8 +28,9 @@ def run(s: Settings) -> Report:
     method (xinfAP, statAP). QRELS and the runs must share a topic. For each
     topic-set size K·n (--topics-scale), the accuracy of each collection's
     ranking of the runs by mean AP against QRELS' (bvtest rankings): |b|,
-    sigma, RMSE = sqrt(max(b^2, 0) + sigma^2) (never negative; only bias
-    takes the signed root -sqrt(-b^2) of a negative estimate) and their
+    sigma, RMSE = sqrt(b^2 + sigma^2) (b^2 signed, as Cormack & Grossman's
+    Table 1: a negative estimate, chance error, puts RMSE below sigma and
+    bias at -sqrt(-b^2); 0 only where the sum is negative) and their
     standard errors, with the assessments each method used; and sigma of
     QRELS itself (the paper's Reference row). With --engineered, the runs
     and their engineered permutations are ranked (Table 2); the collections

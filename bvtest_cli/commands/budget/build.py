@@ -344,8 +344,8 @@ def budget_report(s: Settings) -> Report:
         notes.append(
             f"{len(negative)} cell(s) have a negative bootstrap estimate of b2 (chance error: |b| "
             f"is indistinguishable from 0; budget/topics_scale/method: {shown}); only bias is "
-            "signed, reported as -sqrt(-b2) (Cormack & Grossman's convention); rmse counts b2 "
-            "as 0 and equals sigma"
+            "signed, reported as -sqrt(-b2) (Cormack & Grossman's convention); rmse = "
+            "sqrt(b2 + sigma^2) is below sigma there (their Table 1)"
         )
     if s.engineered:
         notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "

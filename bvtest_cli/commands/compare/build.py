@@ -16,6 +16,7 @@ input that has exactly two.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -46,6 +47,8 @@ COLUMNS = (
     "hi",
     "p",
     "p_adj",
+    "p_lo",
+    "p_hi",
     "test",
     "significant",
     "effect_size",
@@ -170,7 +173,26 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         baseline=baseline_index(m.systems, s.baseline),
         fields=fields,
     )
+    rows, cut = within_range(result.rows, m.measure, x.shape[1], s.ddof)
+    result = replace(result, rows=rows)
+    if cut:
+        notes.append(cut)
     notes += comparison_notes(m.measure, result, s)
+    undefined_effect = [r for r in rows if r.field == "mean" and r.effect_size is not None
+                        and not np.isfinite(r.effect_size) and x.shape[1] > 1]  # fmt: skip
+    if undefined_effect:
+        notes.append(
+            f"{m.measure}: effect_size null for {len(undefined_effect)} pair(s) "
+            f"({_named_rows(undefined_effect)}): the residual spread V_E of the runs compared "
+            "is 0 (every difference the same on every topic), and d/√V_E is undefined"
+        )
+    if s.baseline is not None and any(
+        r.glass_delta is not None and not np.isfinite(r.glass_delta) for r in rows
+    ) and x.shape[1] > 1:
+        notes.append(
+            f"{m.measure}: glass_delta null: the baseline {s.baseline} scores the same on "
+            "every topic (its standard deviation is 0)"
+        )
     tested = [r for r in result.rows if r.field == "var"]
     undefined = sum(1 for r in tested if r.p_pm is None or not np.isfinite(r.p_pm))
     if undefined:
@@ -185,6 +207,43 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
             f"for {undefined} of {len(tested)} pair(s): {why}"
         )
     return result.rows, notes, significance_matrix(m, result.rows)
+
+
+def _named_rows(rows: Sequence[Comparison], most: int = 5) -> str:
+    shown = ", ".join(f"{r.a}:{r.b} {r.field}" for r in rows[:most])
+    return shown + (", ..." if len(rows) > most else "")
+
+
+def within_range(
+    rows: Sequence[Comparison], measure: str, n: int, ddof: int
+) -> tuple[list[Comparison], str | None]:
+    """Intervals cut to what the difference can be when every score of the
+    measure lies in [0, 1] (:func:`~bvtest_cli.measures.names.unit_range`):
+    a mean or an MSE in [0, 1], so a difference in [−1, 1]; a Var at most
+    n/(4(n − ddof)). A studentized interval on a few topics can reach beyond
+    (a jackknife standard error of near 0 divides a resampled difference);
+    the cut ones are named in the note returned."""
+    from ...measures.names import unit_range
+
+    if not unit_range(measure):
+        return list(rows), None
+    var_top = 0.25 * n / max(n - ddof, 1)
+    limits = {"mean": 1.0, "mse": 1.0, "var": var_top}
+    out, cut = [], []
+    for r in rows:
+        top = limits.get(r.field)
+        if top is not None and (r.lo < -top or r.hi > top):
+            cut.append(r)
+            r = replace(r, lo=max(r.lo, -top), hi=min(r.hi, top))
+        out.append(r)
+    if not cut:
+        return out, None
+    return out, (
+        f"{measure}: {len(cut)} interval(s) reached beyond what a difference of {measure} can "
+        f"be ({_named_rows(cut)}) and were cut to it ([−1, 1] for mean and mse): with {n} "
+        "topics a studentized interval is unreliable; --ci-method percentile stays within "
+        "the data"
+    )
 
 
 def compared_fields(s: Settings) -> tuple[str, ...]:
@@ -232,7 +291,7 @@ def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str
     if disagree:
         fields = {r.field for r in disagree}
         notes.append(
-            f"{measure}: {len(disagree)} row(s) ({', '.join(sorted(fields))}) where the "
+            f"{measure}: {len(disagree)} row(s) ({_named_rows(disagree)}) where the "
             f"{s.ci:g} interval and the "
             f"p-value at {1 - s.ci:g} disagree: the interval is a paired bootstrap, p a "
             f"{s.test} test — different methods, which can differ near the edge"
@@ -278,7 +337,7 @@ def significance_matrix(m: ScoreMatrix, rows: Sequence[Comparison]) -> Records:
 
 
 #: The p-value columns: printed in exponent notation below the printed digits.
-P_VALUES = ("p", "p_adj", "p_pm", "p_pm_adj")
+P_VALUES = ("p", "p_adj", "p_lo", "p_hi", "p_pm", "p_pm_adj")
 
 
 def _row_json(row: Comparison) -> dict[str, Any]:

@@ -31,8 +31,9 @@ def run(s: Settings) -> Report:
     and role, give Delta(X, G) = E delta^2 over all B x B pairs, sigma^2(X) =
     Delta(X, X')/2, b^2 = Delta(X, G) - sigma^2(X) - sigma^2(G) and RMSE =
     sqrt(b^2 + sigma^2(X)). Per test collection: bias (|b|; -sqrt(-b^2) when
-    the estimate is negative, a note says so), sigma, rmse (never negative:
-    a negative b^2 counts as 0 there, so rmse = sigma), b2, delta and
+    the estimate is negative, a note says so), sigma, rmse (sqrt(b^2 +
+    sigma^2) with b^2 signed: below sigma where b^2 < 0, as in Cormack &
+    Grossman's Table 1; 0 only where the sum is negative), b2, delta and
     batch-means standard errors (se_*); sigma_reference. With two or more collections,
     matrix (the paper's Table 3): every collection measured against every
     other one as the reference, RMSE with sigma on the diagonal.

@@ -175,7 +175,8 @@ def accuracy_report(
             notes.append(
                 f"matrix: {negative} of {b2.size} pairwise b2 estimates are negative (chance "
                 "error; the diagonal's expectation is 0), reported as bias = -sqrt(-b2); "
-                "only bias is signed: rmse counts such a b2 as 0 (rmse = sigma there)"
+                "rmse = sqrt(b2 + sigma^2) with b2 signed, below sigma there ([Cormack19] "
+                "Table 1)"
             )
     if res.batches < 2:
         notes.append("standard errors need at least 2 bootstrap samples (batches); null")
@@ -186,12 +187,12 @@ def accuracy_report(
 
 
 def negative_b2_note(name: str, b2: float) -> str:
-    """What a negative bootstrap estimate of b² does to the fields: only bias
-    takes the signed root; RMSE, a root of a sum of squares, is never negative."""
+    """What a negative bootstrap estimate of b² does to the fields: bias is
+    its signed root, and RMSE = √(b² + σ²) falls below σ ([Cormack19] Table 1)."""
     return (
         f"{name}: the bootstrap estimate b2 = {b2:.3g} is negative (chance error: |b| is "
         "indistinguishable from 0); only bias is signed, reported as -sqrt(-b2) (Cormack & "
-        "Grossman's convention); rmse counts b2 as 0 and equals sigma"
+        "Grossman's convention); rmse = sqrt(b2 + sigma^2) is below sigma (their Table 1)"
     )
 
 
