@@ -13,6 +13,8 @@ from bvtest_cli.analyses.design import (
     CONSTANT_BIAS,
     FITTED,
     TopicsModel,
+    TopicsUnreachable,
+    _smallest,
     allocate,
     allocate_models,
     anova_power,
@@ -312,6 +314,183 @@ def test_bad_design_inputs():
         gstudy(SYNTHETIC4, drop=1.0)
     with pytest.raises(ValueError):
         dstudy(gstudy(SYNTHETIC4), [0])
+
+
+# --- Degenerate scores, intervals that hold their point, NaN-free powers -----
+
+
+def test_degenerate_matrices_give_an_undefined_or_a_perfect_erho2():
+    row = np.array([0.3, 0.8, 0.6, 0.2])
+    # Identical systems: σ²_s = σ²_e = 0, so Eρ² = 0/0 for every n′.
+    same = gstudy(np.tile(row, (3, 1)))
+    # The same systems up to rounding: 0.1 + 0.2 and 0.7 + 0.1 are not 0.3 and 0.8.
+    rounded = np.array([row, [0.1 + 0.2, 0.7 + 0.1, 0.6, 0.2], row])
+    assert not np.array_equal(rounded[0], rounded[1])
+    assert np.allclose(rounded[0], rounded[1], rtol=0, atol=1e-15)
+    for g in (same, gstudy(rounded)):
+        assert (g.ms_systems, g.ms_residual) == (0.0, 0.0)
+        d = dstudy(g, [4, 40])
+        assert np.isnan(d.erho2).all() and np.isnan(d.erho2_low).all()
+        assert np.isnan(d.erho2_high).all()
+        t = topics_needed(g)
+        assert all(math.isnan(v) for v in (t.erho2, t.erho2_low, t.erho2_high))
+        # Φ = 0 / (0 + σ²_q/n′) is defined: the topics differ.
+        assert (d.phi == 0).all() and (d.phi_low == 0).all() and (d.phi_high == 0).all()
+    # Every score the same: Φ is 0/0 too.
+    flat = dstudy(gstudy(np.full((3, 4), 0.25)), [4])
+    assert math.isnan(flat.phi[0]) and math.isnan(flat.phi_low[0]) and math.isnan(flat.phi_high[0])
+    # A constant shift per system (exactly additive, σ²_e = 0 < σ²_s): the
+    # ranking is the same on every topic, Eρ² = 1 with interval [1, 1], and
+    # one topic reaches any target. Shifts of 0.1 and 0.3 add rounding error.
+    for shifts in ([0.0, 0.25, 0.5], [0.0, 0.1, 0.3]):
+        g = gstudy(row + np.array(shifts)[:, None])
+        assert g.ms_residual == 0.0 < g.ms_systems
+        d = dstudy(g, [1, 4, 40])
+        assert (d.erho2 == 1).all() and (d.erho2_low == 1).all() and (d.erho2_high == 1).all()
+        t = topics_needed(g, 0.99)
+        assert (t.erho2, t.erho2_low, t.erho2_high) == (1, 1, 1)
+
+
+def test_every_interval_holds_its_point():
+    # Feldt's and Arteaga et al.'s intervals are not centred on the point
+    # estimates: below a level of about .5 their ends can pass them.
+    rng = np.random.default_rng(np.random.SeedSequence(20261201))
+    for _ in range(200):
+        m, n = rng.integers(2, 12), rng.integers(2, 30)
+        s2, q2, e2 = rng.random(3) ** 3
+        x = (
+            math.sqrt(s2) * rng.standard_normal((m, 1))
+            + math.sqrt(q2) * rng.standard_normal((1, n))
+            + math.sqrt(e2) * rng.standard_normal((m, n))
+        )
+        g = gstudy(x)
+        for level in (0.05, 0.1, 0.2, 0.5, 0.95):
+            d = dstudy(g, [1, n, 4 * n], level)
+            assert (d.erho2_low <= d.erho2).all() and (d.erho2 <= d.erho2_high).all()
+            assert (d.phi_low <= d.phi).all() and (d.phi <= d.phi_high).all()
+            t = topics_needed(g, 0.9, level)
+            assert t.erho2_low <= t.erho2 <= t.erho2_high
+            assert t.phi_low <= t.phi <= t.phi_high
+
+
+def test_drop_keeps_means_tied_to_rounding():
+    # System means 0.3 and (0.1 + 0.2 + 0.3)/2, equal but for the last bit,
+    # and 0.6: the median, the 0.5 quantile, is the tied mean, so no system
+    # is below it.
+    x = np.array([[0.3, 0.3], [0.1 + 0.2, 0.3], [0.5, 0.7]])
+    means = x.mean(axis=1)
+    assert means[0] < means[1] and means[1] - means[0] < 1e-15
+    assert gstudy(x, drop=0.5).kept == (0, 1, 2)
+    # A real difference below the cut still goes.
+    y = x.copy()
+    y[0] -= 1e-6
+    assert gstudy(y, drop=0.5).kept == (1, 2)
+
+
+def chi_quad_power(n: int, effect: float, alpha: float) -> float:
+    """The paired t-test's power by its definition, without the noncentral t:
+    P(|Z + λ| ≥ w·S) with λ = √n·effect, w = t_{α/2}(n − 1) and S the sample
+    sd in units of σ (χ_{n−1}/√(n − 1)), integrated over S by quad."""
+    from scipy.integrate import quad
+
+    df = n - 1
+    lam, w = math.sqrt(n) * effect, stats.t.isf(alpha / 2, df)
+    chi = stats.chi(df, scale=1 / math.sqrt(df))
+
+    def integrand(s):
+        return (stats.norm.sf(w * s - lam) + stats.norm.cdf(-w * s - lam)) * chi.pdf(s)
+
+    lo, hi = chi.ppf(1e-16), chi.isf(1e-16)  # all but 2e-16 of S's probability
+    inner = [1.0] if lo < 1 < hi else None
+    value, _ = quad(integrand, lo, hi, points=inner, epsabs=1e-14, epsrel=1e-12, limit=200)
+    return value
+
+
+def quad_smallest(min_diff: float, var_d: float, alpha: float, beta: float) -> int:
+    """The fewest topics whose :func:`chi_quad_power` is at least 1 − β (the
+    power grows with n: double, then bisect)."""
+    effect = min_diff / math.sqrt(var_d)
+
+    def enough(n):
+        return chi_quad_power(n, effect, alpha) >= 1 - beta
+
+    hi = 2
+    while not enough(hi):
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+@pytest.mark.parametrize(
+    ("n", "effect", "alpha"),
+    [
+        # where scipy's nctdtr returned NaN for the lower tail (α = .001)
+        (171, 0.11 / 0.28, 0.001), (86, 0.16 / 0.28, 0.001), (46, 0.23 / 0.28, 0.001),
+        (16, 0.4 / 0.28, 0.001), (30, 1.0, 0.05), (2, 8.0, 0.05), (8, 2.4, 1e-4),
+        # ordinary points
+        (10, 0.5, 0.05), (50, 0.3, 0.01), (400, 0.1, 0.05),
+    ],
+)  # fmt: skip
+def test_ttest_power_against_quadrature(n, effect, alpha):
+    assert ttest_power(n, effect, alpha) == pytest.approx(
+        chi_quad_power(n, effect, alpha), rel=1e-9, abs=1e-12
+    )
+
+
+def test_ttest_power_is_never_nan():
+    for alpha in (0.05, 0.001, 1e-6):
+        for effect in (0.05, 0.3, 1.0, 3.0, 10.0):
+            for n in (2, 3, 5, 10, 30, 100, 1000, 10**5):
+                p = ttest_power(n, effect, alpha)
+                assert 0.0 <= p <= 1.0, (n, effect, alpha, p)
+
+
+@pytest.mark.parametrize("min_diff", [0.1, 0.11, 0.16, 0.23, 0.4])
+def test_ttest_sizes_at_significance_0001_against_quadrature(min_diff):
+    # σ²_d of AP on the sample track (2·V_E = 0.0784); at α = .001 the search
+    # used to meet NaN powers for all but min_diff 0.1 and overshoot (1080
+    # topics for 0.11).
+    got = n_ttest(min_diff, 0.0784, alpha=0.001, beta=0.20).exact
+    assert got == quad_smallest(min_diff, 0.0784, 0.001, 0.20)
+
+
+@pytest.mark.parametrize(
+    ("n", "delta", "alpha"), [(457, 3.1375, 0.5), (20, 0.3, 0.05), (5, 2.0, 0.01)]
+)
+def test_anova_power_of_two_systems_is_the_t_test_squared(n, delta, alpha):
+    # With m = 2 the F statistic is T′² for T′ noncentral t(2(n − 1), √λ):
+    # P(F′ > w) = P(|T′| ≥ √w), the quadrature of chi_quad_power with its
+    # degrees of freedom and noncentrality. At λ = 457·3.1375 ≈ 1434 scipy's
+    # ncfdtr returned NaN.
+    from scipy.integrate import quad
+
+    df, lam = 2 * (n - 1), n * delta
+    w = math.sqrt(stats.f.isf(alpha, 1, df))
+    chi = stats.chi(df, scale=1 / math.sqrt(df))
+
+    def integrand(s):
+        nc = math.sqrt(lam)
+        return (stats.norm.sf(w * s - nc) + stats.norm.cdf(-w * s - nc)) * chi.pdf(s)
+
+    lo, hi = chi.ppf(1e-16), chi.isf(1e-16)
+    expected, _ = quad(integrand, lo, hi, points=[1.0], epsabs=1e-14, epsrel=1e-12, limit=200)
+    assert anova_power(n, 2, delta, alpha) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_the_search_refuses_a_nan():
+    # NaN ≥ target is false: read as "not enough", the search went on to
+    # larger n and returned a wrong number.
+    with pytest.raises(ValueError, match="NaN"):
+        _smallest(lambda n: math.nan, 0.8)
+    with pytest.raises(ValueError, match="NaN"):
+        _smallest(lambda n: 0.9 if n < 40 else math.nan, 0.95)
+    assert _smallest(lambda n: n / 100, 0.5) == 50
+    assert _smallest(lambda n: 1 / n, 0.1, below=True) == 10
+    with pytest.raises(TopicsUnreachable):
+        _smallest(lambda n: 0.0, 0.5)
 
 
 # --- Judgments against topics ----------------------------------------------

@@ -198,6 +198,126 @@ def test_drop_leaves_out_the_worst_systems(ap_matrix):
     assert f"left out {ap_matrix.shape[0] - kept} of {ap_matrix.shape[0]} systems" in result.stderr
 
 
+@pytest.mark.parametrize("level", ["0.95", "0.1"])
+def test_every_point_inside_its_interval_on_the_sample_track(level):
+    """lo ≤ estimate ≤ hi on every row the sample track gives: the D-study
+    and topics needed (Feldt, Arteaga et al.; at --ci 0.1 their ends used to
+    pass the point), the bootstrap intervals of the variances and of the
+    topic-set sizes."""
+    doc = json.loads(cli_out(
+        "design", "-m", "AP,nDCG@10,ERR@20,P@10,RR", "--quiet", "-j", "1", "-f", "json",
+        "--bootstrap", B, "--ci", level, *INPUTS,
+    ))  # fmt: skip
+    checked = 0
+    for block in doc["measures"].values():
+        for row in block["dstudy"]:
+            for key in ("erho2", "phi"):
+                assert row[f"{key}_lo"] <= row[key] <= row[f"{key}_hi"], (key, row)
+                checked += 1
+        for key, need in block["topics_needed"].items():
+            ends = [math.inf if v is None else v for v in (need["lo"], need["n"], need["hi"])]
+            assert ends == sorted(ends), (key, need)
+            checked += 1
+        for section in ("gstudy", "variance"):
+            for key, ci in block[section].items():
+                if key.endswith("_ci"):
+                    point = block[section][key[: -len("_ci")]]
+                    assert ci["lo"] <= point <= ci["hi"], (section, key)
+                    checked += 1
+        for row in block["tssd"]:
+            assert row["topics_lo"] <= row["topics"] <= row["topics_hi"], row
+            checked += 1
+    assert checked == 5 * (3 * 2 + 2 + 6 + 6)
+
+
+def _wide_csv(tmp_path, name: str, columns: list[list[float]]) -> str:
+    """A wide CSV matrix: a column per system (written with repr, every bit kept)."""
+    path = tmp_path / f"{name}.csv"
+    header = ",".join(f"s{k}" for k in range(len(columns)))
+    rows = [",".join(repr(c[t]) for c in columns) for t in range(len(columns[0]))]
+    path.write_text("\n".join([header, *rows]) + "\n")
+    return str(path)
+
+
+def test_identical_systems_have_no_erho2(tmp_path):
+    # Three systems with the same scores on every topic, one of them up to
+    # rounding (0.1 + 0.2 for 0.3): Eρ² = σ²_s/(σ²_s + σ²_e/n′) is 0/0.
+    same = [0.3, 0.8, 0.6, 0.2, 0.5]
+    path = _wide_csv(tmp_path, "same", [same, [0.1 + 0.2, 0.7 + 0.1, 0.6, 0.2, 0.5], same])
+    result = run_bvtest("design", "--scores", path, "-f", "json", "--bootstrap", 20)
+    assert result.returncode == 0, result.stderr
+    block = json.loads(result.stdout)["measures"]["same"]
+    for row in block["dstudy"]:
+        assert (row["erho2"], row["erho2_lo"], row["erho2_hi"]) == (None, None, None)
+        assert row["phi_lo"] <= row["phi"] <= row["phi_hi"]  # the topics differ: Φ = 0
+    assert block["topics_needed"]["erho2"] == {"n": None, "lo": None, "hi": None}
+    notes = [line for line in result.stderr.splitlines() if "Eρ²" in line]
+    assert len(notes) == 1 and "undefined" in notes[0] and "MS_residual" in notes[0]
+    # shifted by a constant per system instead: Eρ² = 1 exactly, interval [1, 1]
+    path = _wide_csv(tmp_path, "shifted", [same, [v + 0.1 for v in same], [v + 0.3 for v in same]])
+    block = json.loads(cli_out("design", "--scores", path, "-f", "json", "--bootstrap", 20))
+    for row in block["measures"]["shifted"]["dstudy"]:
+        assert (row["erho2"], row["erho2_lo"], row["erho2_hi"]) == (1, 1, 1)
+
+
+def test_drop_keeps_systems_tied_to_the_last_bit(tmp_path):
+    # Means 0.3 and (0.1 + 0.2 + 0.3)/2, equal in exact arithmetic, and 0.6:
+    # --drop 0.5 cuts at the median, the tied mean, so no system is below it.
+    path = _wide_csv(tmp_path, "tied", [[0.3, 0.3], [0.1 + 0.2, 0.3], [0.5, 0.7]])
+    result = run_bvtest("design", "--scores", path, "-f", "json", "--drop", "0.5",
+                        "--bootstrap", 20)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["measures"]["tied"]["gstudy"]["systems"] == 3
+    assert "left out" not in result.stderr
+
+
+def test_tssd_row_keys_are_unique_and_say_what_the_row_is():
+    out = cli_out("design", "-m", "AP", "-f", "trec", "--quiet", "-j", "1", "--bootstrap", 20,
+                  "--min-diff", "0.05,0.1", "--ci-width", "0.05,0.1", *INPUTS)  # fmt: skip
+    keys = [tuple(part.strip() for part in line.split("\t")[:2]) for line in out.splitlines()]
+    assert len(keys) == len(set(keys))
+    tssd = [system for name, system in keys if name == "AP.tssd"]
+    assert tssd == [
+        "ttest:min_diff=0.05", "ttest:min_diff=0.1", "anova:min_diff=0.05",
+        "anova:min_diff=0.1", "ci:width=0.05", "ci:width=0.1",
+    ]  # fmt: skip
+
+
+def test_significance_0001_topic_counts_against_quadrature():
+    """The paired t-test's exact topics at α = .001, against the power by
+    quadrature over the sample sd (test_design.quad_smallest), from the
+    variance the report used; at min_diff 0.11, 0.16 and 0.23 the noncentral
+    t's NaN powers used to overshoot."""
+    from test_design import quad_smallest
+
+    diffs = (0.1, 0.11, 0.16, 0.23)
+    doc = json.loads(cli_out(
+        "design", "-m", "AP", "--quiet", "-j", "1", "-f", "json", "--bootstrap", 20,
+        "--significance", "0.001", "--min-diff", ",".join(map(str, diffs)), *INPUTS,
+    ))  # fmt: skip
+    block = doc["measures"]["AP"]
+    var_d = block["variance"]["residual"]
+    rows = [row for row in block["tssd"] if row["design"] == "ttest"]
+    assert [row["min_diff"] for row in rows] == list(diffs)
+    for row in rows:
+        assert row["topics"] == quad_smallest(row["min_diff"], var_d, 0.001, 0.2), row
+
+
+def test_huge_bootstrap_is_refused_before_allocating():
+    # 10⁹ resamples' drawn topics alone are 10⁹ × 29 × 8 bytes, 216 GiB
+    proc = run_bvtest("design", "-m", "AP", "--bootstrap", 10**9, *INPUTS, subprocess=True)
+    assert_one_line_error(proc, "--bootstrap 1000000000")
+    assert proc.stderr.startswith("bvtest: ")
+    assert "MemoryError" not in proc.stderr
+
+
+def test_huge_bootstrap_is_refused_by_the_api():
+    import bvtest
+
+    with pytest.raises(bvtest.InputError, match="1000000000"):
+        bvtest.design(str(SAMPLE_QRELS), str(SAMPLE_RUNS), measures="AP", bootstrap=10**9)
+
+
 # --------------------------------------------------------------------------- wide CSV
 
 

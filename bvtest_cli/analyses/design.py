@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .anova import two_way
+from .rankings import TIE_RTOL, tie_tolerance
 
 #: The seed-sequence key of the topic bootstrap's resamples, a stream of its own.
 TOPIC_BOOTSTRAP_STREAM = 7
@@ -45,6 +46,45 @@ _CEIL_SLACK = 1e-12
 
 # The exact and approximate searches for a number of topics give up here.
 _MAX_TOPICS = 10**9
+
+
+class TopicsUnreachable(ValueError):
+    """No number of topics up to 10⁹ meets a topic-set-size requirement."""
+
+
+def zero_tolerance(x: np.ndarray) -> float | np.ndarray:
+    """The largest mean square (or variance) of scores x (..., m, n) that
+    counts as 0: (``TIE_RTOL`` · max(1, max |x|))², per matrix of a stack.
+
+    Scores equal in exact arithmetic can differ in their last bits (0.1 + 0.2
+    against 0.3), which leaves mean squares of about (2⁻⁵² · max |x|)² instead
+    of 0; a ratio of two such remainders is noise, not a reliability. The
+    tolerance is the square of the tie rule between system means
+    (:func:`~bvtest_cli.analyses.rankings.tie_tolerance`): far above rounding
+    error, far below the variance of any real scores.
+    """
+    x = np.asarray(x, dtype=float)
+    scale = np.abs(x).max(axis=(-2, -1)) if x.size else np.zeros(x.shape[:-2])
+    tol = (TIE_RTOL * np.maximum(1.0, scale)) ** 2
+    return float(tol) if np.ndim(tol) == 0 else tol
+
+
+def _snapped(v: np.ndarray | float, tol: np.ndarray | float) -> np.ndarray:
+    """v, with the values at most ``tol`` (rounding error of a 0) set to 0."""
+    v = np.asarray(v, dtype=float)
+    return np.where(v <= tol, 0.0, v)
+
+
+def mean_squares(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MS_s, MS_q, MS_e of the two-way ANOVA of x (..., m, n), each 0 where
+    it is within :func:`zero_tolerance` of 0."""
+    a = two_way(x)
+    tol = zero_tolerance(x)
+    return (
+        _snapped(a.ms_systems, tol),
+        _snapped(a.ms_topics, tol),
+        _snapped(a.ms_residual, tol),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -78,9 +118,13 @@ def gstudy(x: np.ndarray, drop: float = 0.0) -> GStudy:
 
     With ``drop`` > 0 the systems whose mean is below the ``drop`` quantile of
     the system means (linear interpolation, R's type 7) are left out first, so
-    systems tied at the cut stay, as gt4ireval's ``gstudy(drop=)`` does. Then
-    σ²_s = (MS_s − MS_e)/n, σ²_q = (MS_q − MS_e)/m, σ²_e = MS_e; a negative
-    estimate is set to 0 and named in ``clipped``.
+    systems tied at the cut stay, as gt4ireval's ``gstudy(drop=)`` does; tied
+    means bvtest's tie rule (within
+    :func:`~bvtest_cli.analyses.rankings.tie_tolerance` of the cut), so that
+    a mean a rounding error below the cut stays too. Then σ²_s = (MS_s −
+    MS_e)/n, σ²_q = (MS_q − MS_e)/m, σ²_e = MS_e, the mean squares taken as 0
+    within :func:`zero_tolerance`; a negative estimate is set to 0 and named
+    in ``clipped``.
     """
     x = np.asarray(x, dtype=float)
     if x.ndim != 2:
@@ -92,16 +136,16 @@ def gstudy(x: np.ndarray, drop: float = 0.0) -> GStudy:
     kept = np.arange(x.shape[0])
     if drop > 0:
         means = x.mean(axis=1)
-        kept = np.flatnonzero(means >= np.quantile(means, drop))
+        cut = np.quantile(means, drop)
+        kept = np.flatnonzero(means >= cut - tie_tolerance(means))
         if kept.size < 2:
             raise ValueError(
                 f"dropping the worst {drop:g} of {len(means)} systems leaves {kept.size}; "
                 "the G-study needs at least 2"
             )
         x = x[kept]
-    a = two_way(x)
-    m, n = a.systems, a.topics
-    ms_s, ms_q, ms_e = float(a.ms_systems), float(a.ms_topics), float(a.ms_residual)
+    m, n = x.shape
+    ms_s, ms_q, ms_e = (float(v) for v in mean_squares(x))
     raw = {
         "systems": (ms_s - ms_e) / n,
         "topics": (ms_q - ms_e) / m,
@@ -146,14 +190,27 @@ def _f_quantile(p: float, dfn: float, dfd: float) -> float:
     return float(fdtri(dfn, dfd, p))
 
 
+def erho2_undefined(g: GStudy) -> bool:
+    """Eρ² = σ²_s / (σ²_s + σ²_e/n′) is 0/0: MS_s and MS_e both 0, every system
+    the same scores on every topic up to a constant (so the same ones)."""
+    return g.ms_systems == 0 and g.ms_residual == 0
+
+
+def phi_undefined(g: GStudy) -> bool:
+    """Φ is 0/0: every score the same (MS_s, MS_q and MS_e all 0)."""
+    return erho2_undefined(g) and g.ms_topics == 0
+
+
 def _signal_to_noise(g: GStudy, p: float) -> float:
     """One end of Feldt's interval for σ²_s / σ²_e [Feldt65]: (MS_s / (MS_e ·
     F_p) − 1) / n with F_p the p quantile of F(m − 1, (m − 1)(n − 1)); the
-    lower end at p = 1 − α, the upper at p = α. Never below 0."""
+    lower end at p = 1 − α, the upper at p = α. Never below 0; inf where
+    MS_e = 0 < MS_s (the scores are additive: the ratio is unbounded), NaN
+    where both are 0."""
+    if g.ms_residual == 0:
+        return math.nan if g.ms_systems == 0 else math.inf
     df_s, df_q = g.systems - 1, g.topics - 1
     f = _f_quantile(p, df_s, df_s * df_q)
-    if g.ms_residual == 0:
-        return math.inf
     return max((g.ms_systems / (g.ms_residual * f) - 1.0) / g.topics, 0.0)
 
 
@@ -166,7 +223,9 @@ def _dependability_one(g: GStudy, p: float) -> float:
         L = (MS_s² − F_∞ MS_s MS_e + (F_∞ − F_e) F_e MS_e²)
             / ((m − 1) F_∞ MS_s MS_e + F_q MS_s MS_q),
 
-    and Φ₁ = m L / (m L + n). Never below 0."""
+    and Φ₁ = m L / (m L + n). Never below 0; NaN where every score is the same."""
+    if phi_undefined(g):
+        return math.nan
     m, n = g.systems, g.topics
     df_s, df_q = m - 1, n - 1
     f_inf = _f_quantile(p, df_s, math.inf)
@@ -198,6 +257,15 @@ def dstudy(g: GStudy, topics: Sequence[int], level: float = 0.95) -> DStudy:
     n′Φ₁ / (1 + (n′ − 1)Φ₁) [Arteaga82]. Where an end of either ratio would be
     negative it is taken as 0 (gt4ireval leaves it, which puts the
     coefficient outside [0, 1]).
+
+    Both intervals are built around other estimators than the point (Feldt's
+    around the median-unbiased one), and below a level of about 0.5 their ends
+    can pass it; each is widened to hold the point, so that lo ≤ point ≤ hi
+    always (at 0.5 and above it changed nothing on 6000 simulated matrices of
+    2–15 systems × 2–40 topics). Degenerate scores: with
+    MS_e = 0 < MS_s (an exactly additive matrix) Eρ² = 1 with interval
+    [1, 1]; with MS_s = MS_e = 0 (the systems are the same) Eρ² and its
+    interval are NaN, undefined (0/0), and Φ too if MS_q = 0 as well.
     """
     alpha = _alpha(level)
     k = np.asarray(topics, dtype=float)
@@ -207,22 +275,29 @@ def dstudy(g: GStudy, topics: Sequence[int], level: float = 0.95) -> DStudy:
     with np.errstate(divide="ignore", invalid="ignore"):
         erho2 = np.where(s > 0, s / (s + e / k), 0.0)
         phi = np.where(s > 0, s / (s + (q + e) / k), 0.0)
+    if erho2_undefined(g):
+        erho2 = np.full_like(k, math.nan)
+    if phi_undefined(g):
+        phi = np.full_like(k, math.nan)
 
     def stepped(r: float) -> np.ndarray:
+        if math.isnan(r):
+            return np.full_like(k, math.nan)
         return np.ones_like(k) if math.isinf(r) else k * r / (1.0 + k * r)
 
     def spearman_brown(p1: float) -> np.ndarray:
         return k * p1 / (1.0 + (k - 1.0) * p1)
 
+    # np.minimum and np.maximum keep a NaN: an undefined point, undefined ends
     return DStudy(
         topics=k,
         level=level,
         erho2=erho2,
-        erho2_low=stepped(_signal_to_noise(g, 1.0 - alpha)),
-        erho2_high=stepped(_signal_to_noise(g, alpha)),
+        erho2_low=np.minimum(stepped(_signal_to_noise(g, 1.0 - alpha)), erho2),
+        erho2_high=np.maximum(stepped(_signal_to_noise(g, alpha)), erho2),
         phi=phi,
-        phi_low=spearman_brown(_dependability_one(g, 1.0 - alpha)),
-        phi_high=spearman_brown(_dependability_one(g, alpha)),
+        phi_low=np.minimum(spearman_brown(_dependability_one(g, 1.0 - alpha)), phi),
+        phi_high=np.maximum(spearman_brown(_dependability_one(g, alpha)), phi),
     )
 
 
@@ -230,7 +305,8 @@ def dstudy(g: GStudy, topics: Sequence[int], level: float = 0.95) -> DStudy:
 class TopicsNeeded:
     """The fewest topics with Eρ² ≥ target and with Φ ≥ target, each with the
     ends of an interval at ``level`` (``*_low`` ≤ point ≤ ``*_high``; math.inf
-    where the coefficient cannot reach the target)."""
+    where the coefficient cannot reach the target, NaN where it is undefined:
+    see :func:`dstudy`)."""
 
     target: float
     level: float
@@ -248,6 +324,14 @@ def _ceil(v: float) -> float:
     return float(max(1, math.ceil(v * (1.0 - _CEIL_SLACK))))
 
 
+def _around(point: float, low: float, high: float) -> tuple[float, float, float]:
+    """(point, low, high) with the ends widened to hold the point (see
+    :func:`dstudy`); all NaN where the point is."""
+    if math.isnan(point):
+        return math.nan, math.nan, math.nan
+    return point, min(low, point), max(high, point)
+
+
 def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> TopicsNeeded:
     """The smallest n′ with Eρ² ≥ target and with Φ ≥ target [Brennan01; Urbano13].
 
@@ -255,7 +339,8 @@ def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> Topic
     ⌈target · (σ²_q + σ²_e) / (σ²_s (1 − target))⌉ for Φ. The interval takes
     the same formula at the ends of the intervals of the ratios σ²_s/σ²_e
     (Feldt) and Φ₁ (Arteaga et al.), as gt4ireval does: the upper end of a
-    ratio gives the lower end of n′.
+    ratio gives the lower end of n′. As in :func:`dstudy`, an interval is
+    widened to hold its point, and a coefficient that is undefined gives NaN.
     """
     if not 0.0 < target < 1.0:
         raise ValueError(f"target must be in (0, 1), got {target}")
@@ -269,16 +354,18 @@ def topics_needed(g: GStudy, target: float = 0.95, level: float = 0.95) -> Topic
         return _ceil(odds * (1.0 - p1) / p1) if p1 > 0 else math.inf
 
     s, q, e = g.var_systems, g.var_topics, g.var_residual
-    return TopicsNeeded(
-        target=target,
-        level=level,
-        erho2=from_ratio(s / e if e > 0 else math.inf if s > 0 else 0.0),
-        erho2_low=from_ratio(_signal_to_noise(g, alpha)),
-        erho2_high=from_ratio(_signal_to_noise(g, 1.0 - alpha)),
-        phi=from_phi1(s / (s + q + e)) if s + q + e > 0 else math.inf,
-        phi_low=from_phi1(_dependability_one(g, alpha)),
-        phi_high=from_phi1(_dependability_one(g, 1.0 - alpha)),
+    ratio = s / e if e > 0 else math.inf if s > 0 else 0.0
+    erho2 = _around(
+        math.nan if erho2_undefined(g) else from_ratio(ratio),
+        from_ratio(_signal_to_noise(g, alpha)),
+        from_ratio(_signal_to_noise(g, 1.0 - alpha)),
     )
+    phi = _around(
+        math.nan if phi_undefined(g) else from_phi1(s / (s + q + e)) if s + q + e > 0 else math.inf,
+        from_phi1(_dependability_one(g, alpha)),
+        from_phi1(_dependability_one(g, 1.0 - alpha)),
+    )
+    return TopicsNeeded(target, level, *erho2, *phi)
 
 
 # ---------------------------------------------------------------------------
@@ -295,7 +382,7 @@ class Variances:
     ``pairwise95`` the 95th percentile (linear interpolation) of the
     m(m − 1)/2 paired-difference variances (ddof = 1), a cautious σ²_d for the
     t-test; ``within`` = V_E1, the within-system variance of the one-way
-    ANOVA, σ² for the ANOVA design.
+    ANOVA, σ² for the ANOVA design. Each is 0 within :func:`zero_tolerance`.
     """
 
     residual: float | np.ndarray
@@ -315,12 +402,14 @@ def variances(x: np.ndarray) -> Variances:
     pair = np.var(x[..., i, :] - x[..., j, :], axis=-1, ddof=1)
     centred = x - x.mean(axis=-1, keepdims=True)
     within = (centred**2).sum(axis=(-2, -1)) / (m * (n - 1))
+    tol = zero_tolerance(x)
 
     def plain(v: np.ndarray) -> float | np.ndarray:
+        v = _snapped(v, tol)
         return float(v) if np.ndim(v) == 0 else v
 
     return Variances(
-        residual=plain(2.0 * two_way(x).ms_residual),
+        residual=plain(2.0 * mean_squares(x)[2]),
         pairwise95=plain(np.percentile(pair, 95, axis=-1)),
         within=plain(within),
     )
@@ -342,15 +431,27 @@ class TopicSetSize:
     exact: int
 
 
-def _smallest(ok: Callable[[int], bool], start: int = 2) -> int:
-    """The smallest n ≥ start with ok(n), for ok false then true as n grows."""
+def _smallest(
+    value: Callable[[int], float], target: float, start: int = 2, below: bool = False
+) -> int:
+    """The smallest n ≥ start with value(n) ≥ target (≤ target if ``below``),
+    for a value that crosses the target once as n grows. A NaN value is a
+    ValueError: read as "not there yet" it would send the search to larger n
+    and return a wrong number."""
+
+    def ok(k: int) -> bool:
+        v = value(k)
+        if math.isnan(v):
+            raise ValueError(f"the search for a number of topics met NaN at n = {k}")
+        return v <= target if below else v >= target
+
     if ok(start):
         return start
     lo, hi = start, start + 1
     while not ok(hi):
         lo, hi = hi, 2 * hi
         if hi > _MAX_TOPICS:
-            raise ValueError("no number of topics up to 10⁹ meets the requirement")
+            raise TopicsUnreachable("no number of topics up to 10⁹ meets the requirement")
     while hi - lo > 1:  # ok(lo) false, ok(hi) true
         mid = (lo + hi) // 2
         if ok(mid):
@@ -367,22 +468,71 @@ def _z(p: float) -> float:
     return float(-ndtri(p))
 
 
+def _nct_cdf_bracket(df: int, nc: float, t: float) -> tuple[float, float]:
+    """Bounds (low, high) of P(T′ ≤ t), T′ noncentral t(df, nc), without
+    nctdtr: T′ = (Z + nc)/S with S = √(V/df), V ~ χ²_df, so P(T′ ≤ t) =
+    E[Φ(t·S − nc)], and Φ(t·s − nc) is monotone in s: over each bin of a grid
+    of s its values at the bin's ends bound it, weighted by the bin's
+    probability (chdtr). The grid is geometric (the tails of S for small df)
+    and fine around 1 (where S is for large df), so the bounds are a few
+    per cent apart where P is far in a tail, the only place they are used."""
+    from scipy.special import chdtr, ndtr
+
+    spread = 1.0 / math.sqrt(2.0 * df)  # sd of S for large df
+    s = np.unique(
+        np.concatenate(
+            (
+                [0.0],
+                np.geomspace(1e-8, 1e4, 1200),
+                np.clip(1.0 + spread * np.linspace(-40.0, 40.0, 801), 0.0, None),
+            )
+        )
+    )
+    mass = np.diff(np.append(chdtr(df, df * s * s), 1.0))  # bins [s_k, s_k+1), the last open
+    f = ndtr(t * s - nc)
+    f_end = np.append(f[1:], 1.0 if t > 0 else 0.0 if t < 0 else float(ndtr(-nc)))
+    low = float(np.sum(mass * np.minimum(f, f_end)))
+    high = float(np.sum(mass * np.maximum(f, f_end)))
+    return max(low, 0.0), min(high, 1.0)
+
+
+def _nct_cdf(df: int, nc: float, t: float, upper: bool) -> float:
+    """P(T′ ≤ t) for T′ noncentral t(df, nc), never NaN.
+
+    scipy's nctdtr (boost) returns NaN far in a tail (nctdtr(29, 5.477,
+    −3.659), and for large df whole regions). Then the reflection
+    1 − nctdtr(df, −nc, −t), P(−T′ ≥ −t) with −T′ noncentral t(df, −nc);
+    where that fails too, an end of :func:`_nct_cdf_bracket`: the high end if
+    ``upper`` else the low one, the caller's choice being the end that makes
+    the power smaller (a design never promises a power it may not have)."""
+    from scipy.special import nctdtr
+
+    v = float(nctdtr(df, nc, t))
+    if math.isnan(v):
+        v = 1.0 - float(nctdtr(df, -nc, -t))
+    if math.isnan(v):
+        low, high = _nct_cdf_bracket(df, nc, t)
+        v = high if upper else low
+    return v
+
+
 def ttest_power(n: int, effect: float, alpha: float = 0.05, exact: bool = True) -> float:
     """Power of the two-sided paired t-test with n topics when the true mean
     difference is ``effect`` standard deviations of a paired difference.
 
     Exact: P(|t′| ≥ w) with t′ noncentral t with n − 1 degrees of freedom and
-    noncentrality √n·effect, w the upper α/2 point of t(n − 1). Approximate
-    [Sakai16; Nagata03]: each tail of t′ by the normal approximation
+    noncentrality √n·effect, w the upper α/2 point of t(n − 1) (each tail by
+    :func:`_nct_cdf`, which never gives NaN). Approximate [Sakai16;
+    Nagata03]: each tail of t′ by the normal approximation
     P(t′ ≤ c) ≈ Φ((c(1 − 1/(4φ)) − λ) / √(1 + c²/(2φ))), φ = n − 1.
     """
-    from scipy.special import nctdtr, ndtr, stdtrit
+    from scipy.special import ndtr, stdtrit
 
     df = n - 1
     nc = math.sqrt(n) * effect
     w = float(stdtrit(df, 1.0 - alpha / 2.0))
     if exact:
-        return float(1.0 - nctdtr(df, nc, w) + nctdtr(df, nc, -w))
+        return 1.0 - _nct_cdf(df, nc, w, upper=True) + _nct_cdf(df, nc, -w, upper=False)
     scale = math.sqrt(1.0 + w * w / (2.0 * df))
     shrunk = w * (1.0 - 1.0 / (4.0 * df))
     return float(1.0 - ndtr((shrunk - nc) / scale) + ndtr((-shrunk - nc) / scale))
@@ -403,9 +553,32 @@ def n_ttest(min_diff: float, var_d: float, alpha: float = 0.05, beta: float = 0.
     effect = min_diff / math.sqrt(var_d)
     za = _z(alpha / 2.0)
     formula = max(2, math.ceil(((za + _z(beta)) / effect) ** 2 + za * za / 2.0))
-    approx = _smallest(lambda k: ttest_power(k, effect, alpha, exact=False) >= 1 - beta, formula)
-    exact = _smallest(lambda k: ttest_power(k, effect, alpha) >= 1 - beta)
+    approx = _smallest(lambda k: ttest_power(k, effect, alpha, exact=False), 1 - beta, formula)
+    exact = _smallest(lambda k: ttest_power(k, effect, alpha), 1 - beta)
     return TopicSetSize(formula=formula, approx=approx, exact=exact)
+
+
+def _ncf_cdf(cdf: Callable[[float], float], lam: float) -> float:
+    """cdf(λ), the noncentral F's CDF at a point as a function of the
+    noncentrality, never NaN.
+
+    scipy's ncfdtr (boost) returns NaN for large λ (above about 1300), where
+    the CDF is far below 1e-15. It falls as λ grows (a noncentral χ² grows
+    stochastically with λ), so its value at the largest λ′ < λ where ncfdtr
+    is finite (bisection from λ′ = 0, the central F) bounds it from above:
+    the power 1 − cdf is then understated, never overstated."""
+    v = cdf(lam)
+    if not math.isnan(v):
+        return v
+    lo, hi, v = 0.0, lam, cdf(0.0)
+    while hi - lo > 1e-12 * hi:
+        mid = 0.5 * (lo + hi)
+        here = cdf(mid)
+        if math.isnan(here):
+            hi = mid
+        else:
+            lo, v = mid, here
+    return v
 
 
 def anova_power(n: int, m: int, delta: float, alpha: float = 0.05, exact: bool = True) -> float:
@@ -414,7 +587,8 @@ def anova_power(n: int, m: int, delta: float, alpha: float = 0.05, exact: bool =
     favourable means at minimum range minD).
 
     Exact: P(F′ > w) with F′ noncentral F(φ_A, φ_E, λ), φ_A = m − 1,
-    φ_E = m(n − 1), w the upper α point of F(φ_A, φ_E). Approximate
+    φ_E = m(n − 1), w the upper α point of F(φ_A, φ_E) (by :func:`_ncf_cdf`,
+    which never gives NaN). Approximate
     [Sakai16; Nagata03]: the noncentral χ² as c·χ²(φ_A*) with
     c = (φ_A + 2λ)/(φ_A + λ), φ_A* = (φ_A + λ)²/(φ_A + 2λ) [Patnaik49], then
     Fisher's square-root normal approximation of F: power ≈ 1 − Φ(u),
@@ -427,7 +601,7 @@ def anova_power(n: int, m: int, delta: float, alpha: float = 0.05, exact: bool =
     lam = n * delta
     w = float(fdtri(dfa, dfe, 1.0 - alpha))
     if exact:
-        return float(1.0 - ncfdtr(dfa, dfe, lam, w))
+        return 1.0 - _ncf_cdf(lambda nc: float(ncfdtr(dfa, dfe, nc, w)), lam)
     c = (dfa + 2.0 * lam) / (dfa + lam)
     dfa_star = (dfa + lam) ** 2 / (dfa + 2.0 * lam)
     u = (
@@ -458,8 +632,8 @@ def n_anova(
     formula = None
     if math.isclose(alpha, 0.05) and math.isclose(beta, 0.20):
         formula = max(2, math.ceil((4.86 + 3.584 * math.sqrt(m - 1)) / delta))
-    approx = _smallest(lambda k: anova_power(k, m, delta, alpha, exact=False) >= 1 - beta)
-    exact = _smallest(lambda k: anova_power(k, m, delta, alpha) >= 1 - beta)
+    approx = _smallest(lambda k: anova_power(k, m, delta, alpha, exact=False), 1 - beta)
+    exact = _smallest(lambda k: anova_power(k, m, delta, alpha), 1 - beta)
     return TopicSetSize(formula=formula, approx=approx, exact=exact)
 
 
@@ -495,8 +669,8 @@ def n_ci(width: float, var_d: float, alpha: float = 0.05) -> CISize:
     if not (width > 0 and var_d > 0):
         raise ValueError("width and var_d must be positive")
     return CISize(
-        plugin=_smallest(lambda k: ci_width(k, var_d, alpha) <= width),
-        expected=_smallest(lambda k: ci_width(k, var_d, alpha, expected=True) <= width),
+        plugin=_smallest(lambda k: ci_width(k, var_d, alpha), width, below=True),
+        expected=_smallest(lambda k: ci_width(k, var_d, alpha, expected=True), width, below=True),
     )
 
 

@@ -25,7 +25,8 @@ DESIGN_CI = {**COMPARE_CI, "help": "Confidence level of every interval (two-side
 
 
 DESIGN_BOOTSTRAP = dict(help="Topic-bootstrap resamples for the intervals of the variance "
-                        "estimates and of the topic-set sizes (seeded by --seed).")  # fmt: skip
+                        "estimates and of the topic-set sizes (seeded by --seed); more than "
+                        "fit in memory or take hours are refused.")  # fmt: skip
 
 
 def run(s: Settings) -> Report:
@@ -62,7 +63,10 @@ def run(s: Settings) -> Report:
                "rmse_predicted", "model"}], "candidates": [...]}}}
     with X_ci: {"lo", "hi"} beside each variance (topic bootstrap); null
     where a field does not apply (beta and min_diff of ci, width of ttest
-    and anova); allocation and candidates only with --budget-report.
+    and anova) or is undefined (Eρ² where every system has the same scores,
+    with a note); allocation and candidates only with --budget-report. Each
+    interval holds its point. In the line formats a tssd row is keyed by
+    its design and requirement: ttest:min_diff=0.05, ci:width=0.1.
 
     \b
     Examples:

@@ -16,28 +16,33 @@ from typing import Any
 
 import numpy as np
 
-from ...analyses.anova import two_way
 from ...analyses.design import (
     CONSTANT_BIAS,
     FITTED,
     Candidate,
     DStudy,
     TopicsModel,
+    TopicsUnreachable,
     allocate_models,
     bootstrap_topics,
     dstudy,
+    erho2_undefined,
     fit_topics_model,
     gstudy,
+    mean_squares,
     n_anova,
     n_ci,
     n_ttest,
+    phi_undefined,
     topics_needed,
     variances,
+    zero_tolerance,
 )
 from ...errors import InputError
 from ...io.budget_json import BudgetReport, read_budget_report
 from ...measures.matrix import ScoreMatrix
 from ...report import registry as r
+from ...report.limits import refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import line_records
 from ...settings import Settings
@@ -87,15 +92,16 @@ def replicate_statistics(y: np.ndarray) -> np.ndarray:
     95th percentile of the paired-difference variances comes from the
     covariance matrix, Var(x_i − x_j) = Var x_i + Var x_j − 2 Cov(x_i, x_j):
     m² products instead of m(m − 1)/2 differences materialised per resample.
+    Values within :func:`zero_tolerance` of 0 are 0, as in those functions,
+    so that a point estimate of 0 is an end of its own interval.
     """
     m, n = y.shape
-    a = two_way(y)
-    ms_s, ms_q, ms_e = float(a.ms_systems), float(a.ms_topics), float(a.ms_residual)
+    ms_s, ms_q, ms_e = (float(v) for v in mean_squares(y))
     centred = y - y.mean(axis=1, keepdims=True)
     cov = centred @ centred.T / (n - 1)
     i, j = np.triu_indices(m, k=1)
     pair = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
-    return np.array(
+    values = np.array(
         [
             max((ms_s - ms_e) / n, 0.0),
             max((ms_q - ms_e) / m, 0.0),
@@ -105,6 +111,34 @@ def replicate_statistics(y: np.ndarray) -> np.ndarray:
             float((centred**2).sum() / (m * (n - 1))),
         ]
     )
+    return np.where(values <= zero_tolerance(y), 0.0, values)
+
+
+#: Bytes a topic-bootstrap resample holds until the percentiles are taken:
+#: its drawn topics (n int64), its replicate (an array object of six floats in
+#: a list, then a row of the stacked replicates and of their sorted copies:
+#: ~400 bytes measured) and the working copies of the m systems' scores.
+_REPLICATE_BYTES = 400
+#: Elementary operations of one resample beside its arithmetic: the ~0.4 ms
+#: (at 10⁹ operations a second) of the Python calls that compute its statistics.
+_REPLICATE_WORK = 4e5
+_BASE_BYTES = 64 << 20
+
+
+def check_bootstrap(s: Settings, m: int, n: int) -> None:
+    """Refuse a --bootstrap whose resamples of m systems × n topics would not
+    fit in memory or would take hours (report.limits' limits), before any
+    is drawn: :func:`bootstrap_topics` draws every resample's topics at once,
+    and the B replicates are kept for their percentiles."""
+    b = s.bootstrap
+    refuse_memory(
+        "--bootstrap", b, float(b) * (8 * n + 8 * m + _REPLICATE_BYTES) + _BASE_BYTES,
+        f"{b} topic-bootstrap resamples of {m} systems × {n} topics",
+    )  # fmt: skip
+    refuse_work(
+        "--bootstrap", b, float(b) * (_REPLICATE_WORK + 20.0 * m * n + 2.0 * m * m * n),
+        f"{b} topic-bootstrap resamples of {m} systems × {n} topics",
+    )  # fmt: skip
 
 
 def percentile_ends(replicates: np.ndarray, level: float) -> np.ndarray:
@@ -116,12 +150,23 @@ def percentile_ends(replicates: np.ndarray, level: float) -> np.ndarray:
     return np.quantile(replicates, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
 
 
+def holding(ends: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The interval ends (2, columns) widened to hold each column's point
+    estimate. A percentile interval need not: at a low --ci (0.1: the 45th
+    and 55th percentiles) the bootstrap distribution's skew can leave the
+    point outside, and every interval of the report holds its point (the
+    D-study's too). At 0.9 and 0.95 it changed nothing on the sample track
+    (five measures) nor on the four public matrices of docs/design.md."""
+    return np.vstack([np.minimum(ends[0], points), np.maximum(ends[1], points)])
+
+
 # --------------------------------------------------------------------------- records
 
 
 def _count(value: float) -> int | float:
-    """A number of topics: an int, or inf (null in JSON) where unreachable."""
-    return int(value) if math.isfinite(value) else math.inf
+    """A number of topics: an int, inf where unreachable, NaN where undefined
+    (both null in JSON)."""
+    return int(value) if math.isfinite(value) else value
 
 
 def dstudy_rows(d: DStudy) -> list[dict[str, Any]]:
@@ -174,7 +219,7 @@ def _sizes(
             return None, None
         try:
             return compute(v)
-        except ValueError:  # no number of topics up to 10⁹ (a variance of ~0 in a resample)
+        except TopicsUnreachable:  # a variance of ~0 in a resample
             return None, None
 
     exact, approx = exact_or_none(point)
@@ -188,7 +233,8 @@ def tssd_rows(
     """The t-test, ANOVA and CI designs: the exact number of topics at the
     point estimate and at the ends of the variance's bootstrap interval (the
     number grows with the variance, so these are the ends of the number's own
-    percentile interval), and the approximation at the point estimate."""
+    percentile interval), and the approximation at the point estimate.
+    Each row's key is :func:`tssd_key`."""
     a, b = s.significance, s.beta
     rows = []
     for d in s.min_diffs:
@@ -215,6 +261,14 @@ def tssd_rows(
 
         rows.append(_design_row("ci", s, "width", w, 2, _sizes(ci, var_d, ends_d)))
     return rows
+
+
+def tssd_key(row: dict[str, Any]) -> str:
+    """A tssd row's key in the line formats: its design and requirement,
+    ``ttest:min_diff=0.05``, ``anova:min_diff=0.1``, ``ci:width=0.1`` (the
+    requirement's shortest repr, so distinct values give distinct keys)."""
+    name = "width" if row["design"] == "ci" else "min_diff"
+    return f"{row['design']}:{name}={row[name]!r}"
 
 
 # --------------------------------------------------------------------------- allocation
@@ -333,6 +387,18 @@ def measure_block(
         )
     if g.clipped:
         notes.append(f"{m.measure}: negative variance estimate(s) set to 0: {', '.join(g.clipped)}")
+    if phi_undefined(g):
+        notes.append(
+            f"{m.measure}: Eρ² and Φ, their intervals and the topics needed for them are "
+            "undefined (null): MS_systems, MS_topics and MS_residual are all 0 (every score "
+            "is the same, up to rounding)"
+        )
+    elif erho2_undefined(g):
+        notes.append(
+            f"{m.measure}: Eρ², its interval and the topics needed for it are undefined "
+            "(null): MS_systems and MS_residual are both 0 (every system has the same score "
+            "on every topic, up to rounding)"
+        )
     kept = x[list(g.kept)]
     n = g.topics
     counts = s.topic_counts or (n, 2 * n, 4 * n)
@@ -341,7 +407,8 @@ def measure_block(
     need = topics_needed(g, s.reliability, s.ci)
     v = variances(kept)
     replicates = bootstrap_topics(kept, replicate_statistics, s.bootstrap, s.seed)
-    ends = percentile_ends(replicates, s.ci)
+    points = (g.var_systems, g.var_topics, g.var_residual, v.residual, v.pairwise95, v.within)
+    ends = holding(percentile_ends(replicates, s.ci), np.asarray(points, dtype=float))
     column = {name: k for k, name in enumerate(BOOTSTRAPPED)}
 
     def interval(name: str) -> tuple[float, float]:
@@ -386,9 +453,7 @@ def measure_block(
         systems,
     )  # fmt: skip
     undefined = [
-        f"{row['design']}:{row['min_diff'] or row['width']}"
-        for row in rows
-        if None in (row["topics"], row["topics_lo"], row["topics_hi"])
+        tssd_key(row) for row in rows if None in (row["topics"], row["topics_lo"], row["topics_hi"])
     ]
     if undefined:
         notes.append(
@@ -400,17 +465,7 @@ def measure_block(
         ("dstudy", line_records(dstudy_rows(d), "dstudy", lambda row: str(row["topics"]))),
         ("topics_needed", needed),
         ("variance", variance),
-        (
-            "tssd",
-            line_records(
-                rows,
-                "tssd",
-                lambda row: (
-                    f"{row['design']}:"
-                    + (f"width={row['width']}" if "width" in row else f"min_diff={row['min_diff']}")
-                ),
-            ),
-        ),
+        ("tssd", line_records(rows, "tssd", tssd_key)),
     ]
     if allocation is not None:
         best, every = allocation
@@ -436,6 +491,8 @@ def design_report(
                 f"allocation: total(s) {', '.join(map(str, unfit))} below every budget per "
                 "topic; no allocation"
             )
+    for m in matrices:  # before any resample is drawn
+        check_bootstrap(s, len(m.systems), len(m.topics))
     blocks = [(m.measure, measure_block(m, s, allocation, notes)) for m in matrices]
     body = section(
         ("level", s.ci),
