@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bvtest_cli.analyses.paired import compare_runs, mean_test
+from bvtest_cli.analyses.paired import TestSpec, compare_runs, mean_test
 from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.analyses.uncertainty import bootstrap_intervals
 from bvtest_cli.commands.eval.build import registry_statistic
@@ -170,8 +170,7 @@ def tests_task(task: Task) -> dict[str, np.ndarray]:
         # every other --test of the mean (the rows above are randomization's);
         # Tukey's p is family-wise already: its p_adj is its p
         for test in MEAN_TESTS:
-            t = mean_test(x[i], ia, ib, test=test, correction="holm", significance=0.05,
-                          level=0.95, B=task.B, seed=task.seed + i)  # fmt: skip
+            t = mean_test(x[i], ia, ib, TestSpec(test, "holm", (0.05,), task.B, task.seed + i))
             out.setdefault(f"mean[{test}]:p", []).extend(t.p)
             out.setdefault(f"mean[{test}]:p_adj", []).extend(t.p_adj)
     return {k: np.array(v, dtype=float).reshape(task.reps, -1) for k, v in out.items()}

@@ -199,3 +199,34 @@ def test_intervals_stay_within_what_a_difference_of_ap_can_be(tmp_path):
                 assert row["lo"] >= -0.25 * 4 and row["hi"] <= 0.25 * 4 / 3 + 1e-12
         seen_cut |= "were cut to it" in notes
     assert seen_cut  # the studentized interval did reach beyond [−1, 1] here
+
+
+# ---------------------------------------------------------------- one dispatch
+
+
+def test_compare_and_sensitivity_run_the_same_test_with_the_same_counts():
+    from bvtest_cli.analyses.anova import system_pairs
+    from bvtest_cli.analyses.paired import TestSpec, mean_test
+    from bvtest_cli.analyses.sensitivity import delta_needed
+
+    rng = np.random.default_rng(8)
+    x = np.clip(rng.uniform(0.2, 0.6, (1, 15)) + rng.normal(0, 0.1, (6, 15)), 0, 1)
+    i, j = system_pairs(6)
+    # Sakai's bootstrap: sensitivity's ASL (delta_needed) and compare's test agree exactly
+    sens = delta_needed(x, B=300, seed=4).p
+    comp = mean_test(x, i, j, TestSpec("bootstrap", "none", (0.05,), 300, 4)).p
+    np.testing.assert_array_equal(sens, comp)
+    # randomised Tukey draws B permutations, as stated (its p is a multiple of 1/(B + 1))
+    p = mean_test(x, i, j, TestSpec("randomised-tukey", "none", (0.05,), 300, 4)).p
+    np.testing.assert_allclose(p * 301, np.rint(p * 301), atol=1e-9)
+
+
+def test_the_sign_test_counts_rounding_noise_as_a_tie(tmp_path):
+    # b differs from a by exactly 0 in decimal on 4 topics (0.3 vs 0.1 + 0.2 in binary)
+    a = [0.3, 0.7, 0.6, 0.9, 0.5, 0.8, 0.4, 0.65]
+    b = [0.1 + 0.2, 0.5 + 0.2, 0.4 + 0.2, 0.6 + 0.3, 0.4, 0.6, 0.3, 0.55]
+    assert sum(x != y for x, y in zip(a, b, strict=True)) > 4  # binary sees more differences
+    path = scores_file(tmp_path, {"a": a, "b": b})
+    doc, _ = compare_json("--scores", path, "--test", "sign", "--fields", "mean")
+    # 4 positive differences, 4 ties: p = 2 · P(X ≥ 4 | Bin(4, ½)) = 2/16 (by hand)
+    assert mean_row(doc)["p"] == pytest.approx(2 / 16, rel=1e-12)

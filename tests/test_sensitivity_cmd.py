@@ -131,8 +131,8 @@ def test_discriminative_power_counts_the_analyses_p_values(ap_doc, ap_matrix):
     x = ap_matrix
     block = ap_doc["measures"]["AP"]
     d = np.array([x[i] - x[j] for i, j in pairs_of(x)])
-    raw = randomization_test(d, levels=LEVELS, correction="none", seed=SEED)
-    holm = randomization_test(d, levels=LEVELS, correction="holm", seed=SEED)
+    raw = randomization_test(d, levels=LEVELS, correction="none", seed=SEED, draws=B)
+    holm = randomization_test(d, levels=LEVELS, correction="holm", seed=SEED, draws=B)
     assert raw.resolved.all() and holm.resolved.all()
     boot = delta_needed(x, 0.05, B, SEED)
     for level in LEVELS:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .streams import TUKEY_PERMUTATIONS, generator
+
 
 @dataclass(frozen=True)
 class TwoWay:
@@ -209,8 +211,6 @@ def studentized_range_sf(q: np.ndarray, m: int, df: float) -> np.ndarray:
     return p
 
 
-#: The seed-sequence key of the randomised Tukey HSD test's permutations.
-TUKEY_PERMUTATION_STREAM = 0x70CE
 
 #: Scores permuted at once in :func:`randomised_tukey` (a block of permutations
 #: of the whole matrix holds about this many values, 32 MiB of float64).
@@ -228,7 +228,7 @@ def randomised_tukey(x: np.ndarray, B: int = 5000, seed: int = 0) -> np.ndarray:
     & Smyth 2010). Because every pair is compared with the distribution of
     the largest difference, the family-wise error rate of all pairs is held,
     without the normality Tukey's HSD assumes. Permutations are drawn in
-    blocks from one ``SeedSequence(seed, spawn_key=(TUKEY_PERMUTATION_STREAM,))``
+    blocks from one ``SeedSequence(seed, spawn_key=(TUKEY_PERMUTATIONS,))``
     stream, so the p-values are the same for the same seed. Returns (pairs,).
     """
     x = np.asarray(x, dtype=float)
@@ -237,7 +237,7 @@ def randomised_tukey(x: np.ndarray, B: int = 5000, seed: int = 0) -> np.ndarray:
     if B < 1:
         raise ValueError(f"randomised_tukey needs B ≥ 1, got {B}")
     m, n = x.shape
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(TUKEY_PERMUTATION_STREAM,)))
+    rng = generator(seed, TUKEY_PERMUTATIONS)
     per_block = max(1, _PERMUTATION_BLOCK_ELEMENTS // (m * n))
     ranges = np.empty(B)
     for b0 in range(0, B, per_block):

@@ -36,9 +36,7 @@ import numpy as np
 
 from .anova import two_way
 from .rankings import TIE_RTOL, tie_tolerance
-
-#: The seed-sequence key of the topic bootstrap's resamples, a stream of its own.
-TOPIC_BOOTSTRAP_STREAM = 7
+from .streams import DESIGN_TOPICS, resample_indices
 
 # Ratios such as target·σ²_e / (σ²_s (1 − target)) that are integers in exact
 # arithmetic come out a few ulps above them; the ceiling must not add a topic.
@@ -867,7 +865,7 @@ def bootstrap_topics(
     """B replicates of ``statistic`` on topic-bootstrap samples of x (m, n).
 
     Each sample draws n topics (columns) with replacement; the draws come
-    from ``SeedSequence(seed, spawn_key=(TOPIC_BOOTSTRAP_STREAM,))``, so the
+    from stream ``DESIGN_TOPICS`` (:func:`~.streams.resample_indices`), so the
     same seed gives the same replicates. With ``vectorised`` the statistic is
     called once on the (B, m, n) stack and must return B values (or (B, …));
     otherwise once per sample. Returns an array with B rows.
@@ -878,8 +876,7 @@ def bootstrap_topics(
     if B < 1:
         raise ValueError(f"B must be at least 1, got {B}")
     n = x.shape[1]
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(TOPIC_BOOTSTRAP_STREAM,)))
-    columns = rng.integers(0, n, size=(B, n))
+    columns = resample_indices(n, B, seed, DESIGN_TOPICS)
     if vectorised:
         out = np.asarray(statistic(np.moveaxis(x[:, columns], 1, 0)), dtype=float)
         if out.shape[:1] != (B,):

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..measures.matrix import virtual_target
 from .significance import RandomizationTest, adjust
+from .streams import GEORISK_RELABELLINGS, generator
 from .tradeoff import constant
 from .uncertainty import (
     BLOCK_ELEMENTS,
@@ -85,15 +86,10 @@ def holm(p: np.ndarray) -> np.ndarray:
     return adjust(p, "holm")
 
 
-#: The seed-sequence key of the randomization test's flips: a stream of its own,
-#: apart from the bootstrap's resamples (which ``seed`` alone keys).
-FLIP_STREAM = 1
-
-
 def flips(n: int, B: int, seed: int) -> np.ndarray:
     """(B, n) booleans: which topics swap the two runs in each of the B
     random relabellings (each topic independently with probability ½)."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(FLIP_STREAM,)))
+    rng = generator(seed, GEORISK_RELABELLINGS)
     return rng.random((B, n)) < 0.5
 
 
@@ -303,35 +299,55 @@ def _all_pairs_order(m: int, ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray
     return index, np.where(ia < ib, 1.0, -1.0)
 
 
-def mean_test(
-    x: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    *,
-    test: str,
-    correction: str,
-    significance: float,
-    level: float,
-    B: int,
-    seed: int,
-) -> MeanTest:
-    """The test of a − b in mean over the topics for each pair, corrected over the pairs."""
+@dataclass(frozen=True)
+class TestSpec:
+    """What a test of mean differences is asked: the test (one of
+    :data:`~bvtest_cli.defaults.TESTS`), the correction over the pairs, the
+    levels its decisions are taken at (the first is the one of
+    ``significant``), B (relabellings, permutations or resamples, as the
+    test draws them), the seed, and the confidence level of Tukey's
+    simultaneous intervals."""
+
+    test: str = "randomization"
+    correction: str = "holm"
+    levels: tuple[float, ...] = (0.05,)
+    B: int = 1000
+    seed: int = 0
+    ci: float = 0.95
+
+
+def mean_test(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, spec: TestSpec) -> MeanTest:
+    """The test of a − b in mean over the topics for each pair (ia, ib) of rows
+    of x (m, n), corrected over the pairs: the one dispatch of every --test
+    (compare and sensitivity call it alike, so a test draws the same counts
+    in both).
+
+    Differences within the tie tolerance of the scores' scale
+    (:data:`~.rankings.TIE_RTOL` · max(1, max |x|): 0.3 − (0.1 + 0.2)) are 0
+    for every test: the sign test drops them as ties, Wilcoxon as zeros.
+    ``significant`` is p_adj ≤ the first level, for every test."""
     from . import anova
     from . import significance as sig
+    from .rankings import TIE_RTOL
 
+    test, alpha, B, seed = spec.test, spec.levels[0], spec.B, spec.seed
     d = x[ia] - x[ib]
+    d = np.where(np.abs(d) <= TIE_RTOL * max(1.0, float(np.abs(x).max(initial=0.0))), 0.0, d)
     if test in ("tukey", "randomised-tukey"):
         index, sign = _all_pairs_order(x.shape[0], ia, ib)
         if test == "tukey":
-            t = anova.tukey_hsd(x, level=level)
+            t = anova.tukey_hsd(x, level=spec.ci)
             p = t.p[index]
             lo = np.where(sign > 0, t.lo[index], -t.hi[index])
             hi = np.where(sign > 0, t.hi[index], -t.lo[index])
-            return MeanTest(p, p, p <= significance, t.q[index], lo, hi)
+            return MeanTest(p, p, p <= alpha, t.q[index], lo, hi)
         p = anova.randomised_tukey(x, B=B, seed=seed)[index]
-        return MeanTest(p, p, p <= significance)
+        return MeanTest(p, p, p <= alpha)
     if test == "randomization":
-        r = sign_flip_test(d, correction=correction, significance=significance, B=B, seed=seed)
+        r = sig.randomization_test(
+            d, levels=spec.levels, correction=spec.correction, seed=seed, draws=B,
+            max_resamples=max(B, sig.default_max_resamples(len(d), min(spec.levels))),
+        )  # fmt: skip
         return MeanTest(
             r.p, r.p_adjusted, r.significant[:, 0], unresolved=tuple(r.unresolved),
             p_lo=r.p_lower, p_hi=r.p_upper,
@@ -342,11 +358,11 @@ def mean_test(
         paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
             "t": sig.t_test,
             "wilcoxon": sig.wilcoxon_test,
-            "sign": sig.sign_test,
+            "sign": lambda v: sig.sign_test(v, tol=0.0),  # ties made 0 above
         }
         p = paired_tests[test](d).p
-    p_adj = adjust(p, correction)
-    return MeanTest(p, p_adj, p_adj <= significance)
+    p_adj = adjust(p, spec.correction)
+    return MeanTest(p, p_adj, p_adj <= alpha)
 
 
 def zero_spread(spread: np.ndarray | float, x: np.ndarray) -> np.ndarray:
@@ -473,8 +489,7 @@ def compare_runs(
     def named(ks: Sequence[int]) -> list[tuple[str, str]]:
         return [(systems[ia[k]], systems[ib[k]]) for k in ks]
 
-    mean = mean_test(x, ia, ib, test=test, correction=correction, significance=significance,
-                     level=level, B=B, seed=seed)  # fmt: skip
+    mean = mean_test(x, ia, ib, TestSpec(test, correction, (significance,), B, seed, level))
     if mean.unresolved and "mean" in names:
         unresolved["mean"] = named(mean.unresolved)
     tests: dict[str, tuple[np.ndarray | None, np.ndarray | None, str | None]] = {

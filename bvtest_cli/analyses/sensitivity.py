@@ -13,7 +13,7 @@ systems reliably on the topics at hand:
 
 Scores are x (m, n): m systems, n topics; pairs i < j in input order
 (:func:`bvtest_cli.analyses.anova.system_pairs`). Pure numpy, no I/O; all
-randomness from ``SeedSequence(seed, spawn_key=…)`` streams of this module.
+randomness from the named streams of :mod:`.streams`.
 """
 
 from __future__ import annotations
@@ -26,11 +26,7 @@ import numpy as np
 
 from .anova import system_pairs
 from .rankings import pair_signs, tie_tolerance
-
-#: The seed-sequence key of :func:`delta_needed`'s bootstrap samples of topics.
-BOOTSTRAP_STREAM = 0x5A06
-#: The seed-sequence key of :func:`disjoint_topic_subsets` (with the subset size).
-SWAP_STREAM = 0x5702
+from .streams import PAIRED_BOOTSTRAP, SWAP_SUBSETS, generator, resample_counts
 
 #: Pairs × resamples evaluated at once in :func:`delta_needed` (8 MiB of float64).
 _PAIR_BLOCK_ELEMENTS = 1 << 20
@@ -104,10 +100,7 @@ def bootstrap_counts(n: int, B: int, seed: int) -> np.ndarray:
     """(B, n) integers: how often each topic is drawn in each of B bootstrap samples
     of n topics with replacement (one stream shared by all pairs, so that every
     pair is tested on the same resampled topic sets)."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(BOOTSTRAP_STREAM,)))
-    draws = rng.integers(0, n, size=(B, n))
-    offsets = np.arange(B)[:, np.newaxis] * n
-    return np.bincount((draws + offsets).ravel(), minlength=B * n).reshape(B, n)
+    return resample_counts(n, B, seed, PAIRED_BOOTSTRAP)
 
 
 def delta_needed_bytes(n: int, B: int) -> float:
@@ -205,11 +198,11 @@ def disjoint_topic_subsets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two (repeats, c) arrays of topic indices: for each repeat, two disjoint random
     subsets of size c of the n topics (the first 2c of a random permutation).
-    The stream is ``SeedSequence(seed, spawn_key=(SWAP_STREAM, c))``, so the
+    The stream is ``SeedSequence(seed, spawn_key=(SWAP_SUBSETS, c))``, so the
     subsets of one size do not depend on which other sizes are drawn."""
     if not 1 <= c <= n // 2:
         raise ValueError(f"two disjoint subsets of size {c} need 1 ≤ c ≤ n // 2 = {n // 2}")
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(SWAP_STREAM, c)))
+    rng = generator(seed, SWAP_SUBSETS, c)
     order = np.argsort(rng.random((repeats, n)), axis=-1)
     return order[:, :c], order[:, c : 2 * c]
 

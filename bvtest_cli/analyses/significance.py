@@ -30,11 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..defaults import CORRECTIONS  # the corrections :func:`adjust` knows, the default first
-
-#: Seed-sequence keys of the two resampling streams (topic resamples of the
-#: bootstrap, sign flips of the randomization test), apart from each other.
-BOOTSTRAP_STREAM = 11
-FLIP_STREAM = 12
+from .streams import PAIRED_BOOTSTRAP, SIGN_FLIPS, generator, resample_counts
 
 #: Sign vectors per block of the randomization test: the flips of block b
 #: are keyed by b alone, so a pair that draws B resamples always sees the
@@ -248,11 +244,6 @@ def sign_test(d: np.ndarray, tol: float = 1e-12) -> PairedTest:
     return PairedTest(s, p, d.shape[-1] - m)
 
 
-def _stream_rng(seed: int, *key: int) -> np.random.Generator:
-    """The generator of one resampling stream: ``SeedSequence(seed, spawn_key=key)``."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
-
-
 def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     """Sakai's studentized paired bootstrap test of mean(d) = 0 [Sakai06], two-sided.
 
@@ -268,8 +259,9 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     on 2 topics that is half the resamples, and p = 1/2 as enumeration gives.
     As for :func:`t_test`, d that do not vary give p = 1 when all 0 and p = 0
     otherwise, and fewer than 2 topics give NaN.
-    Returns t and p. The resamples are ``SeedSequence(seed,
-    spawn_key=(BOOTSTRAP_STREAM,))``'s integers(0, n, (B, n)), drawn at once.
+    Returns t and p. The resamples are :func:`~.streams.resample_counts` of
+    stream ``PAIRED_BOOTSTRAP``, which sensitivity's :func:`delta_needed`
+    draws too: the same resamples, the same p-values.
     """
     from .rankings import TIE_RTOL
 
@@ -286,10 +278,7 @@ def bootstrap_test(d: np.ndarray, B: int = 1000, seed: int = 0) -> PairedTest:
     z = x - x.mean(axis=1, keepdims=True)
     # rounding noise of a centred value or of a resample's spread is no spread
     tol = TIE_RTOL * np.maximum(1.0, np.abs(x).max(axis=1))
-    rng = _stream_rng(seed, BOOTSTRAP_STREAM)
-    draws = rng.integers(0, n, (B, n))
-    counts = np.bincount((draws + n * np.arange(B)[:, np.newaxis]).ravel(), minlength=B * n)
-    counts = counts.reshape(B, n).astype(float)  # how often each topic is drawn
+    counts = resample_counts(n, B, seed, PAIRED_BOOTSTRAP).astype(float)
     hits = np.zeros(len(x))
     chunk = max(1, _SUM_ELEMENTS // B)
     for s in range(0, len(x), chunk):
@@ -628,7 +617,7 @@ def randomization_test(
     every resolved pair; an unresolved pair reports hi, the conservative end.
 
     Pair j's flips are the first B of one stream: block b of FLIP_BLOCK
-    vectors is drawn from ``SeedSequence(seed, spawn_key=(FLIP_STREAM, b))``,
+    vectors is drawn from ``SeedSequence(seed, spawn_key=(SIGN_FLIPS, b))``,
     so the output depends only on the arguments, byte for byte.
     """
     d = np.asarray(d, dtype=float)
@@ -754,7 +743,7 @@ def randomization_test(
 
 def _flip_block(seed: int, b: int, n: int) -> np.ndarray:
     """Block b of the sign vectors (FLIP_BLOCK, n), floats 0/1 (1 = flip)."""
-    bits = _stream_rng(seed, FLIP_STREAM, b).integers(
+    bits = generator(seed, SIGN_FLIPS, b).integers(
         0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8
     )
     return np.unpackbits(bits, axis=1)[:, :n].astype(float)
@@ -769,3 +758,175 @@ def _first_draws_hits(
         flips = _flip_block(seed, b, n)[: draws - b * FLIP_BLOCK]
         hits += _count_hits(flips, d, total, threshold)
     return hits
+
+
+# ---------------------------------------------------------------- one-sided tests of a margin
+
+#: Sign vectors of the one-sided randomization test beyond :data:`GATE_EXACT_TOPICS`
+#: topics: p = (1 + h)/(1 + B) moves in steps of 1e-4.
+GATE_DRAWS = 9999
+
+#: Topics up to which the one-sided randomization test enumerates every sign vector.
+GATE_EXACT_TOPICS = 16
+
+
+@dataclass(frozen=True)
+class OneSided:
+    """A one-sided paired test of H0: mean(d) ≤ ``margin``, against mean(d) > margin.
+
+    ``diff`` is mean(d); ``bound`` the test's one-sided (1 − α) lower
+    confidence bound of the mean difference, the smallest margin the test
+    does not reject (−inf when no margin can be rejected, NaN when the test
+    is undefined); ``rejected`` is bound > margin — the same decision as
+    p ≤ α, by construction; ``p`` the one-sided p-value at ``margin``.
+    ``exact`` says whether every sign vector was enumerated (randomization),
+    ``draws`` how many were drawn otherwise.
+    """
+
+    diff: float
+    bound: float
+    p: float
+    rejected: bool
+    margin: float
+    alpha: float
+    n: int
+    exact: bool = True
+    draws: int = 0
+
+
+def _check_one_sided(d: np.ndarray, margin: float, alpha: float) -> np.ndarray:
+    d = np.asarray(d, dtype=float)
+    if d.ndim != 1:
+        raise ValueError(f"one-sided tests take the differences of one pair (n,), got {d.shape}")
+    if not np.isfinite(d).all():
+        raise ValueError("one-sided tests need finite differences")
+    if not math.isfinite(margin):
+        raise ValueError(f"margin must be finite, got {margin!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    return d
+
+
+def one_sided_t(d: np.ndarray, margin: float, alpha: float) -> OneSided:
+    """One-sided paired t test of H0: mean(d) ≤ ``margin`` at level ``alpha``.
+
+    t = (d̄ − margin)/(s/√n) with the sample sd s, p = P(T_{n−1} ≥ t) by
+    ``scipy.special.stdtr``; the bound is d̄ − t_{1−α, n−1} s/√n
+    (``stdtrit``), and H0 is rejected when the bound exceeds the margin
+    (⇔ t > t_{1−α}). Differences that do not vary (s within 1e-12 of their
+    scale, rounding of a constant shift) have the limit s → 0: the bound is
+    d̄ itself and p is 0 when d̄ > margin, else 1. Fewer than 2 topics: NaN,
+    not rejected.
+    """
+    from scipy.special import stdtr, stdtrit
+
+    d = _check_one_sided(d, margin, alpha)
+    n = len(d)
+    if n < 2:
+        nan = float("nan")
+        mean = float(d.mean()) if n else nan
+        return OneSided(mean, nan, nan, False, margin, alpha, n)
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    scale = max(float(np.abs(d).max()), abs(margin))
+    if sd <= TIE_TOLERANCE * scale:
+        above = mean > margin
+        return OneSided(mean, mean, 0.0 if above else 1.0, above, margin, alpha, n)
+    se = sd / math.sqrt(n)
+    t = (mean - margin) / se
+    p = float(stdtr(n - 1, -t))
+    bound = mean - float(stdtrit(n - 1, 1.0 - alpha)) * se
+    return OneSided(mean, bound, p, bound > margin, margin, alpha, n)
+
+
+def _largest_count(alpha: float, total: int) -> int:
+    """The largest count K with K / total ≤ alpha, as floating point divides."""
+    k = int(math.floor(alpha * total))
+    while k + 1 <= total and (k + 1) / total <= alpha:
+        k += 1
+    while k > 0 and k / total > alpha:
+        k -= 1
+    return k
+
+
+def one_sided_randomization(
+    d: np.ndarray,
+    margin: float,
+    alpha: float,
+    *,
+    seed: int = 0,
+    draws: int = GATE_DRAWS,
+    exact_topics: int = GATE_EXACT_TOPICS,
+) -> OneSided:
+    """One-sided paired randomization test of H0: mean(d) ≤ ``margin``.
+
+    The shifted differences z = d − margin are sign-flipped: p =
+    #{ε : mean(ε z) ≥ mean(z)} / 2^n over every ε where n ≤ ``exact_topics``,
+    else (1 + h)/(1 + B) with h of B = ``draws`` sign vectors (the flips of
+    :func:`randomization_test`'s stream, ``seed``) — a valid p-value either
+    way. Flipping the set S of topics leaves the sum of z at least as large
+    exactly when Σ_S z_i ≤ 0, i.e. when the mean of d over S is at most the
+    margin (the empty S and, for Monte Carlo, the observed labelling always
+    count). So p(margin) = #{S : mean_S(d) ≤ margin} / N is a step function
+    rising in the margin, and the margins rejected at α (p ≤ α) are those
+    below the (K + 1)-th smallest mean_S(d), K the largest count with K/N ≤ α:
+    that order statistic is the bound, the smallest margin not rejected, and
+    rejecting ⇔ bound > margin is the decision p ≤ α gives, exactly.
+    A subset mean within TIE_TOLERANCE of the scale of d and the margin
+    counts as reaching the margin (ties in floating point are not
+    rejections). With N·α < 1 (n ≤ 4 at α = .05) nothing can be rejected:
+    the bound is −inf.
+    """
+    d = _check_one_sided(d, margin, alpha)
+    if draws < 1:
+        raise ValueError(f"draws must be positive, got {draws}")
+    n = len(d)
+    if n == 0:
+        nan = float("nan")
+        return OneSided(nan, nan, nan, False, margin, alpha, 0)
+    exact = n <= exact_topics
+    if exact:
+        codes = np.arange(1 << n, dtype=np.int64)
+        flips = ((codes[:, np.newaxis] >> np.arange(n)) & 1).astype(float)
+    else:
+        flips = np.concatenate(
+            [_flip_block(seed, b, n) for b in range(-(-draws // FLIP_BLOCK))]
+        )[:draws]
+    size = flips.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = np.where(size > 0, (flips @ d) / np.maximum(size, 1.0), -np.inf)
+    if not exact:
+        means = np.append(means, -np.inf)  # the observed labelling: the "1 +" of (1 + h)
+    tol = TIE_TOLERANCE * max(float(np.abs(d).max()), abs(margin))
+    reach = np.sort(means - tol)  # a labelling counts at a margin m when reach ≤ m
+    total = len(reach)
+    hits = int(np.searchsorted(reach, margin, side="right"))
+    k = _largest_count(alpha, total)
+    bound = float(reach[k]) if k < total else math.inf
+    return OneSided(
+        float(d.mean()),
+        bound,
+        hits / total,
+        bound > margin,
+        margin,
+        alpha,
+        n,
+        exact=exact,
+        draws=0 if exact else int(draws),
+    )
+
+
+def one_sided_power_t(effect: float, sd: float, n: int, alpha: float) -> float:
+    """Power of the one-sided paired t test of H0: mean ≤ 0 at level α when
+    the differences are Normal with mean ``effect`` and sd ``sd``:
+    P(T′ > t_{1−α, n−1}) with T′ noncentral t of n − 1 degrees of freedom
+    and noncentrality effect √n / sd (``scipy.special.nctdtr``)."""
+    from scipy.special import nctdtr, stdtrit
+
+    if n < 2 or not sd > 0:
+        raise ValueError("power needs n ≥ 2 and a positive sd")
+    critical = float(stdtrit(n - 1, 1.0 - alpha))
+    power = 1.0 - float(nctdtr(n - 1, effect * math.sqrt(n) / sd, critical))
+    if not math.isfinite(power):
+        raise ValueError(f"the noncentral t gave no power for n = {n}, effect {effect}, sd {sd}")
+    return power

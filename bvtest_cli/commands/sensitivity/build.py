@@ -12,13 +12,13 @@ inputs' size, and lays the results out.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ...analyses.anova import randomised_tukey, system_pairs, tukey_hsd
+from ...analyses.anova import system_pairs
+from ...analyses.paired import TestSpec, mean_test
 from ...analyses.sensitivity import (
     DeltaNeeded,
     asl_curve,
@@ -28,13 +28,7 @@ from ...analyses.sensitivity import (
     fit_swap_extrapolation,
     swap_rates,
 )
-from ...analyses.significance import (
-    adjust,
-    randomization_test,
-    sign_test,
-    t_test,
-    wilcoxon_test,
-)
+from ...analyses.significance import adjust
 from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry as r
@@ -98,25 +92,13 @@ def pair_p_values(
     decisions are settled).
     """
     i, j = system_pairs(x.shape[0])
-    test = s.test
-    if test in FAMILY_WISE:
-        p = tukey_hsd(x).p if test == "tukey" else randomised_tukey(x, s.bootstrap, s.seed)
-        return PairPValues(p, p)
-    if test == "randomization":
-        d = x[i] - x[j]
-        # one test settles both decisions at every level: p ≤ α and p_adj ≤ α
-        r = randomization_test(d, levels=tuple(levels), correction=s.correction, seed=s.seed)
-        return PairPValues(r.p, r.p_adjusted, int((~r.resolved).sum()))
-    if test == "bootstrap":
-        p = bootstrap.p
-    else:
-        paired_tests: dict[str, Callable[[np.ndarray], Any]] = {
-            "t": t_test,
-            "wilcoxon": wilcoxon_test,
-            "sign": sign_test,
-        }
-        p = paired_tests[test](x[i] - x[j]).p
-    return PairPValues(p, adjust(p, s.correction))
+    # one test settles both decisions at every level: p ≤ α and p_adj ≤ α
+    spec = TestSpec(s.test, s.correction, tuple(levels), s.bootstrap, s.seed)
+    if s.test == "bootstrap":
+        # the ASL of delta_needed is this very test (the same resamples, the same rule)
+        return PairPValues(bootstrap.p, adjust(bootstrap.p, s.correction))
+    t = mean_test(x, i, j, spec)
+    return PairPValues(t.p, t.p_adj, len(t.unresolved))
 
 
 # --------------------------------------------------------------------------- records
