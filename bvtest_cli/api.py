@@ -139,9 +139,13 @@ class Report(model.Report):
 
         return document(self)
 
-    def to_frame(self) -> Any:
+    def to_frame(self, table: str | None = None) -> Any:
         """A long pandas DataFrame: one row per number, columns measure, field,
         system, alpha, value (the numbers of the trec format, full precision).
+        A report whose measure blocks hold record tables (compare's ``pairs``
+        and ``significance_matrix``, design's ``dstudy``, ``tssd``, …) gives
+        one row per record of ``table`` (default the first; the names:
+        :meth:`tables`), its measure in a column, its keys as columns.
 
         ``field`` is the trec name without the measure (``bias2``,
         ``tradeoff.pearson``, ``zrisk.lo``), ``alpha`` the alpha of an
@@ -162,7 +166,14 @@ class Report(model.Report):
         """
         from .render.longform import to_frame
 
-        return to_frame(self)
+        return to_frame(self, table)
+
+    def tables(self) -> list[str]:
+        """The record tables :meth:`to_frame` can give (``[]`` for a report
+        that is one long table of numbers)."""
+        from .render.longform import record_tables
+
+        return record_tables(self)
 
 
 # --------------------------------------------------------------------------- the bridge
@@ -218,7 +229,10 @@ def run(
                 raise InputError(_usage_message(exc, options)) from None
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
-                report = Report.of(COMMANDS[command].run(settings))
+                try:
+                    report = Report.of(COMMANDS[command].run(settings))
+                except click.UsageError as exc:  # a usage check inside the command
+                    raise InputError(_usage_message(exc, options)) from None
         except InputError as exc:
             raise _in_keywords(inputs.relabel(exc)) from None
         return replace(report, notes=tuple(inputs.notes) + tuple(map(inputs.text, report.notes)))

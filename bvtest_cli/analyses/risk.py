@@ -159,10 +159,13 @@ def trisk_mean(x: np.ndarray, alphas: Alphas) -> np.ndarray:
     topic where every system scores the same, Mean_q is that score exactly
     (matrix.exact_mean; the float mean of m equal values need not equal them),
     so copies of one run get TRisk* 0, as a run against itself (docs/numbers.md).
-    Returns shape (..., m, k).
+    With one system there is no baseline but the run itself: NaN (not the 0
+    of a run against itself, which would read as "no risk"). Returns shape
+    (..., m, k).
     """
     x = _scores(x)
-    return trisk(x, exact_mean(x, axis=-2), alphas)
+    out = trisk(x, exact_mean(x, axis=-2), alphas)
+    return out if x.shape[-2] > 1 else np.full_like(out, np.nan)
 
 
 def _deviates(x: np.ndarray, st: np.ndarray, total: np.ndarray) -> np.ndarray:

@@ -2,8 +2,10 @@
 
 The same numbers in the same order as the trec format
 (:func:`bvtest_cli.render.text.flatten`), with the alpha of an alpha-indexed field
-in a column of its own instead of inside the name (``zrisk(alpha=5)`` →
-field ``zrisk``, alpha ``5``), so that a notebook can filter on it. pandas is
+in a column of its own instead of inside the name (``zrisk@5`` → field
+``zrisk``, alpha ``5``), so that a notebook can filter on it. A JSON-only
+leaf (the measure as asked, registry ``ASKED``) is a spelling, not a number:
+it has no row here either. pandas is
 imported only by :func:`to_frame` (an optional dependency).
 """
 
@@ -17,7 +19,7 @@ import numpy as np
 from ..report.model import Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
 from ..report.values import plain
-from .text import ALL
+from .text import ALL, _in_text
 
 LongRow = tuple[str, str, str, str | None, Any]  # measure, field, system, alpha, value
 COLUMNS = ("measure", "field", "system", "alpha", "value")
@@ -32,7 +34,7 @@ def long_rows(report: Report) -> Iterator[LongRow]:
 def _section(measure: str, prefix: str, s: Section) -> Iterator[LongRow]:
     # Leaves first, then tables and nested sections: render._section_rows' order.
     for key, node in s.items:
-        if is_leaf(node):
+        if is_leaf(node) and _in_text(key):
             yield from _leaf(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
@@ -45,7 +47,7 @@ def _nested(measure: str, name: str, s: Section) -> Iterator[LongRow]:
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
-        elif is_leaf(node):
+        elif is_leaf(node) and _in_text(key):
             yield from _leaf(measure, f"{name}.{key}", s, key, node)
 
 
@@ -106,27 +108,51 @@ def import_pandas() -> Any:
     return pandas
 
 
-def to_frame(report: Report) -> Any:
-    """The report as a long pandas DataFrame (see :meth:`Report.to_frame`)."""
+def record_tables(report: Report) -> list[str]:
+    """The names of the record tables of a report's measure blocks (compare's
+    ``pairs`` and ``significance_matrix``, design's ``dstudy``, …), in order."""
+    names: list[str] = []
+    for _, block in report.measure_blocks():
+        for key, node in block.items:
+            if isinstance(node, Records) and str(key) not in names:
+                names.append(str(key))
+    return names
+
+
+def to_frame(report: Report, table: str | None = None) -> Any:
+    """The report as a long pandas DataFrame (see :meth:`Report.to_frame`).
+
+    Records per measure (compare, design, sensitivity) give one row per record
+    of one table, with its measure: ``table`` (default the first, e.g.
+    compare's ``pairs``) among :func:`record_tables`; each table has its own
+    columns, so two are never laid under one header."""
+    from ..errors import InputError
+
     pd = import_pandas()
     records = [v for _, v in report.body.items if isinstance(v, Records)]
-    nested = [
-        (measure, node)
-        for measure, block in (report.measure_blocks() if not records else ())
-        for _, node in block.items
-        if isinstance(node, Records)
-    ]
+    tables = [] if records else record_tables(report)
+    if table is not None and table not in tables:
+        shown = ", ".join(tables) if tables else "none: this report is one long table"
+        raise InputError(f"table={table!r}: the report's record tables are {shown}")
     if records:
         r = records[0]
         rows = [{k: plain(v) for k, v in r.as_json(item).items()} for item in r.items]
         frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(r.header) or None)
-    elif nested:  # records per measure (compare's pairs): a row each, with its measure
+    elif tables:  # records per measure (compare's pairs): a row each, with its measure
+        chosen = table or tables[0]
+        nested = [
+            (measure, node)
+            for measure, block in report.measure_blocks()
+            for key, node in block.items
+            if isinstance(node, Records) and str(key) == chosen
+        ]
         rows = [
             {"measure": m, **{k: plain(v) for k, v in r.as_json(item).items()}}
             for m, r in nested
             for item in r.items
         ]
-        frame = pd.DataFrame(rows, columns=list(nested[0][1].header) or None)
+        columns = list(rows[0]) if rows else ["measure", *nested[0][1].header]
+        frame = pd.DataFrame(rows, columns=columns)
     else:
         # alpha as a number (NaN for fields without one), so a notebook can
         # filter with alpha == 5 or alpha > 1; its key as written is in the name

@@ -230,7 +230,14 @@ class Report:
         if runs is None and "systems" in block.keys():  # noqa: SIM118
             systems = block.get("systems")
             runs = len(systems.rows) if isinstance(systems, Table) else None
-        return runs, _count(values.get("n_topics"))
+        topics = _count(values.get("n_topics"))
+        # a block that states its design in a section of its own (design's gstudy)
+        for _, node in block.items:
+            if isinstance(node, Section) and (runs is None or topics is None):
+                inner = leaves(node)
+                runs = runs if runs is not None else _count(inner.get("systems"))
+                topics = topics if topics is not None else _count(inner.get("topics"))
+        return runs, topics
 
     @property
     def measures(self) -> Section:
