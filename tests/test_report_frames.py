@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
 import bvtest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
 pytest.importorskip("pandas")
 
