@@ -29,7 +29,13 @@ class Settings:
     qrels: str | None = None
     measures: tuple[str, ...] = ()
     rel_level: int = 1
-    sampled_topics: str = "judged"  # the topic set: with a relevant document, or every one
+    # The topics every mean averages over: "judged", those with a document
+    # relevant at rel_level; "all", every qrels topic (trec_eval -c)
+    topic_set: str = "judged"
+    sampled_topics: str | None = None  # the old spelling of topic_set, kept one release
+    complete: bool = False  # `eval -c`: topic_set "all", as trec_eval spells it
+    max_docs: int | None = None  # `eval -M N`: the first N documents of each ranking
+    judged_only: bool = False  # `eval -J`: unjudged documents removed before scoring
     jobs: int | None = None
     err_impl: str = "fast"
     quiet: bool = False

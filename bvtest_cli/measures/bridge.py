@@ -129,6 +129,26 @@ def float32_keeps_order(docs: Mapping[str, float]) -> bool:
     return not ((single[1:] == single[:-1]) & (scores[1:] != scores[:-1])).any()
 
 
+def condensed_run(
+    run: Run, qrels: Qrels, max_docs: int | None = None, judged_only: bool = False
+) -> Run:
+    """The run as :func:`~bvtest_cli.measures.fastmeasures.condense` leaves
+    it, for the measures scored from dicts: per topic the first ``max_docs``
+    documents by score descending, ties by docno descending (trec_eval's
+    order), then, with ``judged_only``, those the qrels judge (grade >= 0)."""
+    out: dict[str, dict[str, float]] = {}
+    for topic, docs in run.items():
+        kept = docs
+        if max_docs is not None and len(docs) > max_docs:
+            ordered = sorted(docs.items(), key=lambda d: (d[1], d[0]), reverse=True)
+            kept = dict(ordered[:max_docs])
+        if judged_only:
+            judged = qrels.get(topic, {})
+            kept = {d: v for d, v in kept.items() if judged.get(d, -1) >= 0}
+        out[topic] = dict(kept)
+    return out
+
+
 def pytrec_run(run: Run, topics: Container[str]) -> Run:
     """The run as handed to ir_measures: topics it can score, each ranking
     replaced by stand-in scores where float32 would change it."""
@@ -163,8 +183,15 @@ class RunEvaluator:
         err_impl: str = "fast",
         impl: str = "fast",
         variances: bool = False,
+        *,
+        max_docs: int | None = None,
+        judged_only: bool = False,
     ):
         from ..measures import fastmeasures
+
+        # trec_eval's -M and -J: every measure sees the ranking they leave
+        self._max_docs = max_docs
+        self._judged_only = judged_only
         from ..measures.sampled import VARIANCE_KINDS, sampled_kind
 
         self.specs = list(specs)
@@ -259,6 +286,7 @@ class RunEvaluator:
         if self._ranks:
             columns = run if isinstance(run, RunColumns) else RunColumns.from_dict(run)
             ranked = fastmeasures.rank_run(columns, self.table)
+            ranked = fastmeasures.condense(ranked, self._max_docs, self._judged_only)
             for rel, named in self._sampled.items():
                 kinds = tuple(dict.fromkeys(kind for _, kind in named))
                 values = evaluate_run(ranked, self.table, kinds, rel)
@@ -275,6 +303,10 @@ class RunEvaluator:
                 scores[name] = err_ranked(ranked, self._positive, k)
         if self._ir or self._err:
             as_dict = run.as_dict() if isinstance(run, RunColumns) else run
+            if self._max_docs is not None or self._judged_only:
+                as_dict = condensed_run(
+                    as_dict, self._qrels.qrels, self._max_docs, self._judged_only
+                )
             if self._ir:
                 ranked_dict = pytrec_run(as_dict, self._topics)
                 for evaluator, names in self._ir:

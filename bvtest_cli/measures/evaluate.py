@@ -43,8 +43,12 @@ def _scorer(
     err_impl: str,
     impl: str = "fast",
     variances: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
 ) -> RunWork:
-    evaluator = RunEvaluator(qrels, specs, err_impl, impl, variances)
+    evaluator = RunEvaluator(
+        qrels, specs, err_impl, impl, variances, max_docs=max_docs, judged_only=judged_only
+    )
 
     def work(_: int, run: Run | RunColumns) -> RunScores:
         topics = run.topics if isinstance(run, RunColumns) else run
@@ -74,14 +78,19 @@ def evaluate_runs(
     tick: Callable[[], None] = lambda: None,
     unit: str = "topics",
     on_unknown: Callable[[set[str]], None] | None = None,
-    sampled_topics: str = "judged",
+    topic_set_rule: str = "judged",
     sampling_variances: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
 ) -> list[ScoreMatrix]:
     """Evaluate every run and build one ScoreMatrix per measure (docs/inputs.md).
 
-    Topic set: qrels topics with at least one document of grade >= rel_level;
-    a run without a ranking for such a topic scores 0 there (trec_eval -c);
-    run topics absent from the qrels are ignored. Each rule is reported once.
+    Topic set (``topic_set_rule``): "judged", the qrels topics with at least
+    one document of grade >= rel_level, or "all", every qrels topic; a run
+    without a ranking for such a topic scores 0 there (trec_eval -c); run
+    topics absent from the qrels are ignored. ``max_docs`` (trec_eval -M)
+    keeps the first N documents of each ranking, ``judged_only`` (-J) then
+    removes the unjudged ones, before any measure. Each rule is reported once.
     ``unit`` names the qrels' keys in the notes ("variations" when they are
     query variations); ``on_unknown``, if given, receives the run topics absent
     from the qrels instead of the generic note (a caller that knows why they
@@ -92,11 +101,14 @@ def evaluate_runs(
     for spec in specs:
         check_computable(spec)
     check_grades(qrels_file, specs)
-    topics = topic_set(qrels_file, rel_level, note, sampled_topics=sampled_topics)
+    topics = topic_set(qrels_file, rel_level, note, rule=topic_set_rule)
 
     # The qrels table is built here, before the workers fork: they share its
     # arrays instead of each building its own evaluator over a dict.
-    make_work = partial(_scorer, qrels_file.table, list(specs), err_impl, impl, sampling_variances)
+    make_work = partial(
+        _scorer, qrels_file.table, list(specs), err_impl, impl, sampling_variances,
+        max_docs, judged_only,
+    )  # fmt: skip
     results: list[RunScores] = map_runs(
         sources, make_work, jobs=jobs, tick=tick, reader=read_run_columns, meanwhile=_warm_up
     )
@@ -157,7 +169,17 @@ def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
         "note": notes.append,
         "tick": progress(n_runs, s.quiet),
     }
-    # Only when asked: `rankings` (whose topics are its reference's) never is.
-    if s.sampled_topics != "judged":
-        chosen["sampled_topics"] = s.sampled_topics
+    # Only when asked: `rankings` (whose topics are its reference's) never
+    # is, and only eval takes -M and -J.
+    if s.topic_set != "judged":
+        chosen["topic_set_rule"] = s.topic_set
+    if s.max_docs is not None:
+        chosen["max_docs"] = s.max_docs
+    if s.judged_only:
+        chosen["judged_only"] = True
+    if s.sampled_topics is not None:  # copied to topic_set by the option table
+        notes.append(
+            "--sampled-topics is the old spelling of --topic-set: use --topic-set; "
+            "--sampled-topics goes in the next release"
+        )
     return chosen

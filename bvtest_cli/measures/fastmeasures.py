@@ -105,6 +105,33 @@ def rank_run(run: RunColumns, qrels: QrelsTable) -> Ranked:
     return Ranked(topics, qtopic, starts, rank, t, qrels.grades_at(qrow), qrow >= 0, qrow)
 
 
+def condense(ranked: Ranked, max_docs: int | None = None, judged_only: bool = False) -> Ranked:
+    """The ranking trec_eval scores with ``-M max_docs`` and ``-J``: the first
+    ``max_docs`` documents of each topic (after the ordering of
+    :func:`rank_run`), then, with ``judged_only``, only those the qrels judge
+    (grade >= 0; a negative grade is in the pool but unjudged), ranked again
+    1, 2, ... in the same order: Sakai's condensed list. In trec_eval's order
+    (form_res_rels.c): the cut first. A topic may be left with no document;
+    it stays, and scores 0."""
+    keep = None
+    if max_docs is not None and ranked.rank.size and max_docs <= int(ranked.rank.max()):
+        keep = ranked.rank < max_docs
+    if judged_only:
+        judged = ranked.judged & (ranked.grade >= 0)
+        keep = judged if keep is None else keep & judged
+    if keep is None or keep.all():
+        return ranked
+    t = ranked.row_topic[keep]
+    counts = np.bincount(t, minlength=len(ranked.topics))
+    starts = np.zeros(len(ranked.topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    rank = np.arange(t.size, dtype=np.int64) - starts[t]
+    return Ranked(
+        ranked.topics, ranked.qtopic, starts, rank, t,
+        ranked.grade[keep], ranked.judged[keep], ranked.qrow[keep],
+    )  # fmt: skip
+
+
 def ranking_order(t: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
     """The permutation that sorts rows by (topic ascending, score descending,
     docno descending), or None when they already are (the usual run file).

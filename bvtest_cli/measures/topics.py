@@ -25,26 +25,32 @@ def topic_set(
     rel_level: int,
     note: Note,
     role: str = "qrels",
-    sampled_topics: str = "judged",
+    rule: str = "judged",
 ) -> list[str]:
-    """The topics every analysis uses (docs/inputs.md): the qrels topics with a
-    document of grade >= ``rel_level``; the others are dropped with a note
-    naming them (``role``: how the qrels file is called there).
-    ``sampled_topics="all"``: every qrels topic, as NIST's sample_eval.pl
-    averages over every topic of a sampled collection (0 where no judged
-    document is relevant)."""
-    if sampled_topics == "all" and qrels_file.topics():
-        return sort_topics(qrels_file.topics())
-    topics = sort_topics(qrels_file.relevant_topics(rel_level))
-    if not topics:
+    """The topics every analysis uses (docs/inputs.md), by ``rule``:
+    ``"judged"``, the qrels topics with a document of grade >= ``rel_level``
+    (the others are dropped with a note naming them; ``role``: how the qrels
+    file is called there); ``"all"``, every qrels topic, as trec_eval -c and
+    NIST's sample_eval.pl average, with a note naming those without a
+    relevant document (every measure is 0 there)."""
+    relevant = sort_topics(qrels_file.relevant_topics(rel_level))
+    every = sort_topics(qrels_file.topics())
+    others = sort_topics(set(every) - set(relevant))
+    if rule == "all" and every:
+        if others:
+            note(
+                f"topic set all: {len(others)} of {len(every)} {role} topic(s) have no "
+                f"relevant document (rel >= {rel_level}); they score 0: {list_topics(others)}"
+            )
+        return every
+    if not relevant:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", qrels_file.label)
-    dropped = sort_topics(set(qrels_file.topics()) - set(topics))
-    if dropped:
+    if others:
         note(
-            f"{len(dropped)} {role} topic(s) have no relevant document (rel >= {rel_level}); "
-            f"dropped: {list_topics(dropped)}"
+            f"{len(others)} {role} topic(s) have no relevant document (rel >= {rel_level}); "
+            f"dropped: {list_topics(others)}"
         )
-    return topics
+    return relevant
 
 
 def check_shared_topics(

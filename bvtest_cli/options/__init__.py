@@ -128,6 +128,48 @@ def _arg(attr: str, **kwargs: Any) -> Option:
     return Option(attr, (), kwargs)
 
 
+#: The values of --topic-set (docs/inputs.md).
+TOPIC_SETS = ("judged", "all")
+
+
+#: -M N above this is no cut (no ranking holds 2**62 documents); N is kept
+#: below it so that it compares with int64 ranks.
+MAX_DOCS = 2**62
+
+
+class DocCount(click.ParamType):
+    """A number of documents: a positive integer, written as one (1000000) or
+    in exponent notation (1e12) as long as it is a whole number. Any size is
+    taken: a count beyond every ranking cuts nothing, and nothing is
+    allocated by it."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            n = value
+        else:
+            text = str(value).strip()
+            try:
+                n = int(text)
+            except ValueError:
+                try:
+                    from decimal import Decimal, InvalidOperation
+
+                    d = Decimal(text)
+                    if not d.is_finite() or d != d.to_integral_value():
+                        raise InvalidOperation
+                    # a count beyond every ranking cuts nothing: no need to
+                    # build a thousand-digit integer from 1e1000
+                    n = int(d) if d < MAX_DOCS else MAX_DOCS
+                except (InvalidOperation, ValueError):
+                    self.fail(f"{value!r} is not a whole number of documents", param, ctx)
+        if n < 1:
+            # no document ranked is not a cut but an empty run: every score 0
+            self.fail(f"{n} is not a number of documents to keep: expected 1 or more", param, ctx)
+        return min(n, MAX_DOCS)
+
+
 _MEASURE_HELP = (
     "ir_measures measure (AP, nDCG@10, ERR@20, AP(rel=2), P@10, ...) or trec_eval name "
     f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
@@ -292,17 +334,56 @@ OPTIONS: dict[str, Option] = {
             "--rel-level",
             type=int,
             show_default=True,
-            help="A document is relevant when its grade >= L (trec_eval -l): the topic set "
-            "and the rel parameter of AP, P, R, ...",
+            help="A document is relevant when its grade >= L (trec_eval -l): the level of the "
+            "--topic-set rule and the rel of every measure without its own rel= (AP, P, R, "
+            "RR, ...). So `-l 2 -m AP` scores AP(rel=2) over the topics with a grade-2 "
+            "document, while `-m 'AP(rel=2)'` keeps -l 1's topics, 0 on those without one; "
+            "under --topic-set all both equal `trec_eval -c -l 2 -m map`.",
+        ),
+        _opt(
+            "topic_set",
+            "--topic-set",
+            type=click.Choice(TOPIC_SETS),
+            show_default=True,
+            help="The topics every mean averages over, for every measure: judged, those with "
+            "a document relevant at -l (after [Zhang22]); all, every qrels topic, 0 where no "
+            "document is relevant or the run has no ranking (trec_eval -c's set, and NIST's "
+            "sample_eval.pl's). trec_eval without -c averages each run over its own topics, "
+            "which one runs × topics matrix cannot.",
         ),
         _opt(
             "sampled_topics",
             "--sampled-topics",
-            type=click.Choice(["judged", "all"]),
-            show_default=True,
-            help="The topics a mean averages over: judged, those with a (judged) relevant "
-            "document; all, every topic of the qrels, 0 where none is relevant, as NIST's "
-            "sample_eval.pl averages its estimates of a sampled collection.",
+            type=click.Choice(TOPIC_SETS),
+            hidden=True,
+            default=None,
+        ),
+        _opt(
+            "complete",
+            "-c",
+            "--complete",
+            is_flag=True,
+            help="--topic-set all, as trec_eval spells it: average over every qrels topic.",
+        ),
+        _opt(
+            "max_docs",
+            "-M",
+            "--max-docs",
+            type=DocCount(),
+            default=None,
+            metavar="N",
+            help="Score the first N documents of each ranking only, after trec_eval's ordering "
+            "(score descending, ties by docno descending), as trec_eval -M; an N beyond every "
+            "ranking cuts nothing.",
+        ),
+        _opt(
+            "judged_only",
+            "-J",
+            "--judged-only",
+            is_flag=True,
+            help="Judged documents only (trec_eval -J): every measure on the ranking with the "
+            "documents the qrels do not judge removed (condensed lists, Sakai SIGIR 2007); "
+            "after -M, as trec_eval.",
         ),
         _opt(
             "jobs",
@@ -671,7 +752,11 @@ OPTIONS: dict[str, Option] = {
 
 #: Option groups that several commands take together.
 INPUTS = ("inputs", "scores", "name")
-EVALUATION = ("measures", "rel_level", "sampled_topics", "jobs", "err_impl", "quiet", "impl")
+EVALUATION = (
+    "measures", "rel_level", "topic_set", "sampled_topics", "jobs", "err_impl", "quiet", "impl",
+)  # fmt: skip
+#: trec_eval's flags that `eval` takes beside EVALUATION: -c, -M N, -J.
+TREC_EVAL = ("complete", "max_docs", "judged_only")
 ANALYSIS = ("target", "group", "normalize", "repeats", "seed", "alphas", "baseline", "ddof")
 #: --ci LEVEL, --bootstrap B, --ci-method, --ci-memory (with --seed, which ANALYSIS has).
 CI = ("ci", "bootstrap", "ci_method", "ci_memory")
@@ -745,12 +830,21 @@ def typed_flag(s: Settings, command: str, attr: str) -> str:
     return _flag(attr)
 
 
+#: Old spellings of an option that every command taking it still reads for
+#: one release (the old attribute → the attribute it fills now, the old flag,
+#: the new one): :func:`validate` copies the value, and a note says to use
+#: the new flag (:func:`bvtest_cli.measures.evaluate.how`).
+RENAMED: dict[str, tuple[str, str, str]] = {
+    "sampled_topics": ("topic_set", "--sampled-topics", "--topic-set"),
+}
+
+
 def _spellings(names: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """(old, new, old flag, new flag) of the deprecated aliases a command
     taking ``names`` has: both attributes are among its options."""
     pairs = {
         (old, new, old_flag, new_flag)
-        for aliases in ALIASES.values()
+        for aliases in (*ALIASES.values(), RENAMED)
         for old, (new, old_flag, new_flag) in aliases.items()
     }
     return sorted(p for p in pairs if p[0] in names and p[1] in names)
@@ -829,6 +923,13 @@ NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
     ),
     "caption": ("-f latex or -f markdown", lambda s, names: s.fmt in ("latex", "markdown")),
     "width": ("-f table", lambda s, names: s.fmt == "table"),
+    # eval's -q prints trec_eval's per-topic lines or a per_topic list; the
+    # other formats would drop them (pertopic and variations nest theirs in
+    # every format)
+    "per_topic": (
+        "-f trec or -f json in eval (per-topic scores in every format: bvtest scores)",
+        lambda s, names: "max_docs" not in names or s.fmt in ("trec", "json"),
+    ),
 }
 
 
@@ -868,6 +969,24 @@ def _flag(name: str) -> str:
     return max(option.decls, key=len) if option is not None and option.decls else name
 
 
+def _topic_set(s: Settings, set_by_user: frozenset[str]) -> Settings:
+    """The topic set of ``s`` from whichever flag chose it: --topic-set, its
+    old spelling --sampled-topics, or -c (trec_eval's --topic-set all); two
+    that disagree are an error naming both."""
+    chosen = []
+    for attr, flag in (("topic_set", "--topic-set"), ("sampled_topics", "--sampled-topics")):
+        if attr in set_by_user and getattr(s, attr) is not None:
+            chosen.append((getattr(s, attr), f"{flag} {getattr(s, attr)}"))
+    if s.complete:
+        chosen.append(("all", "-c"))
+    for value, flag in chosen[1:]:
+        if value != chosen[0][0]:
+            raise click.UsageError(
+                f"{chosen[0][1]} and {flag} choose different topic sets; give one"
+            )
+    return replace(s, topic_set=chosen[0][0]) if chosen else s
+
+
 def validate(
     s: Settings, names: Sequence[str], set_by_user: frozenset[str] = frozenset()
 ) -> Settings:
@@ -884,6 +1003,23 @@ def validate(
     for (name, chooser), (need, chosen) in METHOD_NEEDS.items():
         if name in set_by_user and name in names and chooser in names and not chosen(s):
             raise click.UsageError(f"{_flag(name)} means something only with {need}")
+    s = _topic_set(s, set_by_user)
+    if s.scores is not None:
+        topic_flags = {
+            "topic_set": "--topic-set", "sampled_topics": "--sampled-topics", "complete": "-c",
+        }  # fmt: skip
+        for attr, flag in topic_flags.items():
+            if attr in set_by_user:
+                # the topics of a scores file are the ones it holds
+                raise click.UsageError(
+                    f"{flag} chooses topics of QRELS; a scores file (--scores) holds its own"
+                )
+        for attr, flag in (("max_docs", "-M/--max-docs"), ("judged_only", "-J/--judged-only")):
+            if attr in set_by_user:
+                raise click.UsageError(
+                    f"{flag} acts on the rankings of RUNS; a scores file (--scores) holds "
+                    "scores, not rankings"
+                )
     if "inputs" in names and s.scores is None and len(s.inputs) < 2:
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, Command
+from ...options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, TREC_EVAL, Command
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -35,14 +35,24 @@ def run(s: Settings) -> Report:
       bvtest eval -f json qrels/qrels.txt sample_runs/ > eval.json
       bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels/qrels.txt sample_runs/
       bvtest eval --ci 0.95 -f html qrels/qrels.txt sample_runs/ > report.html
+      bvtest eval -c -l 2 -m AP -q qrels/qrels.txt sample_runs/ | grep -P '^AP\t'
     """
     from .build import build
 
     return build(s)
 
 
+#: eval's -q: trec_eval's per-topic lines (docs/eval.md#per-topic-lines).
+PER_TOPIC = dict(
+    help="Also print per-topic values, as trec_eval -q: in -f trec a line "
+    "MEASURE<TAB>TOPIC<TAB>VALUE<TAB>RUN per run, topic and measure, then the run's "
+    "MEASURE<TAB>all<TAB>MEAN lines, after the report's own lines (grep -P '^AP\\t'); in "
+    "-f json a per_topic list of {measure, topic, value, run}."
+)
+
 COMMAND = Command(
     "eval",
-    (*INPUTS, *EVALUATION, *ANALYSIS, *CI, *OUTPUT),
+    (*INPUTS, *EVALUATION, *TREC_EVAL, *ANALYSIS, *CI, *OUTPUT, "per_topic"),
     run,
+    overrides={"per_topic": PER_TOPIC},
 )

@@ -13,7 +13,7 @@ plot and tradeoff too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -25,9 +25,9 @@ from ...errors import InputError
 from ...measures.matrix import ScoreMatrix, target_constant, virtual_target
 from ...report import registry
 from ...report.limits import check_request
-from ...report.model import Node, Report, Section, Table, section
+from ...report.model import Node, Records, Report, Section, Table, Value, section
 from ...report.registry import Field
-from ...report.values import as_reported
+from ...report.values import as_reported, fmt
 from ...settings import Settings
 
 
@@ -403,23 +403,83 @@ def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
     )
 
 
-def eval_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+def eval_report(
+    matrices: Sequence[ScoreMatrix], s: Settings, topic_rule: str | None = None
+) -> Report:
     """The report of ``bvtest eval``: every measure's block (with the
-    sampling fields where a matrix carries sampling variances)."""
+    sampling fields where a matrix carries sampling variances), each stating
+    its topic set beside its topic count (``topic_rule``: judged or all, the
+    rule the matrices were evaluated by; None: from a scores file, whose
+    topics are the ones it holds). With ``-q`` (``s.per_topic``) the report
+    also holds trec_eval's per-topic lines (:func:`per_topic_records`)."""
     blocks, notes = [], []
     for m in matrices:
         block, block_notes = analyse(m, s)
-        blocks.append((m.measure, block))
+        blocks.append((m.measure, _with_rule(block, topic_rule or "file")))
         notes += block_notes
+    trec_eval_flags = (
+        *((("max_docs", s.max_docs),) if s.max_docs is not None else ()),
+        *((("judged_only", True),) if s.judged_only else ()),
+    )
     body = section(
         ("group", s.group_text),
         ("normalize", s.normalize),
         *((("baseline", s.baseline),) if s.baseline else ()),
+        *trec_eval_flags,
         ("measures", Section(tuple(blocks))),
     )
-    return Report(
+    report = Report(
         body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)
     )
+    if not s.per_topic:
+        return report
+    return replace(
+        report, body=section(*body.items, ("per_topic", per_topic_records(matrices, report, s)))
+    )
+
+
+def _with_rule(block: Section, rule: str) -> Section:
+    """``block`` with ``topic_set`` (the rule) after its topic and group counts."""
+    counts = {registry.N_TOPICS.name, registry.N_GROUPS.name}
+    at = next(i for i, (k, _) in enumerate(block.items) if str(k) not in counts)
+    items = (*block.items[:at], ("topic_set", rule), *block.items[at:])
+    return replace(block, items=items)
+
+
+#: The columns of a per-topic line of ``eval -q`` (trec_eval's three, then the run).
+PER_TOPIC_COLUMNS = ("measure", "topic", "value", "run")
+
+
+def per_topic_records(matrices: Sequence[ScoreMatrix], report: Report, s: Settings) -> Records:
+    """``eval -q``: trec_eval -q's lines with the run as a fourth column,
+    ``MEASURE<TAB>TOPIC<TAB>VALUE<TAB>RUN``, run by run: its per-topic lines
+    (topic by topic, each measure), then its ``all`` lines, the means. No
+    padding after the measure (trec_eval pads it to 22 columns), so that
+    ``grep -P '^AP\t'`` finds them; every topic of the topic set has a line,
+    0 where the run has no ranking, as ``trec_eval -c -q`` prints.
+
+    As records they are the ``per_topic`` list of the JSON document (one
+    object per line); in ``-f trec`` the report's own lines come first, as
+    the records' first line (they are rendered here, with the report's
+    digits and row order), then these."""
+    from ...render.text import render as render_text
+
+    items: list[tuple[str, str, float, str]] = []
+    for i, run in enumerate(matrices[0].systems if matrices else ()):
+        for j, topic in enumerate(matrices[0].topics):
+            items += [(m.measure, topic, float(m.values[i, j]), run) for m in matrices]
+        items += [(m.measure, "all", float(m.values[i].mean()), run) for m in matrices]
+    shown = report.sorted_by(s.sort) if s.sort else report
+    own = render_text(shown, "trec", s.digits).rstrip("\n")
+
+    def as_json(item: tuple[str, str, float, str]) -> dict[str, Value]:
+        return dict(zip(PER_TOPIC_COLUMNS, item, strict=True))
+
+    def as_text(item: tuple[str, str, float, str], digits: int) -> tuple[str, ...]:
+        measure, topic, value, run = item
+        return measure, topic, fmt(value, digits), run
+
+    return Records(tuple(items), as_json, as_text, header=(own,) if own else ())
 
 
 def build(s: Settings) -> Report:
@@ -429,4 +489,5 @@ def build(s: Settings) -> Report:
     # --ci on statAP or xinfAP: the estimates' sampling variances, from the
     # same reading of each run (docs/uncertainty.md#sampled-judgments)
     matrices, notes = load(s, sampling_variances=s.ci is not None)
-    return eval_report(matrices, s).prefixed(notes)
+    rule = None if s.scores is not None else s.topic_set
+    return eval_report(matrices, s, rule).prefixed(notes)
