@@ -841,7 +841,7 @@ def one_sided_t(d: np.ndarray, margin: float, alpha: float) -> OneSided:
 
 def _largest_count(alpha: float, total: int) -> int:
     """The largest count K with K / total ≤ alpha, as floating point divides."""
-    k = int(math.floor(alpha * total))
+    k = math.floor(alpha * total)
     while k + 1 <= total and (k + 1) / total <= alpha:
         k += 1
     while k > 0 and k / total > alpha:
@@ -889,9 +889,8 @@ def one_sided_randomization(
         codes = np.arange(1 << n, dtype=np.int64)
         flips = ((codes[:, np.newaxis] >> np.arange(n)) & 1).astype(float)
     else:
-        flips = np.concatenate(
-            [_flip_block(seed, b, n) for b in range(-(-draws // FLIP_BLOCK))]
-        )[:draws]
+        blocks = [_flip_block(seed, b, n) for b in range(-(-draws // FLIP_BLOCK))]
+        flips = np.concatenate(blocks)[:draws]
     size = flips.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         means = np.where(size > 0, (flips @ d) / np.maximum(size, 1.0), -np.inf)

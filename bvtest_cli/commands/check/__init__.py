@@ -30,6 +30,21 @@ CHECK_FORMAT = dict(
 )
 
 
+CHECK_TEST = dict(
+    type=click.Choice(["randomization", "t"]),
+    show_default=True,
+    help="The one-sided paired test of the test gates (>=RUN~DELTA, >>RUN): randomization "
+    "(sign flips of the differences shifted by DELTA; exact up to 16 topics, else 9999 "
+    "flips seeded by --seed) or t (paired t).",
+)
+
+
+CHECK_SIGNIFICANCE = dict(
+    help="Level α of the test gates' one-sided test: a gate passes when its (1 − α) "
+    "lower bound of the mean difference is above −DELTA (or 0).",
+)
+
+
 CHECK_QRELS = dict(metavar="[QRELS", required=False)
 
 
@@ -57,6 +72,14 @@ def run(s: Settings) -> Report:
     FIELD.lo / FIELD.hi (e.g. AP:mse.hi<=0.06, nDCG@10:georisk.lo@5>=bm25.run)
     gate on an end of the field's bootstrap interval: they need --ci LEVEL.
 
+    Test gates on the mean, decided by the one-sided paired --test over the
+    topics at --significance: MEASURE:mean>=RUN~DELTA (non-inferiority:
+    passes when the test rejects "worse than RUN by DELTA or more") and
+    MEASURE:mean>>RUN (superiority: passes when it rejects "no better than
+    RUN"). Their line is: lower bound > -DELTA (or 0), with the difference and
+    p. A RUN that is no run's name is also sought without TREC's "input."
+    prefix and among the run tags (with a note).
+
     Exit status: 0 all gates pass; 1 a gate fails; 2 bad usage or input, a
     malformed gate, a RIGHT that is not a pool run, or a new run named like a
     pool run. Gates are checked before anything is evaluated.
@@ -67,6 +90,8 @@ def run(s: Settings) -> Report:
       bvtest check qrels/qrels.txt sample_runs/ docs/examples/new.run --gate 'AP:mse<=sys012' \\
           --gate 'nDCG@10:georisk@5>=sys012'
       bvtest check -f json qrels/qrels.txt sample_runs/ docs/examples/new.run -g 'ERR@20:mean>=0.3'
+      bvtest check qrels/qrels.txt sample_runs/ docs/examples/new.run -g 'AP:mean>=sys012~0.01' \\
+          -g 'AP:mean>>sys001'
       bvtest scores qrels/qrels.txt sample_runs/ > scores.tsv
       bvtest check --scores scores.tsv --new sys007 -g 'AP:mse<=sys012'
     """
@@ -85,6 +110,8 @@ COMMAND = Command(
         "new_names",
         "name",
         "gates",
+        "test",
+        "significance",
         *EVALUATION,
         *ANALYSIS,
         *CI,
@@ -92,6 +119,8 @@ COMMAND = Command(
     ),
     run,
     overrides={
+        "test": CHECK_TEST,
+        "significance": CHECK_SIGNIFICANCE,
         "fmt": CHECK_FORMAT,
         "qrels": CHECK_QRELS,
         "pool": CHECK_POOL,

@@ -14,6 +14,23 @@ A gate is ``MEASURE:FIELD[.END][@ALPHA] OP RIGHT``, for example ``AP:mse<=0.06``
 - RIGHT is a number, or the name of a pool run: the gate then compares with
   that run's value of the same measure, field and alpha. A RIGHT that parses as
   a finite number is always a number, even if a run happens to have that name.
+  A name that is no run's is resolved by :func:`bvtest_cli.io.runnames.resolve_run`
+  (``pircRBa1`` for ``input.pircRBa1``, or a run tag), with a note.
+
+Two gates on the mean are decided by a one-sided paired test over the topics
+(``--test`` randomization or t, at α = ``--significance``) instead of by the
+two means alone, so that noise neither passes nor fails a run:
+
+- ``MEASURE:mean>=RUN~DELTA`` (non-inferiority) passes when the test rejects
+  "the new run is worse than RUN by DELTA or more" (H0: mean difference ≤ −DELTA);
+- ``MEASURE:mean>>RUN`` (superiority) passes when it rejects "the new run is
+  no better" (H0: mean difference ≤ 0).
+
+Each prints the test's one-sided (1 − α) lower confidence bound of the mean
+difference, which passes exactly when it is above −DELTA (or 0), the
+difference and the one-sided p. Differences that do not vary (a copy of RUN,
+or a constant shift) have the bound the difference itself: a copy passes
+``~DELTA`` for any DELTA > 0 and fails ``>>``.
 
 Undefined values: a gate whose value (or whose pool run's bound) is ``null``
 FAILS (it is never an error). A gate asserts that the run *is shown* to meet
@@ -38,12 +55,20 @@ import numpy as np
 
 from ...defaults import MAX_ALPHA
 from ...errors import InputError
+from ...measures.matrix import ScoreMatrix
 from ...report import registry
 from ...report.model import Records, Report, Table, section
 from ...report.values import fmt, plain
 from ...settings import Settings
 
 OPERATORS: tuple[str, ...] = ("<=", "<", ">=", ">")
+
+#: The tests a test gate (RUN~DELTA, >> RUN) can be decided by: those with a
+#: one-sided version and a lower confidence bound that agrees with it.
+GATE_TESTS: tuple[str, ...] = ("randomization", "t")
+
+#: How a test gate reads, by its operator.
+TEST_GATES = {">=": "non-inferiority", ">>": "superiority"}
 
 # The LHS never contains '<' or '>' (ir_measures syntax has neither), so the
 # first of them starts the operator; '=' cannot be used because measures such as
@@ -76,6 +101,21 @@ class Gate:
     right: float | str
     right_text: str
     end: str | None = None  # "lo" / "hi": an end of the field's --ci interval
+    # a test gate: DELTA of RUN~DELTA (0 for >> RUN), and DELTA as written
+    margin: float | None = None
+    margin_text: str | None = None
+
+    @property
+    def tested(self) -> bool:
+        """Whether a paired test decides the gate (RUN~DELTA or >> RUN)."""
+        return self.margin is not None
+
+    @property
+    def threshold_text(self) -> str:
+        """What a test gate's bound must exceed: −DELTA, or 0."""
+        if self.margin is None or self.margin == 0 or self.margin_text is None:
+            return "0"
+        return f"-{self.margin_text}"
 
     @property
     def lhs(self) -> str:
@@ -99,6 +139,14 @@ class Verdict:
     value: float | None
     bound: float | None
     passed: bool
+    # a test gate: the mean difference, its one-sided p, the test, the pool
+    # run's mean and the topics tested; ``bound`` is the test's lower bound
+    diff: float | None = None
+    p: float | None = None
+    test: str | None = None
+    reference: float | None = None
+    topics: int | None = None
+    alpha: float | None = None
 
     @property
     def bound_run(self) -> str | None:
@@ -126,13 +174,18 @@ def parse_gate(text: str) -> Gate:
     if match is None:
         raise GateError(f"{where}: no comparison operator; use one of {', '.join(OPERATORS)}")
     start = match.start()
-    op = shown[start : start + 2] if shown[start + 1 : start + 2] == "=" else shown[start]
+    if shown[start : start + 2] == ">>":
+        op = ">>"
+    else:
+        op = shown[start : start + 2] if shown[start + 1 : start + 2] == "=" else shown[start]
     lhs = shown[:start].strip()
     right_text = shown[start + len(op) :].strip()
     # Catch '=<', '==', '!=', '<<', '<>', '<==' and the like rather than letting
     # the stray character end up in the field or the run name.
     if lhs.endswith(("=", "!")) or right_text.startswith(("=", "<", ">", "!")):
-        raise GateError(f"{where}: bad operator; use one of {', '.join(OPERATORS)}")
+        raise GateError(
+            f"{where}: bad operator; use one of {', '.join(OPERATORS)} (or >=RUN~DELTA, >>RUN)"
+        )
     if not lhs:
         raise GateError(f"{where}: missing MEASURE:FIELD before {op!r}")
     if not right_text:
@@ -178,7 +231,17 @@ def parse_gate(text: str) -> Gate:
             raise GateError(f"{where}: alpha {alpha!r} is out of range: at most 1e6")
         alpha_key = alpha
 
+    margin, margin_text, right_text = _margin(where, op, right_text)
     number = _parse_number(right_text)
+    if margin is not None:
+        form = "RUN~DELTA" if op == ">=" else ">> RUN"
+        if number is not None:
+            raise GateError(
+                f"{where}: {form} tests against a pool run, not a number; "
+                f"write {lhs}{'>=' if op == '>>' else '>'}{right_text} to compare with a number"
+            )
+        if field != "mean" or dot or at:
+            raise GateError(f"{where}: a test gate ({form}) is on the mean: {measure}:mean")
     right: float | str = number if number is not None else right_text
     return Gate(
         text=shown,
@@ -189,7 +252,40 @@ def parse_gate(text: str) -> Gate:
         right=right,
         right_text=right_text,
         end=end_text if dot else None,
+        margin=margin,
+        margin_text=margin_text,
     )
+
+
+def _margin(where: str, op: str, right_text: str) -> tuple[float | None, str | None, str]:
+    """A test gate's DELTA (``RUN~DELTA`` after ``>=``; 0 for ``>> RUN``), DELTA
+    as written, and RIGHT without it."""
+    if "~" not in right_text:
+        return (0.0, None, right_text) if op == ">>" else (None, None, right_text)
+    if op == ">>":
+        raise GateError(
+            f"{where}: '>>' (superiority) takes no ~DELTA; for a margin use >=RUN~DELTA"
+        )
+    if op != ">=":
+        raise GateError(f"{where}: ~DELTA (non-inferiority) goes with '>=', not {op!r}")
+    run, _, text = right_text.rpartition("~")
+    run, text = run.strip(), text.strip()
+    if not run:
+        raise GateError(f"{where}: missing pool run before '~'")
+    if not text:
+        raise GateError(f"{where}: '~' needs the margin DELTA after it, e.g. {run}~0.01")
+    try:
+        value = float(text)
+    except ValueError:
+        raise GateError(f"{where}: margin {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise GateError(f"{where}: margin {text!r} is not a finite number")
+    if value < 0:
+        raise GateError(
+            f"{where}: margin {text!r} is negative; DELTA ≥ 0 is how much worse than {run} "
+            "the new run may be"
+        )
+    return value + 0.0, text, run  # + 0.0: -0 is 0
 
 
 def _alpha_key(alphas: tuple[str, ...], alpha: str, where: str) -> str:
@@ -282,6 +378,8 @@ def verdict_fields(verdict: Verdict, digits: int = 4) -> tuple[str, ...]:
     by the run's name, e.g. ``0.0712 <= 0.0650 (bm25.run)``.
     """
     gate = verdict.gate
+    if gate.tested:
+        return _tested_fields(verdict, digits)
     if verdict.bound_run is None:
         bound = gate.right_text
     else:
@@ -293,9 +391,28 @@ def verdict_fields(verdict: Verdict, digits: int = 4) -> tuple[str, ...]:
     return status, gate.text, verdict.run, comparison
 
 
+def _tested_fields(verdict: Verdict, digits: int) -> tuple[str, ...]:
+    """A test gate's line: ``bound > -DELTA (…)``, the bound the one-sided
+    (1 − α) lower confidence bound of the mean difference, then the
+    difference, the pool run, p and the test."""
+    gate = verdict.gate
+    status = "PASS" if verdict.passed else "FAIL"
+    level = f"{100 * (1 - (verdict.alpha or 0.0)):g}%"
+    comparison = (
+        f"{_fmt(verdict.bound, digits)} > {gate.threshold_text} ({level} lower bound of "
+        f"diff {_fmt(verdict.diff, digits)} vs {verdict.bound_run}, one-sided p "
+        f"{_fmt(verdict.p, digits)}, {verdict.test} test, {verdict.topics} topics)"
+    )
+    if not verdict.passed:
+        comparison += " is false"
+    return status, gate.text, verdict.run, comparison
+
+
 def verdict_dict(verdict: Verdict) -> dict[str, Any]:
-    """One verdict as the JSON object of ``bvtest check --format json``."""
-    return {
+    """One verdict as the JSON object of ``bvtest check --format json``; a
+    test gate's also has the difference, p, the test, the margin, the pool
+    run's mean (``reference``) and the topics."""
+    out = {
         "gate": verdict.gate.text,
         "run": verdict.run,
         "value": plain(verdict.value),
@@ -303,6 +420,69 @@ def verdict_dict(verdict: Verdict) -> dict[str, Any]:
         "bound_run": verdict.bound_run,
         "passed": verdict.passed,
     }
+    if verdict.gate.tested:
+        out.update(
+            kind=TEST_GATES[verdict.gate.op],
+            diff=plain(verdict.diff),
+            p=plain(verdict.p),
+            test=verdict.test,
+            significance=verdict.alpha,
+            margin=verdict.gate.margin,
+            reference=plain(verdict.reference),
+            topics=verdict.topics,
+        )
+    return out
+
+
+def evaluate_test_gate(
+    gate: Gate, m: ScoreMatrix, run: str, test: str, alpha: float, seed: int
+) -> tuple[Verdict, list[str]]:
+    """A test gate (RUN~DELTA or >> RUN) for ``run`` on the matrix of its
+    measure: the one-sided paired ``test`` of H0: mean(run − RUN) ≤ −DELTA
+    over the topics where both have a finite score, and notes on what left
+    the gate undecidable."""
+    from ...analyses.significance import one_sided_randomization, one_sided_t
+
+    assert isinstance(gate.right, str) and gate.margin is not None
+    where = f"gate {gate.text!r}"
+    a = m.values[m.systems.index(run)]
+    b = m.values[m.systems.index(gate.right)]
+    shared = np.isfinite(a) & np.isfinite(b)
+    notes = []
+    if not shared.all():
+        notes.append(
+            f"{where}: {run}: {int((~shared).sum())} topic(s) without a finite score in both "
+            f"runs left out of the test"
+        )
+    d = a[shared] - b[shared]
+    n = len(d)
+    margin = -gate.margin
+    if test == "t":
+        result = one_sided_t(d, margin, alpha)
+    else:
+        result = one_sided_randomization(d, margin, alpha, seed=seed)
+    bound = result.bound if math.isfinite(result.bound) else None
+    if n < 2 and test == "t":
+        notes.append(f"{where}: {run}: the t test needs at least 2 topics, got {n}: it fails")
+    elif bound is None and test == "randomization":
+        notes.append(
+            f"{where}: {run}: on {n} topic(s) the randomization test's smallest p, 1/{1 << n}, "
+            f"is above --significance {alpha:g}: no run can pass (bound null)"
+        )
+    verdict = Verdict(
+        gate=gate,
+        run=run,
+        value=float(a[shared].mean()) if n else None,
+        bound=bound,
+        passed=bool(result.rejected) and bound is not None,
+        diff=result.diff if math.isfinite(result.diff) else None,
+        p=result.p if math.isfinite(result.p) else None,
+        test=test,
+        reference=float(b[shared].mean()) if n else None,
+        topics=n,
+        alpha=alpha,
+    )
+    return verdict, notes
 
 
 def missing_alphas(gates: list[Gate], alphas: tuple[str, ...]) -> tuple[str, ...]:
@@ -342,7 +522,19 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
             raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
         if gate.end is not None and s.ci is None:
             raise InputError(f"gate {gate.text!r}: {gate.field}.{gate.end} needs --ci LEVEL")
+        if gate.tested:
+            _check_test_gate(gate, specs[0].name, s)
         canonical.append(replace(gate, measure=specs[0].name))
+    if not any(g.tested for g in canonical):
+        # --test and --significance decide test gates alone; elsewhere they would be ignored
+        for flag, value, default in (
+            ("--test", s.test, Settings.test),
+            ("--significance", s.significance, Settings.significance),
+        ):
+            if value != default:
+                raise InputError(
+                    f"{flag} decides test gates (>=RUN~DELTA, >>RUN) only; no gate is one"
+                )
     named = tuple(dict.fromkeys(g.measure for g in canonical))
     if not s.measures:
         return canonical, named
@@ -354,6 +546,27 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
                 f"-m ({', '.join(wanted)})"
             )
     return canonical, wanted
+
+
+def _check_test_gate(gate: Gate, measure: str, s: Settings) -> None:
+    """What a test gate needs beyond its syntax: a test with a one-sided
+    version, scores as eval's mean averages them, a margin a difference of
+    the measure can reach."""
+    from ...measures.names import unit_range
+
+    where = f"gate {gate.text!r}"
+    if s.test not in GATE_TESTS:
+        raise InputError(
+            f"{where}: --test {s.test} has no one-sided bound here; use {' or '.join(GATE_TESTS)}"
+        )
+    if s.group is not None or s.normalize != "none":
+        flag = "--group" if s.group is not None else "--normalize"
+        raise InputError(f"{where}: a test gate tests the per-topic scores; not with {flag}")
+    if gate.margin is not None and gate.margin >= 1 and unit_range(measure):
+        raise InputError(
+            f"{where}: margin {gate.margin_text} admits every run: a difference of {measure} "
+            "lies in [-1, 1], so DELTA must be below 1"
+        )
 
 
 def build(s: Settings) -> Report:
@@ -370,6 +583,7 @@ def build(s: Settings) -> Report:
         pool_names, new_list = _run_names(s)
     new_names = set(new_list)
     shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
+    gates, s, name_notes = _resolved(gates, s, pool_names, new_list)
     for gate in gates:
         if isinstance(gate.right, str) and gate.right in new_names:
             raise InputError(
@@ -395,24 +609,76 @@ def build(s: Settings) -> Report:
         alphas=s.alphas + missing_alphas(gates, s.alphas),
     )
     matrices, notes = load(settings)
-    report = eval_report(matrices, settings).prefixed(notes)
+    report = eval_report(matrices, settings).prefixed([*name_notes, *notes])
+    by_measure = {m.measure: m for m in matrices}
+    verdicts = []
+    test_notes: list[str] = []
     try:
-        verdicts = [
-            evaluate_gate(gate, report, name, set(pool_names))
-            for gate in gates
-            for name in new_list
-        ]
+        for gate in gates:
+            for name in new_list:
+                if gate.tested:
+                    if gate.measure not in by_measure:
+                        raise GateError(f"gate {gate.text!r}: unknown measure {gate.measure!r}")
+                    verdict, more = evaluate_test_gate(
+                        gate, by_measure[gate.measure], name, s.test, s.significance, s.seed
+                    )
+                    verdicts.append(verdict)
+                    test_notes += more
+                else:
+                    verdicts.append(evaluate_gate(gate, report, name, set(pool_names)))
     except GateError as exc:
         raise InputError(str(exc)) from None
     passed = all(v.passed for v in verdicts)
     body = section(
         ("verdicts", Records(tuple(verdicts), verdict_dict, verdict_fields)), ("passed", passed)
     )
-    report_notes = report.notes
+    report_notes = (*report.notes, *test_notes)
     if not passed:
         failed = sum(not v.passed for v in verdicts)
         report_notes += (f"{failed} of {len(verdicts)} gate verdict(s) failed",)
     return Report(body, notes=report_notes, status=0 if passed else 1)
+
+
+def _resolved(
+    gates: list[Gate], s: Settings, pool_names: dict[str, str], new_list: list[str]
+) -> tuple[list[Gate], Settings, list[str]]:
+    """The gates and --baseline with every run name that is no run's resolved
+    (:func:`~bvtest_cli.io.runnames.resolve_run`: without TREC's ``input.``
+    prefix, or a run tag), and a note for each name taken as another."""
+    from ...io.runnames import file_tags, resolve_run
+
+    systems = [*pool_names, *new_list]
+    tags = None
+    if s.scores is None and s.pool is not None:
+        tags = file_tags([s.pool, *s.new_runs])
+    notes: list[str] = []
+    out = []
+    for gate in gates:
+        if isinstance(gate.right, str) and gate.right not in systems:
+            name, note = resolve_run(
+                gate.right,
+                systems,
+                None,
+                tags,
+                unknown=f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run",
+                context=f"gate {gate.text!r}",
+            )
+            if note is not None and note not in notes:
+                notes.append(note)
+            gate = replace(gate, right=name)
+        out.append(gate)
+    if s.baseline is not None and s.baseline not in systems:
+        name, note = resolve_run(
+            s.baseline,
+            systems,
+            "--baseline",
+            tags,
+            unknown=f"baseline {s.baseline!r} is not a pool run",
+        )
+        if note is not None and note not in notes:
+            notes.append(note)
+        s = replace(s, baseline=name)
+    return out, s, notes
 
 
 def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:

@@ -23,6 +23,7 @@ import click
 import numpy as np
 
 from ...analyses import risk
+from ...analyses.rankings import TIE_RTOL
 from ...analyses.paired import GEORISK_TEST_PAIRS, Comparison, Comparisons, compare_runs
 from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
@@ -61,8 +62,12 @@ def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | No
     """The pairs to compare among ``systems`` (None: every pair).
 
     Raises InputError for a run that is not an input, a run paired with
-    itself, or no choice with other than two runs.
+    itself, or no choice with other than two runs. A name that is no run's
+    is resolved by :func:`~bvtest_cli.io.runnames.resolve_run` (without
+    TREC's ``input.`` prefix, or a run tag of the files read).
     """
+    from ...io.runnames import file_tags, resolve_run
+
     if s.pairs == "all":
         if len(systems) < 2:
             raise InputError("--pairs all needs at least two runs")
@@ -74,14 +79,16 @@ def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | No
                 "or use --pairs all"
             )
         return [(systems[0], systems[1])]
-    shown = ", ".join(systems[:5]) + (", ..." if len(systems) > 5 else "")
+    tags = None
+    if s.scores is None and len(s.inputs) > 1 and s.name != "tag":
+        tags = file_tags(s.inputs[1:])
+    pairs = []
     for a, b in s.pair:
-        for name in (a, b):
-            if name not in systems:
-                raise InputError(f"run {name!r} is not among the runs ({shown})", "--pair")
+        a, b = (resolve_run(name, systems, "--pair", tags)[0] for name in (a, b))
         if a == b:
             raise InputError(f"run {a!r} is compared with itself", "--pair")
-    return list(distinct_pairs(s.pair).values())
+        pairs.append((a, b))
+    return list(distinct_pairs(pairs).values())
 
 
 def distinct_pairs(pairs: Sequence[tuple[str, str]]) -> dict[frozenset[str], tuple[str, str]]:
@@ -384,6 +391,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
         ("test", s.test),
         ("correction", s.correction if s.test not in ("tukey", "randomised-tukey") else "none"),
         ("significance", s.significance),
+        ("tie_tolerance", TIE_RTOL),  # differences within it of 0 are 0 (analyses.paired)
         ("ci", s.ci),
         ("bootstrap", s.bootstrap),
         ("ci_method", s.ci_method),
