@@ -303,3 +303,16 @@ def test_the_page_draws_the_asl_curves():
     assert "ASL curves" in proc.stdout
     names = {html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", proc.stdout)}
     assert {"the test's ASL", "bootstrap ASL"} <= names
+
+
+def test_the_manuals_example_output_is_what_the_tool_prints():
+    """docs/sensitivity.md shows the head of the second example's output: it
+    must be the tool's, line for line (it once printed repeats= for draws=)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sensitivity.md").read_text()
+    block = text.split("the second example prints, for AP:\n\n```text\n", 1)[1]
+    shown = block.split("\n...\n", 1)[0].splitlines()
+    proc = run_bvtest("sensitivity", "-m", "AP,nDCG@10,ERR@20", "-f", "table", *INPUTS)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[: len(shown)] == shown
