@@ -364,3 +364,85 @@ def test_notes_on_stderr_and_quiet(bvtest, cand):
     quiet = check(bvtest, cand, "-g", "AP:mean>1")
     assert quiet.returncode == 1 and quiet.stderr == ""
     assert quiet.stdout == loud.stdout
+
+
+# ---------------------------------------------------------------------------
+# Test gates: RUN~DELTA (non-inferiority) and >> RUN (superiority)
+
+
+@pytest.mark.parametrize("test", ["randomization", "t"])
+def test_copy_of_the_baseline_is_non_inferior_not_superior(bvtest, cand, test):
+    # cand.run is sys002: every difference is 0, so the bound is 0 > −0.01, and 0 > 0 is false
+    gates = ("-g", "AP:mean>=sys002~0.01", "-g", "AP:mean>>sys002")
+    proc = check(bvtest, cand, "--test", test, *gates)
+    assert proc.returncode == 1, proc.stderr
+    first, second = verdicts(proc)
+    assert first.group(1) == "PASS" and float(first.group(4)) == 0.0 and first.group(6) == "-0.01"
+    assert second.group(1) == "FAIL" and second.group(6) == "0"
+    assert "diff 0.0000 vs sys002, one-sided p " in first.group(8)
+    assert f"{test} test" in first.group(8)
+
+
+def test_perfect_run_is_superior(bvtest, perfect):
+    proc = check(bvtest, perfect, "-f", "json", "-g", "AP:mean>>sys001", "-g", "AP:mean>=sys001~0")
+    assert proc.returncode == 0, proc.stderr
+    for v in json.loads(proc.stdout)["verdicts"]:
+        assert v["passed"] and v["bound"] > 0 and v["diff"] > 0 and v["test"] == "randomization"
+        assert v["diff"] == pytest.approx(v["value"] - v["reference"])
+        # 29 judged topics: 9999 flips, p = (1 + h)/(1 + 9999) ≥ 1e-4
+        assert v["p"] >= 1e-4 and v["topics"] == 29
+
+
+def test_test_gate_json(bvtest, cand):
+    proc = check(bvtest, cand, "-f", "json", "--test", "t", "--significance", "0.1",
+                 "-g", "AP:mean>=sys001~0.05")  # fmt: skip
+    (v,) = json.loads(proc.stdout)["verdicts"]
+    assert {"diff", "bound", "p", "test", "margin", "reference", "topics", "kind"} <= v.keys()
+    got = (v["kind"], v["test"], v["margin"], v["significance"])
+    assert got == ("non-inferiority", "t", 0.05, 0.1)
+    assert v["passed"] == (v["bound"] > -0.05) == (v["p"] <= 0.1)
+    assert proc.returncode == (0 if v["passed"] else 1)
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["-g", "AP:mean>=sys002~nan"], "not a finite number"),
+        (["-g", "AP:mean>=sys002~-0.01"], "negative"),
+        (["-g", "AP:mean>=sys002~1e308"], "below 1"),
+        (["-g", "AP:mean>=sys002~"], "needs the margin"),
+        (["-g", "AP:mean>>0.3"], "not a number"),
+        (["-g", "AP:mean>>cand.run"], "is a new run"),
+        (["-g", "AP:mean>=sys002~0.01", "--test", "wilcoxon"], "--test"),
+        (["-g", "AP:mean>=0.1", "--test", "t"], "decides test gates"),
+        (["-g", "AP:mean>=0.1", "--significance", "0.1"], "decides test gates"),
+        (["-g", "AP:mean>=sys002~0.01", "--normalize", "minmax"], "not with --normalize"),
+        (["-g", "AP:mean>=sys002~0.01", "--significance", "nan"], "significance"),
+    ],
+)
+def test_bad_test_gates(bvtest, cand, args, fragment):
+    assert_one_line_error(check(bvtest, cand, *args), fragment)
+
+
+def _qrels_of(tmp_path: Path, topics: int) -> Path:
+    lines = SAMPLE_QRELS.read_text().splitlines()
+    keep = list(dict.fromkeys(line.split()[0] for line in lines))[:topics]
+    path = tmp_path / f"qrels{topics}.txt"
+    path.write_text("\n".join(line for line in lines if line.split()[0] in keep) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("topics", [1, 2])
+def test_test_gates_on_one_and_two_topics(bvtest, tmp_path, perfect, topics):
+    qrels = _qrels_of(tmp_path, topics)
+    proc = bvtest("check", "-f", "json", qrels, SAMPLE_RUNS, perfect, "-g", "AP:mean>=sys001~0.01")
+    assert proc.returncode == 1, proc.stderr
+    (v,) = json.loads(proc.stdout)["verdicts"]
+    # 2^n ≤ 4 sign vectors: the smallest p, 1/2^n, is above .05: no bound, no pass
+    assert v["bound"] is None and not v["passed"] and v["topics"] == topics
+    assert f"smallest p, 1/{2**topics}" in proc.stderr
+    t = bvtest("check", "-f", "json", qrels, SAMPLE_RUNS, perfect, "--test", "t",
+               "-g", "AP:mean>=sys001~0.01")  # fmt: skip
+    (v,) = json.loads(t.stdout)["verdicts"]
+    assert not v["passed"]
+    assert (v["bound"] is None) == (topics == 1)

@@ -328,3 +328,214 @@ def test_baseline_field_missing_errors(result: dict) -> None:
 def test_unknown_run_errors(result: dict) -> None:
     with pytest.raises(GateError, match=r"run 'ghost\.run' is not in the results"):
         check("AP:mse<=0.06", result, run="ghost.run")
+
+
+# --- test gates: RUN~DELTA (non-inferiority) and >> RUN (superiority) ----------
+
+import itertools  # noqa: E402
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from bvtest_cli.analyses.significance import (  # noqa: E402
+    one_sided_power_t,
+    one_sided_randomization,
+    one_sided_t,
+)
+from bvtest_cli.commands.check.build import evaluate_test_gate  # noqa: E402
+from bvtest_cli.measures.matrix import ScoreMatrix  # noqa: E402
+
+
+def test_parse_non_inferiority() -> None:
+    gate = parse_gate("AP:mean >= input.bm25 ~ 0.01")
+    got = (gate.op, gate.right, gate.margin, gate.margin_text)
+    assert got == (">=", "input.bm25", 0.01, "0.01")
+    assert gate.tested and gate.threshold_text == "-0.01"
+
+
+def test_parse_superiority() -> None:
+    gate = parse_gate("AP:mean>>bm25")
+    assert (gate.op, gate.right, gate.margin) == (">>", "bm25", 0.0)
+    assert gate.tested and gate.threshold_text == "0"
+
+
+def test_minus_zero_margin_is_zero() -> None:
+    gate = parse_gate("AP:mean>=bm25~-0")
+    assert gate.margin == 0.0 and math.copysign(1.0, gate.margin) == 1.0
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("AP:mean>=bm25~nan", "not a finite number"),
+        ("AP:mean>=bm25~inf", "not a finite number"),
+        ("AP:mean>=bm25~-0.01", "negative"),
+        ("AP:mean>=bm25~", "needs the margin"),
+        ("AP:mean>=bm25~x", "not a number"),
+        ("AP:mean>=~0.01", "missing pool run"),
+        ("AP:mean>>0.3", "not a number"),
+        ("AP:mean>=0.3~0.01", "not a number"),
+        ("AP:mean>>bm25~0.01", "takes no ~DELTA"),
+        ("AP:mean<=bm25~0.01", "goes with '>='"),
+        ("AP:mse>=bm25~0.01", "on the mean"),
+        ("AP:mean.lo>=bm25~0.01", "on the mean"),
+        ("AP:georisk@5>>bm25", "on the mean"),
+        ("AP:mean>>>bm25", "bad operator"),
+        ("AP:mean>>=bm25", "bad operator"),
+    ],
+)
+def test_malformed_test_gates(text: str, fragment: str) -> None:
+    with pytest.raises(GateError, match=fragment):
+        parse_gate(text)
+
+
+# An independent implementation: every sign vector enumerated, the one-sided
+# count of flipped means of the shifted differences at least the observed one.
+
+
+def enumerated_p(d: np.ndarray, margin: float) -> float:
+    z = d - margin
+    observed = z.mean()
+    tol = 1e-12 * max(np.abs(d).max(), abs(margin))
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(d))))
+    return float(((signs * z).mean(axis=1) >= observed - tol).mean())
+
+
+@pytest.mark.parametrize("n", [5, 6, 9])
+def test_randomization_p_and_decision_by_enumeration(n: int) -> None:
+    rng = np.random.default_rng(n)
+    d = np.round(rng.normal(0.02, 0.08, n), 4)
+    subset_means = sorted({float(np.mean(c)) for k in range(1, n + 1)
+                           for c in itertools.combinations(d, k)})  # fmt: skip
+    margins = [-0.2, -0.05, -0.01, 0.0, 0.03, *subset_means, *(m + 1e-7 for m in subset_means)]
+    for margin in margins:
+        got = one_sided_randomization(d, margin, 0.05)
+        want = enumerated_p(d, margin)
+        assert got.exact and got.p == pytest.approx(want, abs=1e-12), margin
+        assert got.rejected == (want <= 0.05), margin
+        # the bound and the decision never disagree
+        assert got.rejected == (got.bound > margin), margin
+
+
+def test_randomization_bound_is_the_smallest_margin_not_rejected() -> None:
+    d = np.array([0.05, 0.12, -0.03, 0.08, 0.02, 0.1])
+    bound = one_sided_randomization(d, 0.0, 0.05).bound
+    # by hand: 64 vectors, K = floor(0.05 · 64) = 3 counts allowed. Ascending,
+    # the flipped sets' means are: the identity (always counts), −0.03 alone,
+    # mean(−0.03, 0.02) = −0.005, mean(−0.03, 0.05) = 0.01, mean(−0.03, 0.02,
+    # 0.05) = 0.0133, ...: the fourth, 0.01, is the first margin not rejected
+    assert bound == pytest.approx(0.01, abs=1e-12)
+    assert one_sided_randomization(d, 0.0099, 0.05).rejected
+    assert not one_sided_randomization(d, 0.0101, 0.05).rejected
+
+
+def test_randomization_monte_carlo_near_the_exact_p() -> None:
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.01, 0.05, 18)
+    exact = enumerated_p(d, -0.01)
+    got = one_sided_randomization(d, -0.01, 0.05, seed=7, exact_topics=16)
+    assert not got.exact and got.draws == 9999
+    assert abs(got.p - exact) <= 4 * math.sqrt(exact * (1 - exact) / 9999) + 1e-4
+    assert got.rejected == (got.bound > -0.01) == (got.p <= 0.05)
+    again = one_sided_randomization(d, -0.01, 0.05, seed=7, exact_topics=16)
+    assert again == got  # seeded by --seed
+
+
+def test_one_sided_t_against_scipy_stats() -> None:
+    d = np.array([0.05, 0.12, -0.03, 0.08, 0.02, 0.1, -0.06, 0.04])
+    got = one_sided_t(d, -0.01, 0.05)
+    n, mean, se = len(d), d.mean(), d.std(ddof=1) / math.sqrt(len(d))
+    assert got.p == pytest.approx(stats.t.sf((mean + 0.01) / se, n - 1), rel=1e-10)
+    assert got.bound == pytest.approx(mean - stats.t.ppf(0.95, n - 1) * se, rel=1e-10)
+    assert got.rejected == (got.bound > -0.01) == (got.p <= 0.05)
+
+
+@pytest.mark.parametrize("test", [one_sided_t, one_sided_randomization])
+def test_identical_runs(test) -> None:
+    d = np.zeros(30)
+    copy = test(d, -0.01, 0.05)  # zero spread, diff 0 > −δ: passes
+    assert copy.rejected and copy.bound > -0.01 and copy.p <= 0.05
+    same = test(d, 0.0, 0.05)  # superiority over itself: fails
+    assert not same.rejected and same.p == 1.0
+
+
+def test_constant_shift_t_has_the_limit_of_no_spread() -> None:
+    d = np.full(20, 0.1) + np.array([0.0, 1e-17] * 10)  # rounding noise of a shift
+    got = one_sided_t(d, 0.0, 0.05)
+    assert got.rejected and got.p == 0.0 and got.bound == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_randomization_on_few_topics_cannot_pass(n: int) -> None:
+    got = one_sided_randomization(np.full(n, 0.3), -0.01, 0.05)
+    assert got.bound == -math.inf and not got.rejected
+    assert got.p == pytest.approx(1 / 2**n)  # only the identity reaches the observed sum
+
+
+def test_t_on_one_topic_is_undefined_and_two_are_a_test() -> None:
+    one = one_sided_t(np.array([0.2]), -0.01, 0.05)
+    assert math.isnan(one.bound) and not one.rejected
+    two = one_sided_t(np.array([0.2, 0.1]), -0.01, 0.05)
+    # by hand: mean 0.15, se 0.05, t_{0.95,1} = 6.3138: bound 0.15 − 0.31569 < −0.01
+    assert two.bound == pytest.approx(0.15 - 6.313751514675 * 0.05, rel=1e-9)
+    assert not two.rejected
+
+
+def matrix(values: list[list[float]]) -> ScoreMatrix:
+    x = np.array(values, dtype=float)
+    return ScoreMatrix("AP", ("new", "base"), tuple(f"t{j}" for j in range(x.shape[1])), x)
+
+
+def test_gate_leaves_out_topics_without_a_finite_score() -> None:
+    new = [0.5, 0.4, 0.6, 0.7, 0.3, 0.5, np.nan]
+    base = [0.4, 0.4, 0.5, 0.6, 0.2, 0.45, 0.9]
+    gate = parse_gate("AP:mean>=base~0.01")
+    verdict, notes = evaluate_test_gate(gate, matrix([new, base]), "new", "randomization", 0.05, 1)
+    d = np.array(new[:6]) - np.array(base[:6])
+    assert verdict.topics == 6 and verdict.diff == pytest.approx(d.mean())
+    assert verdict.p == pytest.approx(enumerated_p(d, -0.01))
+    assert verdict.passed == (verdict.p <= 0.05) and "1 topic(s)" in notes[0]
+
+
+def test_gate_on_one_topic_fails_with_a_note() -> None:
+    gate = parse_gate("AP:mean>>base")
+    verdict, notes = evaluate_test_gate(gate, matrix([[0.9], [0.1]]), "new", "randomization",
+                                        0.05, 1)  # fmt: skip
+    assert not verdict.passed and verdict.bound is None and "1/2" in notes[0]
+    line = "\t".join(verdict_fields(verdict))
+    assert line.startswith("FAIL\tAP:mean>>base\tnew\tnull > 0 (") and line.endswith("is false")
+
+
+def test_power_by_the_noncentral_t() -> None:
+    # one-sided, 50 topics, effect 0.01, sd 0.05: ncp = √2, critical t_{.95,49}
+    want = stats.nct.sf(stats.t.ppf(0.95, 49), 49, math.sqrt(2))
+    assert one_sided_power_t(0.01, 0.05, 50, 0.05) == pytest.approx(want, rel=1e-8)
+
+
+# A fast version of the gates' calibration (bench/calibration.py, gate section):
+# 300 worlds of 50 topics with Normal differences of sd 0.05.
+
+REPLICATES = 300
+
+
+def _pass_rate(shift: float, test: str, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    d = rng.normal(shift, 0.05, (REPLICATES, 50))
+    if test == "t":
+        return float(np.mean([one_sided_t(row, -0.01, 0.05).rejected for row in d]))
+    return float(np.mean([one_sided_randomization(row, -0.01, 0.05, seed=k, draws=999).rejected
+                          for k, row in enumerate(d)]))  # fmt: skip
+
+
+@pytest.mark.parametrize("test", ["t", "randomization"])
+def test_a_run_delta_worse_passes_at_most_alpha(test: str) -> None:
+    rate = _pass_rate(-0.01, test, 11)
+    assert rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / REPLICATES)
+
+
+@pytest.mark.parametrize("test", ["t", "randomization"])
+def test_an_equal_run_passes_as_often_as_the_power_says(test: str) -> None:
+    power = one_sided_power_t(0.01, 0.05, 50, 0.05)  # ≈ 0.40
+    rate = _pass_rate(0.0, test, 12)
+    assert rate >= power - 3 * math.sqrt(power * (1 - power) / REPLICATES)
