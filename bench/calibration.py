@@ -27,7 +27,10 @@ Reported, each with its Monte-Carlo standard error √(p(1 − p)/R):
   pps samples of one collection, the sampling variance of statAP and xinfAP
   against the variance over samples, the coverage of mean ± 1.96 se_sampling
   of the full-judgment MAP over the same topics, and of the combined
-  intervals (the topic bootstrap of ``eval --ci``) of the topics' mean.
+  intervals (the topic bootstrap of ``eval --ci``) of the topics' mean;
+- ``check``'s test gates (``--gates-only`` runs this part alone): how often a
+  run exactly δ worse than the pool run passes ``mean>=RUN~δ`` (at most α) and
+  how often an equal run does (the one-sided t test's power).
 
 Every number comes from bvtest's own functions (the registry statistic,
 ``bootstrap_intervals``, ``compare_runs``, ``ranking_accuracy``), the ones
@@ -477,6 +480,46 @@ def _sampled_part(task):
     return sampled_cube(collection(name), kind, method, budget, repeats)
 
 
+def gate_study(replicates: int, out, seed: int = 9, delta: float = 0.01, sd: float = 0.05,
+               alpha: float = 0.05, ns=(25, 50)) -> dict:
+    """``check``'s test gates (MEASURE:mean>=RUN~DELTA): how often a run passes.
+
+    Per-topic differences new − pool run are Normal with sd ``sd``; a run
+    exactly ``delta`` worse is the boundary of H0, so it may pass at most
+    α of the time; a run equal to the pool run should pass as often as the
+    one-sided t test's power against a shift of ``delta`` (the noncentral t,
+    :func:`one_sided_power_t`). Both of check's tests, each with its own
+    decision (randomization: 9999 sign flips or all of them; t).
+    """
+    from bvtest_cli.analyses.significance import (
+        one_sided_power_t,
+        one_sided_randomization,
+        one_sided_t,
+    )
+
+    out(f"\n# check's test gates: mean>=RUN~{delta:g} at α = {alpha:g}, Normal differences of "
+        f"sd {sd:g}, {replicates} worlds per cell (pass rate, MC se)")  # fmt: skip
+    out(f"{'topics':>6}{'test':>15}{'δ worse: pass ≤ α':>22}{'equal: pass':>16}"
+        f"{'t power':>10}")  # fmt: skip
+    rng = np.random.default_rng(seed)
+    figures = {}
+    for n in ns:
+        power = one_sided_power_t(delta, sd, n, alpha)
+        worse = rng.normal(-delta, sd, (replicates, n))
+        equal = rng.normal(0.0, sd, (replicates, n))
+        for test in ("randomization", "t"):
+            def passes(d: np.ndarray, test: str = test) -> float:
+                if test == "t":
+                    return float(np.mean([one_sided_t(x, -delta, alpha).rejected for x in d]))
+                return float(np.mean([one_sided_randomization(x, -delta, alpha, seed=k).rejected
+                                      for k, x in enumerate(d)]))  # fmt: skip
+            size, rate = passes(worse), passes(equal)
+            figures[n, test] = (size, rate, power)
+            out(f"{n:>6}{test:>15}{size:>14.3f} ({mc(size, replicates):.3f})"
+                f"{rate:>9.3f} ({mc(rate, replicates):.3f}){power:>10.3f}")  # fmt: skip
+    return figures
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--replicates", type=int, default=1000, help="worlds per coverage cell")
@@ -486,7 +529,11 @@ def main() -> int:
                    help="sample (the sample track) or robust2003 (../shared/data)")  # fmt: skip
     p.add_argument("--sampling-repeats", type=int, default=200, help="pps samples")
     p.add_argument("--sampling-only", action="store_true", help="only the sampled-judgment part")
+    p.add_argument("--gates-only", action="store_true", help="only check's test gates")
     args = p.parse_args()
+    gate_study(args.replicates, print)
+    if args.gates_only:
+        return 0
     if not args.sampling_only:
         study(args.replicates, args.jobs, B=args.B)
     sampling_study(args.sampling_collection, 100, args.sampling_repeats, args.jobs, print)
