@@ -337,8 +337,8 @@ OPTIONS: dict[str, Option] = {
             help="A document is relevant when its grade >= L (trec_eval -l): the level of the "
             "topic set's rule (--topic-set) and the rel of every measure without its own "
             "rel= (AP, P, R, RR, ...). So `-l 2 -m AP` scores AP(rel=2) over the topics "
-            "with a grade-2 document, while `-m 'AP(rel=2)'` keeps -l 1's topics, 0 on those without one; "
-            "under --topic-set all both equal `trec_eval -c -l 2 -m map`.",
+            "with a grade-2 document, while `-m 'AP(rel=2)'` keeps -l 1's topics, 0 on "
+            "those without one; under --topic-set all both equal `trec_eval -c -l 2 -m map`.",
         ),
         _opt(
             "topic_set",
