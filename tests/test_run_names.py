@@ -124,7 +124,7 @@ def test_compare_did_you_mean(bvtest, trec_pool):
 
 
 def test_compare_api_raises_input_error(trec_pool):
-    with pytest.raises(bvtest.InputError, match="did you mean input.sys012"):
+    with pytest.raises(bvtest.InputError, match=r"did you mean input\.sys012"):
         bvtest.compare(SAMPLE_QRELS, trec_pool, measures="AP", pair=("sys0122", "sys001"))
 
 
@@ -171,5 +171,5 @@ def test_check_did_you_mean(bvtest, trec_pool, tmp_path):
 
 def test_check_api_raises_input_error(trec_pool, tmp_path):
     new = retagged(SAMPLE_RUNS / "sys002", tmp_path / "cand.run", "cand")
-    with pytest.raises(bvtest.InputError, match="'input.sys002'.*'cand.run'|did you mean"):
+    with pytest.raises(bvtest.InputError, match=r"did you mean input\.sys001, input\.sys002"):
         bvtest.check(SAMPLE_QRELS, trec_pool, [str(new)], gates=["AP:mean>=sys00"])
