@@ -1,16 +1,17 @@
 """Measure names: what ``-m`` accepts and what each name is computed as (docs/measures.md).
 
-``parse_measures`` reads ir_measures syntax, trec_eval names and bvtest's
-estimators for sampled judgments into :class:`MeasureSpec`s (a printed name,
-the measure with its relevance level, the ERR cutoff), suggesting a close name
-for an unknown one; ``check_computable`` refuses, before any run is read, what
-no installed provider could compute.
+``parse_measures`` reads ir_measures syntax, trec_eval names (either in any
+case: ``map@100``, ``NDCG_CUT.10``) and bvtest's estimators for sampled
+judgments into :class:`MeasureSpec`s (a printed name, the measure with its
+relevance level, the ERR cutoff, the text the user typed), suggesting a close
+name for an unknown one; ``check_computable`` refuses, before any run is read,
+what no installed provider could compute.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import ir_measures
@@ -53,9 +54,21 @@ THRESHOLD_MEASURES = frozenset(
 class MeasureSpec:
     """A measure as the user named it and as it is computed."""
 
-    name: str  # printed name, e.g. "AP" or "nDCG@10"
+    name: str  # printed name, e.g. "AP" or "nDCG@10": the name of its matrix and block
     measure: ir_measures.Measure  # with the rel level applied
     err_cutoff: int | None  # k for ERR@k (served by the gdeval-exact path), else None
+    # the -m item as typed ("map", "ndcg@10", "P.5,10"); the name when not given
+    asked: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.asked:
+            object.__setattr__(self, "asked", self.name)
+
+    @property
+    def label(self) -> str:
+        """The name, with the spelling typed beside it when that differs
+        (``P (-m p)``): an error then names what the user wrote too."""
+        return self.name if self.asked == self.name else f"{self.name} (-m {self.asked})"
 
     @property
     def rel(self) -> int | None:
@@ -76,10 +89,18 @@ class MeasureSpec:
         return type(self.measure)(**params)
 
 
-def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec]:
+def parse_measures(
+    texts: Iterable[str], rel_level: int = 1, note: Callable[[str], None] | None = None
+) -> list[MeasureSpec]:
     """Parse ``-m`` values (repeatable, comma-separated) in ir_measures syntax,
     or as trec_eval names (``map``, ``ndcg_cut.10``, ``P.5,10``), printed
-    under their ir_measures names.
+    under their ir_measures names. A name in another case than ir_measures'
+    or trec_eval's (``map@100``, ``p@10``, ``NDCG@10``) is that name
+    (:func:`_folded`); each spec keeps the item as typed (``asked``).
+
+    Two spellings of one measure (``-m MAP,map``, ``-m AP,map``) give it once,
+    under the first spelling, and ``note`` (when given) says so; the same
+    spelling twice is simply one measure.
 
     ``-l L`` (docs/measures.md) sets ``rel=L`` on every measure whose ``rel`` parameter
     is a relevance threshold (default 1: AP, P, R, RR, ...) and was not given
@@ -90,6 +111,7 @@ def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec
     for text in texts:
         names.extend(_split_measures(text))
     specs: list[MeasureSpec] = []
+    merged: dict[str, list[str]] = {}
     for name in dict.fromkeys(names):
         for measure in _parse_one(name):
             shown = str(measure)
@@ -105,19 +127,35 @@ def parse_measures(texts: Iterable[str], rel_level: int = 1) -> list[MeasureSpec
                 cutoff = measure.params.get("cutoff")
                 if cutoff is None:
                     raise InputError("ERR needs a cutoff, e.g. ERR@20", "-m")
-            spec = MeasureSpec(shown, measure, cutoff)
+            spec = MeasureSpec(shown, measure, cutoff, name)
             rel = measure.params.get("rel")
             if isinstance(rel, int) and rel < 1 and spec.rel is None:
                 raise InputError(
-                    f"{shown}: relevance levels below 1 are supported for "
+                    f"{spec.label}: relevance levels below 1 are supported for "
                     f"{', '.join(sorted(THRESHOLD_MEASURES))} only",
                     "-m",
                 )
-            if all(s.name != shown for s in specs):  # `AP` and `map` are one measure
+            first = next((s for s in specs if s.name == shown), None)
+            if first is None:
                 specs.append(spec)
+            elif first.asked != name:  # `AP` and `map` are one measure: one block
+                merged.setdefault(shown, [first.asked]).append(name)
     if not specs:
         raise InputError("no measure given", "-m")
+    if note is not None:
+        for shown, spellings in merged.items():
+            note(
+                f"-m: {' and '.join(spellings)} name one measure, {shown}: "
+                f"reported once, as asked by {spellings[0]!r}"
+            )
     return specs
+
+
+def asked_names(texts: Iterable[str], rel_level: int = 1) -> dict[str, str]:
+    """Each measure's printed name → the ``-m`` item that asked for it (the
+    first, when two spellings name it): what a report states beside the
+    measure's block (registry ``ASKED``)."""
+    return {spec.name: spec.asked for spec in parse_measures(texts, rel_level)}
 
 
 def check_computable(spec: MeasureSpec) -> None:
@@ -127,7 +165,7 @@ def check_computable(spec: MeasureSpec) -> None:
     file may hold any measure: names are checked only when evaluating.)"""
     cutoff = spec.measure.params.get("cutoff")
     if cutoff is not None and not (isinstance(cutoff, int) and cutoff >= 1):
-        raise InputError(f"{spec.name}: the cutoff must be a positive integer", "-m")
+        raise InputError(f"{spec.label}: the cutoff must be a positive integer", "-m")
     if spec.err_cutoff is not None or is_sampled(spec):
         return
     # a required parameter must be given (ir_measures' own message would show
@@ -140,7 +178,7 @@ def check_computable(spec: MeasureSpec) -> None:
     if missing:
         example = ", ".join(f"{name}=…" for name in missing)
         raise InputError(
-            f"{spec.name} needs {' and '.join(missing)} (no default): "
+            f"{spec.label} needs {' and '.join(missing)} (no default): "
             f"write {spec.measure.NAME}({example}) (see ir_measures' documentation)",
             "-m",
         )
@@ -150,19 +188,43 @@ def check_computable(spec: MeasureSpec) -> None:
     except Exception as exc:  # ValueError (no provider), AssertionError (bad parameter), ...
         reason = " ".join(str(exc).split()) or type(exc).__name__
         reason = re.sub(r"<object object at 0x[0-9a-f]+>", "(no value)", reason)
-        raise InputError(f"{spec.name} cannot be computed: {reason}", "-m") from None
+        raise InputError(f"{spec.label} cannot be computed: {reason}", "-m") from None
 
 
 def _parse_one(name: str) -> list[ir_measures.Measure]:
     """One -m item: bvtest's estimators for sampled judgments (xinfAP,
-    statAP), ir_measures syntax, then a trec_eval name."""
+    statAP), ir_measures syntax, then a trec_eval name, each as spelled, then
+    in ir_measures' or trec_eval's case (:func:`_folded`)."""
     sampled = _parse_sampled(name)
     if sampled is not None:
         return [sampled]
+    parsed = _parse_named(name)
+    if not isinstance(parsed, str):
+        return parsed
+    folded = _folded(name)
+    if folded is not None:
+        return folded
+    hint = _did_you_mean(name)
+    detail = f" (did you mean {hint}?)" if hint else f": {parsed}"
+    raise InputError(f"unknown measure {name!r}{detail}", "-m") from None
+
+
+def _parse_named(name: str) -> list[ir_measures.Measure] | str:
+    """``name`` in ir_measures syntax, else as a trec_eval name, exactly as
+    spelled; ir_measures' reason when it is neither."""
     try:
-        return [ir_measures.parse_measure(name)]
+        measure = ir_measures.parse_measure(name)
     except (NameError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
         error = str(exc)
+    else:
+        # ir_measures takes any parameter name and fails only when printing it
+        unknown = [k for k in measure.params if k not in measure.SUPPORTED_PARAMS]
+        if not unknown:
+            return [measure]
+        error = (
+            f"{measure.NAME} has no parameter {unknown[0]!r} "
+            f"(its parameters: {', '.join(measure.SUPPORTED_PARAMS)})"
+        )
     import pytrec_eval
 
     if name in pytrec_eval.supported_nicknames:
@@ -177,9 +239,55 @@ def _parse_one(name: str) -> list[ir_measures.Measure]:
             raise InputError(
                 f"trec_eval's measure {name!r} is not available through ir_measures", "-m"
             ) from None
-    hint = _did_you_mean(name)
-    detail = f" (did you mean {hint}?)" if hint else f": {error}"
-    raise InputError(f"unknown measure {name!r}{detail}", "-m") from None
+    return error
+
+
+def _foldable_names() -> list[str]:
+    """The names whose case ``-m`` need not match: ir_measures' (with its
+    aliases: MAP, NDCG, Recall) and trec_eval's, longest first. Not the
+    estimators for sampled judgments nor infAP, which two estimators share
+    (sample_eval.pl's and trec_eval's): for those a wrong case is a near miss,
+    answered with both names."""
+    import pytrec_eval
+
+    from .sampled import SAMPLE_EVAL_INFAP, SAMPLED_MEASURES
+
+    exact_only = {n.lower() for n in (*SAMPLED_MEASURES, SAMPLE_EVAL_INFAP, "infAP")}
+    names = {*ir_measures.measures.registry, *pytrec_eval.supported_measures}
+    return sorted((n for n in names if n.lower() not in exact_only), key=lambda n: (-len(n), n))
+
+
+def _folded(name: str) -> list[ir_measures.Measure] | None:
+    """``name`` with its leading measure name in the case a library spells it
+    (``map@100`` → ``MAP@100``, ``p.10`` → ``P.10``), the rest (parameters,
+    cutoffs) as typed; None when no such spelling parses.
+
+    Only a whole name folds (``r@10`` is R@10, never RR or Rprec; ``rr`` is
+    RR): the letters typed must be all of a known name's, followed by a
+    non-letter or nothing. Where two spellings with the same letters parse
+    (``map``, ``MAP``), they must be one measure; were they two, the name is
+    refused naming both, rather than computing either one silently.
+    """
+    found: dict[str, tuple[str, list[ir_measures.Measure]]] = {}
+    for known in _foldable_names():
+        n = len(known)
+        head, rest = name[:n], name[n:]
+        if head == known or head.lower() != known.lower() or rest[:1].isalpha():
+            continue
+        spelled = known + rest
+        try:
+            parsed = _parse_named(spelled)
+        except InputError:
+            raise InputError(
+                f"{name!r} is trec_eval's {spelled!r}, which is not available through ir_measures",
+                "-m",
+            ) from None
+        if not isinstance(parsed, str):
+            found.setdefault(" ".join(map(str, parsed)), (spelled, parsed))
+    if len(found) > 1:
+        options = " or ".join(repr(spelled) for spelled, _ in found.values())
+        raise InputError(f"{name!r} could be {options}, different measures: write one", "-m")
+    return next(iter(found.values()))[1] if found else None
 
 
 def _parse_sampled(name: str) -> ir_measures.Measure | None:

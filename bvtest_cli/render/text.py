@@ -2,10 +2,11 @@
 
 One renderer for every command. The layout comes from the report's types
 (:mod:`bvtest_cli.report.model`) and the field registry: a :class:`Table` prints a
-line per (field, row), alpha-indexed fields as ``field(alpha=A)``, intervals
-as ``field.lo`` / ``field.hi``; a :class:`Section` adds its key to the name,
-and a Section keyed by an alpha-indexed field holds that field's value per
-alpha (``field(alpha=A)``); :class:`Records` print one line each (inside a
+line per (field, row), alpha-indexed fields as ``field@A`` (the spelling of
+the table headers and of ``check``'s gates), intervals as ``field.lo`` /
+``field.hi`` (``field.lo@A``, as a gate names it); a :class:`Section` adds its
+key to the name, and a Section keyed by an alpha-indexed field holds that
+field's value per alpha (``field@A``); :class:`Records` print one line each (inside a
 measure block, as rows like any other). All text formats come from one
 flattening into (measure, name, system, value) rows, so they carry the same
 numbers in the same stable order. In the table format a Section of Sections
@@ -37,8 +38,18 @@ Row = tuple[str, str, str, Any]  # measure, name, system, value
 # --------------------------------------------------------------------------- flattening
 
 
-def _alpha_name(f: Field, alpha: str) -> str:
-    return f"{f.name}(alpha={alpha})"
+def alpha_name(name: str, alpha: str) -> str:
+    """An alpha-indexed field at one alpha, ``zrisk@5`` (an interval's end
+    ``zrisk.lo@5``): one spelling in every format (trec, tsv, csv lines,
+    table headers, ``check``'s gates), so a name copied from one output finds
+    the same number in another, and is a gate."""
+    return f"{name}@{alpha}"
+
+
+def _in_text(key: Any) -> bool:
+    """Whether a leaf has a line (or a title item) in the text formats: not a
+    JSON-only spelling (registry ``ASKED``)."""
+    return not (isinstance(key, Field) and key.json_only)
 
 
 def _table_rows(measure: str, prefix: str, t: Table, digits: int) -> Iterator[Row]:
@@ -55,17 +66,22 @@ def _table_rows(measure: str, prefix: str, t: Table, digits: int) -> Iterator[Ro
 def _cells(measure: str, prefix: str, t: Table, f: Field, indices: Sequence[int]) -> Iterator[Row]:
     column = np.asarray(t.values[f.name])
     interval = t.intervals.get(f.name)
-    names: list[tuple[str, int | None]] = (
-        [(_alpha_name(f, a), j) for j, a in enumerate(t.alphas)] if f.alpha else [(f.name, None)]
+    alphas: list[tuple[str | None, int | None]] = (
+        list(zip(t.alphas, range(len(t.alphas)), strict=True)) if f.alpha else [(None, None)]
     )
-    for name, j in names:
+
+    def named(name: str, alpha: str | None) -> str:
+        # an interval's end before the alpha (zrisk.lo@5), as a gate names it
+        return prefix + (name if alpha is None else alpha_name(name, alpha))
+
+    for alpha, j in alphas:
         for i in indices:
-            yield measure, prefix + name, t.rows[i], column[i] if j is None else column[i, j]
+            yield measure, named(f.name, alpha), t.rows[i], column[i] if j is None else column[i, j]
         if interval is not None:
             for end, e in (("lo", 0), ("hi", 1)):
                 for i in indices:
                     cell = interval[i] if j is None else interval[i, j]
-                    yield measure, f"{prefix}{name}.{end}", t.rows[i], cell[e]
+                    yield measure, named(f"{f.name}.{end}", alpha), t.rows[i], cell[e]
 
 
 def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[Row]:
@@ -80,7 +96,7 @@ def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iter
 def _section_rows(measure: str, prefix: str, s: Section, digits: int) -> Iterator[Row]:
     """Leaves first, then tables, nested sections and records in order."""
     for key, node in s.items:
-        if is_leaf(node):
+        if is_leaf(node) and _in_text(key):
             yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
@@ -103,9 +119,9 @@ def _nested(measure: str, name: str, s: Section, alpha: bool = False) -> Iterato
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
-        elif is_leaf(node):
+        elif is_leaf(node) and _in_text(key):
             if alpha:
-                yield measure, f"{name}(alpha={key})", ALL, node
+                yield measure, alpha_name(name, str(key)), ALL, node
             else:
                 yield from _leaf_rows(measure, f"{name}.{key}", s, key, node)
 
@@ -174,7 +190,7 @@ def _lohi(pair: Any) -> dict[str, Value]:
 
 
 def _header(f: Field, alpha: str | None) -> str:
-    return f.name if alpha is None else f"{f.name}@{alpha}"
+    return f.name if alpha is None else alpha_name(f.name, alpha)
 
 
 def child_columns(t: Table) -> list[tuple[str, list[Any], Field | None]]:
@@ -522,7 +538,9 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
     ]
     out: list[str] = []
     for measure, block in report.measure_blocks():
-        title = [_leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v)]
+        title = [
+            _leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v) and _in_text(k)
+        ]
         tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
         systems = tables[0][1] if tables else None
         shown: list[Field] = []
@@ -633,7 +651,7 @@ def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
 def _section_lines(name: str, node: Section, digits: int) -> list[str]:
     """``name: k=v  k=v [lo, hi]`` for a section's leaves, then one such line
     per nested section (``name.sub: ...``)."""
-    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v)]
+    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v) and _in_text(k)]
     lines = [f"{name}: " + "  ".join(pairs)] if pairs else []
     for k, v in node.items:
         if isinstance(v, Section):
@@ -707,7 +725,8 @@ def render(
     if fmt_name == "json":
         return json.dumps(document(report), indent=2, allow_nan=False) + "\n"
     markup = Markup(width=width)
-    records = [v for _, v in report.body.items if isinstance(v, Records)]
+    # a report with blocks of its own (judges) is laid out by them, records included
+    records = [] if report.blocks else [v for _, v in report.body.items if isinstance(v, Records)]
     if records:  # several lists (budget's cells and reference): one after the other
         gap = "\n" if fmt_name == "table" else ""
         return gap.join(_render_records(markup, rs, fmt_name, digits) for rs in records)

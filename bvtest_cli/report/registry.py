@@ -56,6 +56,9 @@ class Field:
     interval: str = "studentized"
     # The method of the interval of a difference between two runs (compare).
     paired_interval: str = "studentized"
+    # A leaf that is no number but a spelling (ASKED): in JSON only, never a
+    # line of the text formats nor an item of a table's title
+    json_only: bool = False
 
     @property
     def header(self) -> str:
@@ -226,6 +229,11 @@ N_GROUPS = Field("n_groups", "topic groups used (--group)", "Zhang22 §3.3")
 C = Field("c", "the constant Bias² is measured against", "Zhang22 eq. 7")
 N_SYSTEMS = Field("n_systems", "runs analysed")
 K = Field("k", "simulated collections per run and topic", "Zhang22 §3.4")
+# A block is keyed by bvtest's name of its measure (AP); a program that asked
+# for `map` finds its measure by this spelling beside it (docs/measures.md)
+ASKED = Field(
+    "asked", "the measure as -m named it (the block's key: bvtest's name)", json_only=True
+)
 
 PEARSON = Field(
     "pearson", "Pearson r of Bias² and Var across runs", "Zhang22 §5.3", interval="percentile"
