@@ -105,6 +105,12 @@ class Settings:
     # `sensitivity`: swap rates [Voorhees02]
     subset_sizes: tuple[int, ...] = ()  # topic-subset sizes c (): 5, 10, … up to n // 2
     bin_width: float = 0.01  # width of the bins of the difference on the first subset
+    # `judges`: automatic assessors beside the human one
+    judges: tuple[tuple[str, str], ...] = ()  # (name, file, or "sim:" + confusion file)
+    grade_map: tuple[tuple[int, int], ...] = ()  # grade → grade, both sides, before all else
+    human_topics: tuple[int, ...] = ()  # n of the experiment (): none
+    ppi_lambda: float | None = None  # None: PPI++'s tuned λ
+    ppi_interval: str = "normal"
 
     @property
     def ci_budget(self) -> int:
@@ -116,6 +122,7 @@ class Settings:
         of them (nor inside one)."""
         paths = [*self.inputs, *self.new_runs, *self.runs]
         paths += [p for p in (self.scores, self.qrels, self.pool, self.map, self.weights) if p]
+        paths += [f.removeprefix("sim:") for _, f in self.judges]
         for _, files in (*([self.reference] if self.reference else []), *self.collections):
             paths += files
         return tuple(paths)

@@ -27,6 +27,10 @@ SWAP_SUBSETS = 0x5702
 TUKEY_PERMUTATIONS = 0x70CE
 #: Topic resamples of design's bootstrap intervals (design.bootstrap_topics).
 DESIGN_TOPICS = 7
+#: A judge simulated from a confusion block (judges.simulated_grades).
+JUDGE_SIMULATION = 0x1D6E
+#: The random subsets of human topics of judges' experiment (with the subset size).
+TOPIC_SUBSETS = 0x1D70
 
 
 def generator(seed: int, stream: int, *key: int) -> np.random.Generator:

@@ -26,6 +26,7 @@ from . import (
     design,
     eval,
     instability,
+    judges,
     permute,
     pertopic,
     plot,
@@ -63,6 +64,6 @@ COMMANDS: dict[str, Command] = {
     m.COMMAND.name: _named(m.COMMAND)
     for m in (
         eval, scores, instability, tradeoff, check, plot, pertopic, conditions, rankings, pool,
-        permute, sample, budget, variations, compare, design, sensitivity,
+        permute, sample, budget, variations, compare, design, sensitivity, judges,
     )
 }  # fmt: skip

@@ -59,12 +59,15 @@ def evaluate_collections(
     impl: str = "fast",
     note: Note = lambda _: None,
     tick: Callable[[], None] = lambda: None,
+    topics: Sequence[str] | None = None,
 ) -> list[CollectionScores]:
     """Evaluate every run once under the reference and every test qrels file.
 
     Topics (docs/rankings.md): the reference's topics with a document of grade ≥
-    ``rel_level``. A topic that a test qrels file does not judge at all scores
-    0 for every run there, as unjudged (one note per file); a run without a
+    ``rel_level``, or ``topics`` when given (``judges``: the judges' topics too,
+    which the reference need not judge; there it scores 0). A topic that a
+    test qrels file does not judge at all scores 0 for every run there, as
+    unjudged (one note per file); a run without a
     ranking for a topic scores 0 (trec_eval -c), as in ``evaluate_runs``.
     """
     files = [reference] + [f for group in collections.values() for f in group]
@@ -72,7 +75,9 @@ def evaluate_collections(
         check_computable(spec)
     for f in files:
         check_grades(f, specs)
-    topics = topic_set(reference, rel_level, note, "reference")
+    if topics is None:
+        topics = topic_set(reference, rel_level, note, "reference")
+    topics = list(topics)
     unjudged: list[InputError] = []
     for name, group in collections.items():
         if not group:
@@ -111,8 +116,9 @@ def evaluate_collections(
     if unjudged:
         raise unjudged[0]
     unknown: set[str] = set()
+    known = set(topics) | reference.table.topic_index.keys()
     for source, (_, run_topics) in zip(sources, results, strict=True):
-        unknown |= run_topics - reference.table.topic_index.keys()
+        unknown |= run_topics - known
         missing = len(set(topics) - run_topics)
         if missing:
             note(f"{source.name}: no ranking for {missing} of {len(topics)} topics; they score 0")

@@ -37,7 +37,9 @@ from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     parse_collection,
     parse_collections,
     parse_compare_fields,
+    parse_grade_map,
     parse_group,
+    parse_judges,
     parse_methods,
     parse_pair,
     parse_pattern,
@@ -745,6 +747,53 @@ OPTIONS: dict[str, Option] = {
             metavar="FILE",
             help="Also draw tau and tau_AP against alpha (Zuccon16 Figs. 2-4) to FILE "
             "(.png, .svg or .pdf; needs matplotlib).",
+        ),
+        # Automatic judges (`judges`)
+        _opt(
+            "judges",
+            "--judge",
+            multiple=True,
+            required=True,
+            metavar="NAME=FILE",
+            callback=parsed_by(parse_judges),
+            help="An automatic assessor's judgments of the same pool, four-column qrels "
+            "(repeatable); NAME=sim:CONFUSION.json simulates one from a confusion block "
+            "(as `judges -f json` writes it: rows the human grades, P(judge | human)).",
+        ),
+        _opt(
+            "grade_map",
+            "--grade-map",
+            metavar="G=G[,G=G...]",
+            callback=parsed_by(parse_grade_map),
+            help="Map grades on both sides before anything is computed: collapse a scale "
+            "(0=0,1=0,2=1,3=2), binarise, or clip (5=3,10=3). A grade not mapped stays.",
+        ),
+        _opt(
+            "human_topics",
+            "--human-topics",
+            metavar="N[,N...]",
+            callback=parsed_by(parse_positive_list),
+            help="How many human topics this judge needs: for each N, --draws random "
+            "subsets of N topics stay human and the rest judge-only (2 ≤ N < the topics "
+            "both judge).",
+        ),
+        _opt(
+            "ppi_lambda",
+            "--lambda",
+            type=Real(0.0, 1.0),
+            default=None,
+            metavar="L",
+            help="PPI's λ: 1 plain PPI, 0 the human-only mean [default: PPI++'s λ "
+            "tuned per run to the least variance, clipped to [0, 1]].",
+        ),
+        _opt(
+            "ppi_interval",
+            "--ppi-interval",
+            type=click.Choice(["normal", "t"]),
+            show_default=True,
+            help="normal: ppi_py's interval (under-covers with few human topics); t: "
+            "Student t on the human topics' n − 1 (n − 2 with a tuned λ) degrees of "
+            "freedom (docs/judges.md).",
         ),
     )
 }

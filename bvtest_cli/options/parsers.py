@@ -283,3 +283,55 @@ def parse_methods(value: str | tuple[str, ...]) -> tuple[str, ...]:
 def parse_pair(value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """``--pair A B`` (repeatable): run names or paths, as ``--baseline``."""
     return tuple((parse_baseline(a) or a, parse_baseline(b) or b) for a, b in value)
+
+
+# --------------------------------------------------------------------------- judges
+
+
+def parse_judge(value: str) -> tuple[str, str]:
+    """``NAME=FILE`` or ``NAME=sim:FILE.json`` → (NAME, FILE or "sim:FILE");
+    a bare ``FILE`` is named after its file name."""
+    from ..io.sources import system_name
+
+    name, sep, rest = value.partition("=")
+    if not sep or "/" in name:
+        if not value.strip():
+            raise _bad("expected NAME=FILE (or NAME=sim:CONFUSION.json), got an empty value")
+        return system_name(value.removeprefix("sim:")), value
+    name, rest = name.strip(), rest.strip()
+    if not name:
+        raise _bad(f"{value!r}: no judge name before '=' (expected NAME=FILE)")
+    if not rest or rest == "sim:":
+        raise _bad(f"{value!r}: a judgments file is missing after '=' (expected NAME=FILE)")
+    return name, rest
+
+
+def parse_judges(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    parsed = tuple(parse_judge(v) for v in values)
+    seen: set[str] = set()
+    for name, _ in parsed:
+        if name in seen:
+            raise _bad(f"judge name {name!r} is given twice; name them: NAME=FILE")
+        seen.add(name)
+    return parsed
+
+
+def parse_grade_map(value: str | None) -> tuple[tuple[int, int], ...]:
+    """``0=0,1=0,2=1,3=2`` → ((0, 0), (1, 0), (2, 1), (3, 2)): each grade once."""
+    if value is None:
+        return ()
+    pairs: list[tuple[int, int]] = []
+    for item in value.split(","):
+        old, sep, new = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            pair = (int(old.strip()), int(new.strip()))
+        except ValueError:
+            raise _bad(
+                f"{item.strip()!r}: expected GRADE=GRADE (integers), e.g. 0=0,1=0,2=1"
+            ) from None
+        if pair[0] in dict(pairs):
+            raise _bad(f"grade {pair[0]} is mapped twice")
+        pairs.append(pair)
+    return tuple(pairs)

@@ -557,7 +557,28 @@ def _charts(measure: str, block: Section, baseline: str | None = None) -> list[s
         charts.append(_compare_grid(measure, pairs))
     charts += _asl_chart(measure, block)
     charts += _allocation_charts(measure, block)
+    charts += _experiment_charts(measure, block)
     return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
+
+
+def _experiment_charts(measure: str, block: Section) -> list[str]:
+    """judges --human-topics: RMSE and Kendall's τ against the number of human
+    topics, a line per method (human-only, judge-only, PPI, PPI++)."""
+    node = block.get("methods") if "methods" in block.keys() else None  # noqa: SIM118
+    if not isinstance(node, Table) or registry.EXP_RMSE not in node.fields:
+        return []
+    xs = [float(a) for a in node.alphas]
+    charts = []
+    for f, ylabel in (
+        (registry.EXP_RMSE, "RMSE against the all-topic human means (lower is better)"),
+        (registry.EXP_TAU, "Kendall τ_b with the all-topic human ranking (higher is better)"),
+    ):
+        column = node.column(f)
+        series = [svg.Series(m, tuple(float(v) for v in column[i]), True)
+                  for i, m in enumerate(node.rows)]  # fmt: skip
+        charts.append(svg.lines(xs, series, "human-judged topics n", ylabel,
+                                f"{measure}: {f.name} against n, a line per method"))  # fmt: skip
+    return charts
 
 
 def _allocation_rows(block: Section, key: str) -> list[Mapping[str, Any]]:
@@ -707,7 +728,7 @@ def _counts(report: Report) -> list[tuple[str, str]]:
 
 
 def _has_measures(report: Report) -> bool:
-    return report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
+    return bool(report.blocks) or report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
 
 
 def _fields(node: Any, out: dict[tuple[str, str], Field]) -> None:

@@ -581,7 +581,7 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
                 first = row_header(key)
                 out.append(_tabulate(markup, *_wide(detail, detail.fields, digits, first)[::-1]))
                 continue
-            headers = ["topic"] + [f.name for f in detail.fields]
+            headers = [row_header(str(key))] + [f.name for f in detail.fields]
             rows = [
                 [row]
                 + [fmt(plain(np.asarray(detail.values[f.name])[i]), digits) for f in detail.fields]
@@ -689,7 +689,7 @@ def _text(markup: Markup, line: str, sep: str = "  ") -> str:
 def render_styled(report: Report, style: str, digits: int, caption: str | None = None) -> str:
     """-f latex / -f markdown: the table layout, tables in that markup."""
     markup = Markup(style, caption)
-    records = [v for _, v in report.body.items if isinstance(v, Records)]
+    records = [] if report.blocks else [v for _, v in report.body.items if isinstance(v, Records)]
     if records:
         text = "\n".join(_render_records(markup, rs, "table", digits) for rs in records)
         if style == "latex":

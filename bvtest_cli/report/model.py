@@ -191,6 +191,10 @@ class Report:
     # names of the text formats.
     measure: str | None = None
     command: str | None = None  # the command that made it (said by its repr)
+    # The blocks the text formats lay out, when the body's tree is not one of
+    # measure blocks (`judges`: judge → measure): each block as a measure's
+    # (its name prefixes the lines); the JSON document is the body itself.
+    blocks: tuple[tuple[str, Section], ...] = ()
 
     def __repr__(self) -> str:
         """One short line: the command, the measures, how many runs and topics,
@@ -215,6 +219,8 @@ class Report:
         return _HTML[0](self) if _HTML else None
 
     def _blocks(self) -> list[tuple[str, Section]]:
+        if self.blocks:
+            return list(self.blocks)
         if self.measure is None and "measures" not in self.body.keys():  # noqa: SIM118
             return []
         return list(self.measure_blocks())
@@ -246,6 +252,9 @@ class Report:
         return node
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
+        if self.blocks:
+            yield from self.blocks
+            return
         if self.measure is not None:
             yield self.measure, self.body
             return

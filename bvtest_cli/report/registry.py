@@ -698,3 +698,57 @@ SENSITIVITY_FIELDS: tuple[Field, ...] = (
     BOOTSTRAP_DISCRIMINATIVE_POWER, SENS_ASL, BOOTSTRAP_ASL, DELTA_NEEDED,
     DELTA_NEEDED_OBSERVED_SD, *SWAP_FIELDS, *EXTRAPOLATION_FIELDS[2:],
 )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- judges
+# An automatic assessor beside the human one (`judges`): its error per run as
+# bias and variance [Zhang22], the leaderboards, and PPI [Angelopoulos23; Angelopoulos24].
+
+JUDGE_HUMAN = Field("human", "the run's mean under the human judgments", "Zhang22")
+JUDGE_JUDGE = Field("judge", "the run's mean under the judge's judgments", "Zhang22")
+JUDGE_BIAS = Field(
+    "bias", "mean over topics of e = x_judge − x_human: the judge's bias", "Zhang22 eq. 7"
+)
+JUDGE_VAR = Field(
+    "var", "variance of e over topics (n − --ddof): the judge's variance", "Zhang22 eq. 7",
+    better="lower",
+)  # fmt: skip
+JUDGE_MSE = Field("mse", "bias² + var: the judge's mean squared error", "Zhang22 eq. 7",
+                  better="lower")  # fmt: skip
+RANK_HUMAN = Field("rank_human", "the run's rank by its human mean (1 best)")
+RANK_JUDGE = Field("rank_judge", "the run's rank by its judge mean (1 best)")
+PPI_MEAN = Field(
+    "ppi", "the run's mean by PPI++ (or PPI with --lambda): the human topics corrected by "
+    "the judge's topics", "Angelopoulos24",
+)  # fmt: skip
+PPI_LO = Field("ppi_lo", "lower end of PPI's interval at --ci", "Angelopoulos23")
+PPI_HI = Field("ppi_hi", "upper end of PPI's interval at --ci", "Angelopoulos23")
+PPI_LAMBDA = Field("lambda", "PPI's λ: tuned (PPI++), or --lambda", "Angelopoulos24")
+HUMAN_LO = Field("human_lo", "lower end of the human-only interval on the human topics")
+HUMAN_HI = Field("human_hi", "upper end of the human-only interval on the human topics")
+JUDGE_SYSTEM_FIELDS: tuple[Field, ...] = (
+    JUDGE_HUMAN, JUDGE_JUDGE, JUDGE_BIAS, JUDGE_VAR, JUDGE_MSE, RANK_HUMAN, RANK_JUDGE,
+    PPI_MEAN, PPI_LO, PPI_HI, PPI_LAMBDA, HUMAN_LO, HUMAN_HI,
+)  # fmt: skip
+JUDGE_PAIR_DIFF = Field("diff", "a − b in mean by PPI (the same λ rule, per-topic differences)",
+                        "Angelopoulos24")  # fmt: skip
+JUDGE_PAIR_LO = Field("lo", "lower end of the difference's interval at --ci")
+JUDGE_PAIR_HI = Field("hi", "upper end of the difference's interval at --ci")
+JUDGE_PAIR_P = Field("p", "two-sided p of no difference, PPI's normal (or t) approximation",
+                     "Angelopoulos23", probability=True)  # fmt: skip
+JUDGE_PAIR_P_ADJ = Field("p_adj", "p corrected over the pairs (--correction)", probability=True)
+JUDGE_PAIR_RESOLVED = Field("resolved", "p_adj ≤ --significance")
+JUDGE_PAIR_FIELDS: tuple[Field, ...] = (
+    JUDGE_PAIR_DIFF, JUDGE_PAIR_LO, JUDGE_PAIR_HI, JUDGE_PAIR_P, JUDGE_PAIR_P_ADJ,
+    JUDGE_PAIR_RESOLVED,
+)  # fmt: skip
+# Indexed by the number of human topics as the risk fields are by α: one column per --human-topics.
+EXP_RMSE = Field("rmse", "√ mean over runs and draws of (θ̂ − θ)², θ the all-topic human mean",
+                 alpha=True, better="lower")  # fmt: skip
+EXP_COVERAGE = Field("coverage", "share of the intervals at --ci holding θ", alpha=True)
+EXP_WIDTH = Field("width", "mean width of the intervals", alpha=True, better="lower")
+EXP_TAU = Field("kendall_tau", "mean Kendall τ_b of the ranking by θ̂ with the ranking by θ",
+                alpha=True, better="higher")  # fmt: skip
+EXP_WRONG = Field("wrong_claims", "share of (pair, draw) resolved in the wrong order",
+                  alpha=True, better="lower")  # fmt: skip
+EXPERIMENT_FIELDS: tuple[Field, ...] = (EXP_RMSE, EXP_COVERAGE, EXP_WIDTH, EXP_TAU, EXP_WRONG)

@@ -23,8 +23,8 @@ import click
 import numpy as np
 
 from ...analyses import risk
-from ...analyses.rankings import TIE_RTOL
 from ...analyses.paired import GEORISK_TEST_PAIRS, Comparison, Comparisons, compare_runs
+from ...analyses.rankings import TIE_RTOL
 from ...errors import InputError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
