@@ -169,8 +169,8 @@ def to_json(node: Any) -> Any:
                 cells.update(to_json(node.children[i]))
             out[row] = cells
         return out
-    if isinstance(node, (tuple, list)):  # a list setting (variations' alphas)
-        return [plain(v) for v in node]
+    if isinstance(node, (tuple, list)):  # a list setting (variations' alphas), a matrix
+        return [to_json(v) for v in node]
     return plain(node)
 
 
