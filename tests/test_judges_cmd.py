@@ -38,7 +38,8 @@ def scores(qrels: str, measure: str = "AP") -> dict[str, dict[str, float]]:
 
 
 def qrels_dict(path: str) -> dict[tuple[str, str], int]:
-    return {(t, d): int(g) for t, _, d, g in (line.split() for line in open(path))}
+    rows = (line.split() for line in Path(path).read_text().splitlines())
+    return {(t, d): int(g) for t, _, d, g in rows}
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,7 @@ def test_a_judge_with_no_pair_in_common(tmp_path):
 
 
 def test_a_grade_outside_the_scale_names_its_line(tmp_path):
-    lines = open(JUDGE).read().splitlines()
+    lines = Path(JUDGE).read_text().splitlines()
     lines[2] = lines[2].rsplit(" ", 1)[0] + " 7"
     bad = write(tmp_path, "bad.qrels", "\n".join(lines) + "\n")
     proc = run_bvtest("judges", "--judge", f"x={bad}", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
