@@ -50,7 +50,9 @@ Goals are printed PASS/MISS beside each figure; ``--check`` exits 1 on a MISS.
 
 ``--extras`` also times ``bvtest rankings`` on the same track,
 ``bvtest compare --pairs all`` (goal ≤ 5 s) and ``bvtest sensitivity`` (goal
-≤ 30 s) on one measure of 129 runs x 50 topics,
+≤ 30 s) on one measure of 129 runs x 50 topics, ``bvtest judges`` on TREC
+2003 Robust with three simulated judges and ``--human-topics`` over five n at
+200 draws (bench/bench_judges.py; goal ≤ 30 s; skipped without ../shared),
 and ``bvtest eval --ci 0.95 --bootstrap 1000`` against ``bvtest eval`` on the
 track's scores, and
 runs bench/bench_grouping.py, bench/bench_pertopic.py, bench/bench_rankings.py
@@ -80,6 +82,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench_judges import judges_bench
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".bench-cache"
@@ -686,6 +690,7 @@ def main() -> int:
         checks.append(budget_bench(bvtest, out))
         checks.append(many_systems_bench(bvtest, "compare", args.repeat))
         checks.append(many_systems_bench(bvtest, "sensitivity", args.repeat))
+        checks.append(judges_bench(bvtest, args.repeat))
 
     extras = [
         (REPO / "bench" / "bench_grouping.py", []),

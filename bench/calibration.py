@@ -31,6 +31,11 @@ Reported, each with its Monte-Carlo standard error √(p(1 − p)/R):
 - ``check``'s test gates (``--gates-only`` runs this part alone): how often a
   run exactly δ worse than the pool run passes ``mean>=RUN~δ`` (at most α) and
   how often an equal run does (the one-sided t test's power).
+- PPI (``--ppi-only`` runs this part alone): coverage of the 95 % intervals
+  of ``judges``' prediction-powered means (:func:`~bvtest_cli.analyses.ppi.ppi_mean`,
+  PPI++ with λ tuned and plain PPI with λ = 1; normal and t), of N = 100
+  topics drawn from a population of topics of known mean, n of them judged
+  by humans and all by a biased, noisy automatic judge.
 
 Every number comes from bvtest's own functions (the registry statistic,
 ``bootstrap_intervals``, ``compare_runs``, ``ranking_accuracy``), the ones
@@ -520,6 +525,105 @@ def gate_study(replicates: int, out, seed: int = 9, delta: float = 0.01, sd: flo
     return figures
 
 
+# --------------------------------------------------------------------------- PPI
+# Coverage of `bvtest judges`' PPI intervals (analyses/ppi.py) with a known
+# truth. A population of PPI_POPULATION topics: each run's true per-topic
+# score (the one human judgments give) from a Beta margin, runs tied by the
+# shared topic factor of `scores`; the automatic judge's score of a topic is
+# the truth + the judge's bias + Normal noise, clipped to [0, 1]. The truth
+# of a run is its mean over the whole population. A world draws N topics from
+# the population (with replacement: independent draws from it); humans judge
+# the first n of them, the judge all N (the other N − n are judge-only, as
+# in `judges --human-topics`).
+
+PPI_POPULATION = 500_000
+PPI_TOPICS = 100
+PPI_SIZES = (10, 20, 30, 50)
+#: Per run: (a, b) of the Beta margin of the true scores, the judge's bias and noise sd.
+PPI_RUNS = (
+    ((0.9, 2.6), 0.10, 0.10),  # AP-like, a lenient judge
+    ((1.2, 3.0), -0.05, 0.20),  # AP-like, a strict noisy judge
+    ((2.0, 5.0), 0.15, 0.05),  # beta(2, 5), a lenient judge close to a shift
+    ((5.0, 6.0), 0.05, 0.30),  # symmetric, a very noisy judge
+)
+PPI_METHODS = (("ppi++", None), ("ppi", 1.0), ("human", 0.0))
+
+
+def ppi_population(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(m, PPI_POPULATION) true and judge scores of the population's topics."""
+    rng = np.random.default_rng(seed)
+    margins = tuple(margin for margin, _, _ in PPI_RUNS)
+    truth = scores(rng, "skewed", 1, PPI_POPULATION, margins)[0]
+    bias = np.array([b for _, b, _ in PPI_RUNS])[:, None]
+    sd = np.array([s for _, _, s in PPI_RUNS])[:, None]
+    judge = np.clip(truth + bias + rng.normal(0.0, 1.0, truth.shape) * sd, 0.0, 1.0)
+    return truth, judge
+
+
+def ppi_study(replicates: int, out, seed: int = 13, level: float = 0.95,
+              sizes=PPI_SIZES, chunk: int = 2000) -> dict:  # fmt: skip
+    """Coverage of PPI++'s and PPI's normal and t intervals (and the human-only
+    mean's, for reference) of each run's population mean, with its
+    Monte-Carlo se from the replicates (the runs of one world share its
+    topics: the se is that of the per-world share over the runs)."""
+    from bvtest_cli.analyses.ppi import ppi_mean
+
+    started = time.time()
+    truth, judge = ppi_population(seed)
+    theta = truth.mean(axis=1)
+    m = len(PPI_RUNS)
+    rng = np.random.default_rng(seed + 1)
+    out(f"\n# PPI: coverage of {level:.0%} intervals of a run's mean, {replicates} worlds × "
+        f"{m} runs, N = {PPI_TOPICS} topics from a population of {PPI_POPULATION:,} "
+        f"(n human, N − n judge-only); MC se in parentheses")  # fmt: skip
+    out("runs (Beta margin; judge bias, noise sd): "
+        + "; ".join(f"beta{margin} {b:+g}, {s:g}" for margin, b, s in PPI_RUNS))  # fmt: skip
+    out("true means: " + ", ".join(f"{t:.4f}" for t in theta))
+    figures: dict = {}
+    per_world: dict = {}
+    per_run: dict = {}
+    widths: dict = {}
+    for n in sizes:
+        for start in range(0, replicates, chunk):
+            reps = min(chunk, replicates - start)
+            topics = rng.integers(0, PPI_POPULATION, (reps, PPI_TOPICS))
+            x, f = truth[:, topics].transpose(1, 0, 2), judge[:, topics].transpose(1, 0, 2)
+            y, fl, fu = x[..., :n], f[..., :n], f[..., n:]
+            for method, lam in PPI_METHODS:
+                for interval in ("normal", "t"):
+                    est = ppi_mean(y, fl, fu, 1.0 - level, lam, interval)
+                    hit = (est.lower <= theta) & (theta <= est.upper)  # (reps, m)
+                    key = (n, method, interval)
+                    per_world.setdefault(key, []).append(hit.mean(axis=1))
+                    per_run.setdefault(key, []).append(hit.sum(axis=0))
+                    widths.setdefault(key, []).append((est.upper - est.lower).mean(axis=1))
+    out(f"{'method':<8}{'interval':<9}" + "".join(f"{'n=' + str(n):>17}" for n in sizes)
+        + f"{'width at n=' + str(sizes[0]) + '…' + str(sizes[-1]):>22}")  # fmt: skip
+    for method, _ in PPI_METHODS:
+        for interval in ("normal", "t"):
+            cells, ws = [], []
+            for n in sizes:
+                share = np.concatenate(per_world[n, method, interval])
+                p, se = float(share.mean()), float(share.std(ddof=1) / math.sqrt(share.size))
+                figures[n, method, interval] = (p, se)
+                cells.append(f"{p:.4f} ({se:.4f})")
+                ws.append(float(np.concatenate(widths[n, method, interval]).mean()))
+            out(f"{method:<8}{interval:<9}" + "".join(f"{c:>17}" for c in cells)
+                + f"{ws[0]:>11.3f} … {ws[-1]:.3f}")  # fmt: skip
+    out("by run, t intervals (MC se √(p(1 − p)/R)):")
+    for method in ("ppi++", "human"):
+        for i, (margin, b, sd) in enumerate(PPI_RUNS):
+            cells = []
+            for n in sizes:
+                p = float(np.sum(per_run[n, method, "t"], axis=0)[i]) / replicates
+                figures[n, method, "t", i] = p
+                cells.append(f"{p:.4f} ({mc(p, replicates):.4f})")
+            label = f"{method} beta{margin} {b:+g}, {sd:g}"
+            out(f"  {label:<34}" + "".join(f"{c:>17}" for c in cells))
+    out(f"({time.time() - started:.0f} s)")
+    return figures
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--replicates", type=int, default=1000, help="worlds per coverage cell")
@@ -530,13 +634,20 @@ def main() -> int:
     p.add_argument("--sampling-repeats", type=int, default=200, help="pps samples")
     p.add_argument("--sampling-only", action="store_true", help="only the sampled-judgment part")
     p.add_argument("--gates-only", action="store_true", help="only check's test gates")
+    p.add_argument("--ppi-only", action="store_true", help="only the PPI intervals' coverage")
+    p.add_argument("--ppi-replicates", type=int, default=20_000, help="worlds per PPI cell")
     args = p.parse_args()
+    if args.ppi_only:
+        ppi_study(args.ppi_replicates, print)
+        return 0
     gate_study(args.replicates, print)
     if args.gates_only:
         return 0
     if not args.sampling_only:
         study(args.replicates, args.jobs, B=args.B)
     sampling_study(args.sampling_collection, 100, args.sampling_repeats, args.jobs, print)
+    if not args.sampling_only:
+        ppi_study(args.ppi_replicates, print)
     return 0
 
 

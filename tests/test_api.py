@@ -370,7 +370,7 @@ def test_to_frame_has_the_numbers_of_the_trec_format():
     expected = list(render.flatten(report))
     assert len(frame) == len(expected)
     for (m, name, system, value), row in zip(expected, frame.itertuples(index=False), strict=True):
-        shown = row.field if pd.isna(row.alpha) else f"{row.field}(alpha={row.alpha:g})"
+        shown = row.field if pd.isna(row.alpha) else f"{row.field}@{row.alpha:g}"
         assert (m, name, system) == (row.measure, shown, row.system)
         v = render.plain(value)
         assert (math.isnan(row.value) and v is None) or row.value == v
@@ -391,7 +391,7 @@ def test_to_frame_of_records_and_intervals():
     assert list(frame.columns) == list(api_report("check").to_dict()["verdicts"][0])
     assert len(frame) == 2
     # intervals: a field with (lo, hi) gives field.lo and field.hi rows, the
-    # alpha in its column, where the trec format says zrisk(alpha=1).lo
+    # alpha in its column, where the trec format says zrisk.lo@1
     from bvtest_cli.api import Report
     from bvtest_cli.report.model import Table, section
     from bvtest_cli.report.registry import SYSTEM_FIELDS
@@ -408,7 +408,7 @@ def test_to_frame_of_records_and_intervals():
     frame = report.to_frame()
     trec = report.render("trec").splitlines()
     assert len(frame) == len(trec) == 2 + 2 * 2 * 3
-    assert f"{'AP.zrisk(alpha=1).lo':<22}\tb\tnan" in trec  # trec_eval's %-22s name column
+    assert f"{'AP.zrisk.lo@1':<22}\tb\tnan" in trec  # trec_eval's %-22s name column
     row = frame.query("field == 'zrisk.lo' and system == 'b' and alpha == 1")
     assert len(row) == 1 and math.isnan(row.value.iloc[0])
     row = frame.query("field == 'zrisk.hi' and system == 'a' and alpha == 0")

@@ -92,8 +92,8 @@ def test_trec_format_lines(bvtest):
         "AP.mse",
         "AP.var_rho",
         "AP.cov_target",
-        "AP.zrisk(alpha=5)",
-        "AP.georisk(alpha=10)",
+        "AP.zrisk@5",
+        "AP.georisk@10",
         "AP.tradeoff.pearson",
     } <= names
     value = next(line for line in lines if line.startswith(f"{'AP.bias2':<22}\tsys001\t"))

@@ -401,9 +401,9 @@ def test_trec_eval_name_and_ir_measures_name_are_one_measure(bvtest, files):
 @pytest.mark.parametrize(
     "name,hint",
     [
-        ("ap", "did you mean AP?"),
-        ("Ndcg@10", "did you mean nDCG@10?"),
-        ("err", "did you mean ERR?"),
+        ("app", "did you mean AP?"),
+        ("nDGC@10", "did you mean nDCG@10?"),
+        ("errr", "did you mean ERR?"),
     ],
 )
 def test_near_miss_hint(bvtest, files, name, hint):

@@ -213,7 +213,7 @@ def test_baseline_given_as_a_path(bvtest, tmp_path):
     common = ("eval", "--quiet", "-m", "AP", SAMPLE_QRELS, *runs)
     by_name = bvtest(*common, "--baseline", "sys003")
     assert by_name.returncode == 0, by_name.stderr
-    assert "AP.trisk(alpha=0)\tsys003\t0.0000" in unpadded(by_name.stdout)
+    assert "AP.trisk@0\tsys003\t0.0000" in unpadded(by_name.stdout)
     for typed in (gz, f"{SAMPLE_RUNS}/sys003", "some/dir/sys003/"):
         by_path = bvtest(*common, "--baseline", typed)
         assert by_path.returncode == 0, (typed, by_path.stderr)

@@ -77,7 +77,7 @@ def test_every_format_renders(fmt):
     elif fmt == "trec":
         lines = out.splitlines()
         assert all(len(line.split("\t")) == 3 for line in lines)
-        assert "AP.discriminative_power(alpha=0.05)" in {line.split("\t")[0] for line in lines}
+        assert "AP.discriminative_power@0.05" in {line.split("\t")[0] for line in lines}
     elif fmt == "table":
         assert max(len(line) for line in out.splitlines()) <= 160
 

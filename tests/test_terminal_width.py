@@ -202,9 +202,9 @@ def test_trec_lines_are_trec_eval_lines():
 
 
 def test_a_name_longer_than_22_is_printed_whole():
-    proc = bvtest_env("eval", "--quiet", "-m", "AP", "--baseline", "sys003", SAMPLE_QRELS,
+    proc = bvtest_env("eval", "--quiet", "-m", "nDCG@10", "--baseline", "sys003", SAMPLE_QRELS,
                       SAMPLE_RUNS)  # fmt: skip
     long = [line for line in proc.stdout.splitlines() if len(line.split("\t")[0]) > 22]
-    assert long  # AP.zrisk_target(alpha=0) and the like
+    assert long  # nDCG@10.zrisk_target@0 and the like
     assert all(line.split("\t")[0] == line.split("\t")[0].rstrip() for line in long)
-    assert any(line.startswith("AP.zrisk_target(alpha=10)\t") for line in long)
+    assert any(line.startswith("nDCG@10.zrisk_target@10\t") for line in long)

@@ -231,7 +231,7 @@ def test_ci_in_every_text_format(bvtest, pool_file):
         f"{n.rstrip()}\t{rest}\n" for n, rest in (x.split("\t", 1) for x in trec.splitlines())
     )
     assert f"AP.mse.lo\tr2\t{ci['lo']:.4f}" in trec and f"AP.mse.hi\tr2\t{ci['hi']:.4f}" in trec
-    assert "AP.georisk(alpha=1).lo\tr2\t" in trec and "AP.tradeoff.pearson.lo\tall\t" in trec
+    assert "AP.georisk.lo@1\tr2\t" in trec and "AP.tradeoff.pearson.lo\tall\t" in trec
     rows = list(csv.reader(io.StringIO(bvtest(*args, "-f", "csv").stdout)))
     assert ["AP", "mse.hi", "r2", f"{ci['hi']:.4f}"] in rows
     table = bvtest(*args, "-f", "table").stdout

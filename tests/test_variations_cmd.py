@@ -96,14 +96,13 @@ def _trec_lines(doc: dict) -> list[str]:
         for key in ("mu", "var"):
             lines += [f"{m}.{key}\t{r}\t{_f4(v[key])}" for r, v in runs.items()]
         for a in doc["alphas"]:
-            lines += [f"{m}.o(alpha={a})\t{r}\t{_f4(v['o'][a])}" for r, v in runs.items()]
+            lines += [f"{m}.o@{a}\t{r}\t{_f4(v['o'][a])}" for r, v in runs.items()]
         for key in ("tau", "tau_ap"):
-            lines += [f"{m}.{key}(alpha={a})\tall\t{_f4(block[key][a])}" for a in doc["alphas"]]
+            lines += [f"{m}.{key}@{a}\tall\t{_f4(block[key][a])}" for a in doc["alphas"]]
         for key in ("tau", "tau_ap") if "topics" in block else ():
             for a in doc["alphas"]:
                 lines += [
-                    f"{m}.{key}(alpha={a})\t{t}\t{_f4(v[key][a])}"
-                    for t, v in block["topics"].items()
+                    f"{m}.{key}@{a}\t{t}\t{_f4(v[key][a])}" for t, v in block["topics"].items()
                 ]
         for c in block["crossovers"]:
             where = f"{c['topic']}." if "topic" in c else ""
@@ -154,10 +153,8 @@ def test_pilot_study_as_a_scores_file(bvtest, tmp_path):
     trec = bvtest("variations", "--scores", scores, "--alpha=-1,0,1", "--quiet")
     assert trec.returncode == 0 and trec.stderr == ""
     assert "P@10.crossover\tS2:S1\t0.0000\n" in unpadded(trec.stdout)
-    assert "P@10.o(alpha=1)\tS1\t0.4000\nP@10.o(alpha=1)\tS2\t0.2222\n" in unpadded(
-        trec.stdout
-    )  # by hand
-    assert "P@10.tau(alpha=-1)\tall\tnan\n" in unpadded(trec.stdout)
+    assert "P@10.o@1\tS1\t0.4000\nP@10.o@1\tS2\t0.2222\n" in unpadded(trec.stdout)  # by hand
+    assert "P@10.tau@-1\tall\tnan\n" in unpadded(trec.stdout)
 
 
 def _with_moments(mean: float, var: float, n: int = 4) -> list[float]:
@@ -356,7 +353,7 @@ def test_uqv_intra_mode(bvtest, uqv, expected):
     assert got == cross and len(cross) > 0
     assert [list(c) for c in block["crossovers"]] == [["topic", "a", "b", "alpha"]] * len(cross)
     # the trec output: per-topic lines name the topic; the -q detail is under TOPIC.
-    assert f"AP.tau(alpha=0)\t{topics[0]}\t1.0000\n" in unpadded(proc.stdout)
+    assert f"AP.tau@0\t{topics[0]}\t1.0000\n" in unpadded(proc.stdout)
     assert f"AP.{topics[0]}.mu\t{runs[0]}\t" in unpadded(proc.stdout)
     out = unpadded(proc.stdout)
     assert "\nAP.402.crossover\t" in out or "\nAP.403.crossover\t" in out
@@ -577,7 +574,7 @@ def test_plot_next_to_the_results(bvtest, uqv, tmp_path, mode):
     args = ("--map", uqv.map_path, "--mode", mode, "--plot", out, "--quiet")
     proc = _run(bvtest, uqv, *args)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == "" and "AP.tau(alpha=0)\tall\t1.0000\n" in unpadded(proc.stdout)
+    assert proc.stderr == "" and "AP.tau@0\tall\t1.0000\n" in unpadded(proc.stdout)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
 
@@ -616,7 +613,7 @@ def test_scores_file_with_split(bvtest, expected, tmp_path):
 
 
 def test_alpha_keyed_sections_and_records_inside_a_measure_block():
-    """A Section keyed by an alpha-indexed field prints field(alpha=A); records
+    """A Section keyed by an alpha-indexed field prints field@A; records
     inside a measure block are rows (name, system, value); the table format
     shows the alphas as rows and the records as a table; a list setting is in
     JSON but not in the table's title. Expected text written by hand."""
@@ -635,15 +632,12 @@ def test_alpha_keyed_sections_and_records_inside_a_measure_block():
         section(("mode", "inter"), ("alphas", ("-1", "1")), ("measures", section(("AP", block))))
     )
     assert unpadded(render(report, "trec", 2)) == (
-        "AP.n_topics\tall\t2\n"
-        "AP.tau(alpha=-1)\tall\t0.50\n"
-        "AP.tau(alpha=1)\tall\tnan\n"
-        "AP.crossover\tx:y\t0.50\n"
+        "AP.n_topics\tall\t2\nAP.tau@-1\tall\t0.50\nAP.tau@1\tall\tnan\nAP.crossover\tx:y\t0.50\n"
     )
     assert render(report, "csv", 2).splitlines()[1:] == [
         "AP,n_topics,all,2",
-        "AP,tau(alpha=-1),all,0.50",
-        "AP,tau(alpha=1),all,nan",
+        "AP,tau@-1,all,0.50",
+        "AP,tau@1,all,nan",
         "AP,crossover,x:y,0.50",
     ]
     assert json.loads(render(report, "json")) == {

@@ -34,7 +34,7 @@ def load(s: Settings, sampling_variances: bool = False) -> tuple[list[ScoreMatri
     keep_freed_memory()
     notes: list[str] = []
     if s.scores is None:
-        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
+        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level, note=notes.append)
         sources = expand_sources(s.inputs[1:], notes.append)
         if s.name == "tag":
             sources = tagged_sources(sources)

@@ -101,6 +101,13 @@ def evaluate_runs(
     for spec in specs:
         check_computable(spec)
     check_grades(qrels_file, specs)
+    strata = qrels_file.table.strata if qrels_file.stratified else ()
+    if len(strata) > 1 and any(spec.name.split("(")[0] == "infAP" for spec in specs):
+        note(
+            f"infAP: a sample of {len(strata)} strata; trec_eval's infAP estimates as if every "
+            "listed document had one inclusion probability (it ignores the strata) and is "
+            "biased there: -m xinfAP (NIST's sample_eval.pl) or -m statAP use them"
+        )
     topics = topic_set(qrels_file, rel_level, note, rule=topic_set_rule)
 
     # The qrels table is built here, before the workers fork: they share its

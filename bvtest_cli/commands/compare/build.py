@@ -122,11 +122,16 @@ def _check_names(s: Settings) -> None:
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str], Records]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), the notes, and the significance matrix of the mean."""
+    from ...io.runnames import resolve_run
     from ...measures.matrix import target_constant, virtual_target
     from ..eval.build import baseline_index, bootstrap_statistic
 
     pairs = pairs_for(m.systems, s)
     check_request(s, len(m.systems), len(m.topics), "compare")
+    # a name taken as a run's (input.X for X): said once per name
+    taken = dict.fromkeys(
+        note for a, b in s.pair for name in (a, b) if (note := resolve_run(name, m.systems, None)[1])
+    )
     x = m.values
     if s.normalize != "none":
         from ...analyses.grouping import normalized_topics
@@ -137,7 +142,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
             raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
     if s.test in ("tukey", "randomised-tukey") and (x.shape[0] < 2 or x.shape[1] < 2):
         raise InputError(f"{m.measure}: --test {s.test} needs at least 2 runs and 2 topics")
-    notes = []
+    notes = list(taken)
     if s.pair and len(distinct_pairs(s.pair)) < len(s.pair):
         notes.append(
             f"{m.measure}: a pair named twice (in either order) is compared once, "

@@ -122,6 +122,11 @@ def topic_fields(
     notes = []
     if negative and any(f.nonnegative for f in chosen):
         notes.append(f"{m.measure}: negative scores; ZRisk and GeoRisk are undefined (null)")
+    if x.shape[0] == 1 and any(f.name == "trisk_mean" for f in chosen):
+        notes.append(
+            f"{m.measure}: trisk_mean is null with one run: its baseline, the mean of the "
+            "runs, would be the run itself"
+        )
     inputs = Inputs(topics=x, alphas=alphas, baseline=baseline)
     with np.errstate(all="ignore"):
         values = {f.name: nan if f.nonnegative and negative else f.computed(inputs) for f in chosen}
@@ -138,12 +143,14 @@ def tradeoff_section(
 
 def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
     """The row of ``--baseline`` among the systems."""
+    from ...io.runnames import resolve_run
+
     if baseline is None:
         return None
-    if baseline in systems:
-        return list(systems).index(baseline)
-    shown = ", ".join(systems[:5]) + (", ..." if len(systems) > 5 else "")
-    raise InputError(f"baseline {baseline!r} is not among the runs ({shown})", "--baseline")
+    name, _ = resolve_run(
+        baseline, systems, "--baseline", unknown=f"baseline {baseline!r} is not among the runs"
+    )
+    return list(systems).index(name)
 
 
 def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
@@ -412,10 +419,18 @@ def eval_report(
     rule the matrices were evaluated by; None: from a scores file, whose
     topics are the ones it holds). With ``-q`` (``s.per_topic``) the report
     also holds trec_eval's per-topic lines (:func:`per_topic_records`)."""
+    from ...measures.names import asked_names
+
+    # each block states the -m spelling that asked for it (map) beside its key (AP)
+    asked = asked_names(s.measures, s.rel_level) if s.measures else {}
     blocks, notes = [], []
     for m in matrices:
         block, block_notes = analyse(m, s)
-        blocks.append((m.measure, _with_rule(block, topic_rule or "file")))
+        block = _with_rule(block, topic_rule or "file")
+        block = replace(
+            block, items=((registry.ASKED, asked.get(m.measure, m.measure)), *block.items)
+        )
+        blocks.append((m.measure, block))
         notes += block_notes
     trec_eval_flags = (
         *((("max_docs", s.max_docs),) if s.max_docs is not None else ()),

@@ -148,7 +148,7 @@ def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Reco
 
 def _shares(levels: Sequence[float], shares: np.ndarray) -> Section:
     """{level: share} (a Section keyed by an alpha-indexed field prints as
-    ``field(alpha=LEVEL)`` in the text formats)."""
+    ``field@LEVEL`` in the text formats)."""
     return Section(tuple((level_key(a), float(v)) for a, v in zip(levels, shares, strict=True)))
 
 

@@ -52,7 +52,7 @@ def run(s: Settings) -> Report:
            "o": {ALPHA: ..}}}, "tau": {ALPHA: ..}, "tau_ap": {ALPHA: ..},
            "topics" (intra): {TOPIC: {"tau", "tau_ap"}},
            "crossovers": [{"a", "b", "alpha"} (+ "topic" in intra)]}}}
-    trec: AP.o(alpha=-2)<TAB>run<TAB>v, AP.tau(alpha=5)<TAB>all<TAB>v,
+    trec: AP.o@-2<TAB>run<TAB>v, AP.tau@5<TAB>all<TAB>v,
           AP.crossover<TAB>runA:runB<TAB>0.8136 (runA leads below that alpha)
 
     \b
