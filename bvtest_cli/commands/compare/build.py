@@ -129,9 +129,8 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     pairs = pairs_for(m.systems, s)
     check_request(s, len(m.systems), len(m.topics), "compare")
     # a name taken as a run's (input.X for X): said once per name
-    taken = dict.fromkeys(
-        note for a, b in s.pair for name in (a, b) if (note := resolve_run(name, m.systems, None)[1])
-    )
+    resolved = (resolve_run(name, m.systems, None)[1] for pair in s.pair for name in pair)
+    taken = dict.fromkeys(note for note in resolved if note)
     x = m.values
     if s.normalize != "none":
         from ...analyses.grouping import normalized_topics
