@@ -231,9 +231,10 @@ def human_topics_experiment(
         f = judge[:, labelled].transpose(1, 0, 2)
         f_unlabelled = judge[:, rest].transpose(1, 0, 2)
         estimates = _estimates(y, f, f_unlabelled, alpha, spec.interval)
+        pairs = _pairwise_all(y, f, f_unlabelled, spec.significance, spec.interval)
         for method in METHODS:
-            est = estimates[method]
-            rows.append(_row(n, method, est, theta, y, f, f_unlabelled, spec))
+            wrong = _wrong_claims(theta, pairs[method], spec)
+            rows.append(_row(n, method, estimates[method], theta, wrong))
     return rows
 
 
@@ -249,20 +250,12 @@ def _estimates(
 
 
 def _row(
-    n: int,
-    method: str,
-    est: ppi.MeanInterval,
-    theta: np.ndarray,
-    y: np.ndarray,
-    f: np.ndarray,
-    f_unlabelled: np.ndarray,
-    spec: ExperimentSpec,
+    n: int, method: str, est: ppi.MeanInterval, theta: np.ndarray, wrong: float
 ) -> ExperimentRow:
     """The summaries of one method's R × m estimates."""
     error = est.estimate - theta[np.newaxis, :]
     covered = (est.lower <= theta) & (theta <= est.upper)
     tau = kendall_tau_b(np.broadcast_to(theta, est.estimate.shape), est.estimate)
-    wrong = _wrong_claims(method, theta, y, f, f_unlabelled, spec)
     return ExperimentRow(
         topics=n,
         method=method,
@@ -279,43 +272,32 @@ def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(m, 1)
 
 
-def pairwise(
-    y: np.ndarray, f: np.ndarray, f_unlabelled: np.ndarray, alpha: float, method: str,
-    interval: str,
-) -> ppi.MeanInterval:  # fmt: skip
-    """The method's estimate of every pair's difference a − b (pairs i < j),
-    from per-topic differences: (..., pairs)."""
+def _pairwise_all(
+    y: np.ndarray, f: np.ndarray, f_unlabelled: np.ndarray, alpha: float, interval: str
+) -> dict[str, ppi.MeanInterval]:
+    """Every method's estimate of every pair's difference a − b (pairs i < j),
+    from per-topic differences: (..., pairs) each, computed once for all methods."""
     i, j = pair_indices(y.shape[-2])
     dy, df = y[..., i, :] - y[..., j, :], f[..., i, :] - f[..., j, :]
     du = f_unlabelled[..., i, :] - f_unlabelled[..., j, :]
-    return _estimates(dy, df, du, alpha, interval)[method]
+    return _estimates(dy, df, du, alpha, interval)
 
 
-def _wrong_claims(
-    method: str,
-    theta: np.ndarray,
-    y: np.ndarray,
-    f: np.ndarray,
-    f_unlabelled: np.ndarray,
-    spec: ExperimentSpec,
-) -> float:
+def _wrong_claims(theta: np.ndarray, est: ppi.MeanInterval, spec: ExperimentSpec) -> float:
     """The share of (pair, draw) that the method resolves (p_adj ≤ α over the
     pairs of one draw) in the order opposite to θ's; pairs tied in θ count as
     wrong whenever resolved."""
     from .significance import adjust
 
-    m = theta.size
-    if m < 2:
+    if theta.size < 2:
         return float("nan")
-    est = pairwise(y, f, f_unlabelled, spec.significance, method, spec.interval)
-    pairs = len(pair_indices(m)[0])
     truth = np.sign(pair_signs(theta))
+    draws, pairs = est.estimate.shape
     wrong = 0
-    for draw in range(est.estimate.shape[0]):
+    for draw in range(draws):
         resolved = adjust(est.p[draw], spec.correction) <= spec.significance
-        claimed = np.sign(est.estimate[draw])
-        wrong += int((resolved & (claimed != truth)).sum())
-    return wrong / (est.estimate.shape[0] * pairs)
+        wrong += int((resolved & (np.sign(est.estimate[draw]) != truth)).sum())
+    return wrong / (draws * pairs)
 
 
 def sizes_within(sizes: Sequence[int], total: int) -> tuple[int, ...]:
