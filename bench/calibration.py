@@ -32,7 +32,7 @@ Reported, each with its Monte-Carlo standard error √(p(1 − p)/R):
   run exactly δ worse than the pool run passes ``mean>=RUN~δ`` (at most α) and
   how often an equal run does (the one-sided t test's power).
 - PPI (``--ppi-only`` runs this part alone): coverage of the 95 % intervals
-  of ``judges``' prediction-powered means (:func:`~bvtest_cli.analyses.ppi.ppi_mean`,
+  of ``judges``' prediction-powered means (:func:`~bvtest_cli.analyses.assessors.ppi.ppi_mean`,
   PPI++ with λ tuned and plain PPI with λ = 1; normal and t), of N = 100
   topics drawn from a population of topics of known mean, n of them judged
   by humans and all by a biased, noisy automatic judge.
@@ -345,7 +345,7 @@ class Collection:
 
 
 def collection(name: str, strata: int = 20) -> Collection:
-    from bvtest_cli.analyses import sampling
+    from bvtest_cli.analyses.budgets import sampling
     from bvtest_cli.io.sources import expand_sources
     from bvtest_cli.io.trec import read_qrels, read_run_columns
     from bvtest_cli.measures.fastmeasures import rank_run
@@ -404,7 +404,7 @@ def collection(name: str, strata: int = 20) -> Collection:
 
 def sampled_cube(c: Collection, kind: str, method: str, budget: int, repeats: range):
     """(repeats, runs, topics) estimates and sampling variances, and the truth."""
-    from bvtest_cli.analyses import sampling
+    from bvtest_cli.analyses.budgets import sampling
 
     listed = np.ones(c.code.size, bool)
     strata = int(c.code.max()) + 1
@@ -526,7 +526,7 @@ def gate_study(replicates: int, out, seed: int = 9, delta: float = 0.01, sd: flo
 
 
 # --------------------------------------------------------------------------- PPI
-# Coverage of `bvtest judges`' PPI intervals (analyses/ppi.py) with a known
+# Coverage of `bvtest judges`' PPI intervals (analyses/assessors/ppi.py) with a known
 # truth. A population of PPI_POPULATION topics: each run's true per-topic
 # score (the one human judgments give) from a Beta margin, runs tied by the
 # shared topic factor of `scores`; the automatic judge's score of a topic is
@@ -566,7 +566,7 @@ def ppi_study(replicates: int, out, seed: int = 13, level: float = 0.95,
     mean's, for reference) of each run's population mean, with its
     Monte-Carlo se from the replicates (the runs of one world share its
     topics: the se is that of the per-world share over the runs)."""
-    from bvtest_cli.analyses.ppi import ppi_mean
+    from bvtest_cli.analyses.assessors.ppi import ppi_mean
 
     started = time.time()
     truth, judge = ppi_population(seed)

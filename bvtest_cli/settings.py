@@ -134,3 +134,25 @@ class Settings:
     @property
     def alpha_values(self) -> tuple[float, ...]:
         return tuple(float(a) for a in self.alphas)
+
+
+#: Per command: the deprecated alias's attribute → (the attribute it fills now,
+#: the old flag, the new one).
+ALIASES: dict[str, dict[str, tuple[str, str, str]]] = {
+    "rankings": {"samples": ("bootstrap", "--samples", "--bootstrap")},
+    "budget": {
+        "samples": ("bootstrap", "--samples", "--bootstrap"),
+        "repeats": ("draws", "--repeats", "--draws"),
+    },
+    "sample": {"repeats": ("draws", "--repeats", "--draws")},
+}
+
+
+def typed(s: Settings, command: str, attr: str, flag: str) -> str:
+    """The flag that set ``attr`` in ``command`` as the user typed it: a
+    deprecated alias when that was given (a message about --draws the user
+    never typed would not say which of their flags is wrong), else ``flag``."""
+    for old, (new, old_flag, _) in ALIASES.get(command, {}).items():
+        if new == attr and getattr(s, old) is not None:
+            return old_flag
+    return flag

@@ -1,4 +1,4 @@
-"""Agreement of two graders (bvtest_cli.analyses.agreement).
+"""Agreement of two graders (bvtest_cli.analyses.assessors.agreement).
 
 Oracles: the worked example of [Krippendorff11] (published α to 3 decimals),
 hand arithmetic written out in the comments, and scikit-learn 1.9.1
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bvtest_cli.analyses.agreement import (
+from bvtest_cli.analyses.assessors.agreement import (
     accuracy,
     agreement,
     binarise,

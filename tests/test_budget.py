@@ -118,7 +118,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     assert bvtest("sample", "--budget", 12, "--seed", 5, "--out", out, QRELS, RUNS).returncode == 0
     from_file = scores_of(bvtest, out / "pps.001.qrels", "xinfAP,statAP")
 
-    from bvtest_cli.analyses.sampling import pps_design, sample
+    from bvtest_cli.analyses.budgets.sampling import pps_design, sample
 
     qrels_file = read_qrels(str(QRELS))
     sources = expand_sources([str(RUNS)])
@@ -237,7 +237,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     """60 pps samples of 100 per topic (by budget's in-memory evaluation,
     the same doubles as the written files: see above). Truth: AP under the
     qrels restricted to the pool, over every topic with a relevant document."""
-    from bvtest_cli.analyses.sampling import pps_design, sample
+    from bvtest_cli.analyses.budgets.sampling import pps_design, sample
     from bvtest_cli.measures.topics import topic_set
 
     robust = shared_data / "robust2003"

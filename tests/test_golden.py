@@ -222,7 +222,7 @@ def new_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory) -> Path:
     """POOLS/: depth-5 and depth-20 pools of the sample track, for `rankings`."""
-    from bvtest_cli.analyses.pooling import pool
+    from bvtest_cli.analyses.budgets.pooling import pool
     from bvtest_cli.io.sources import expand_sources
     from bvtest_cli.io.trec import format_qrels, read_qrels, read_run
 

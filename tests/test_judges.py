@@ -1,4 +1,4 @@
-"""bvtest_cli/analyses/judges.py against independent computations: the judge's
+"""bvtest_cli/analyses/assessors/judges.py against independent computations: the judge's
 error decomposition by hand, τ_AP_b by a literal transcription of Urbano &
 Marrero's definition, ranks and correlations against scipy, the simulated
 judge's frequencies, and the human-topics experiment's judge-only RMSE by hand."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bvtest_cli.analyses import judges as jd
+from bvtest_cli.analyses.assessors import judges as jd
 
 
 def test_judge_error_is_the_decomposition_of_e():

@@ -66,7 +66,7 @@ def test_quiet_silences_stderr_not_the_document():
 
 @pytest.fixture(scope="module")
 def pools(tmp_path_factory):
-    from bvtest_cli.analyses.pooling import pool
+    from bvtest_cli.analyses.budgets.pooling import pool
     from bvtest_cli.io.sources import expand_sources
     from bvtest_cli.io.trec import format_qrels, read_qrels, read_run
 

@@ -17,7 +17,7 @@ import ir_measures
 import numpy as np
 import pytest
 
-from bvtest_cli.analyses.pooling import (
+from bvtest_cli.analyses.budgets.pooling import (
     engineer_run,
     engineered_name,
     pool,

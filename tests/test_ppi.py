@@ -1,4 +1,4 @@
-"""Prediction-powered means (bvtest_cli.analyses.ppi).
+"""Prediction-powered means (bvtest_cli.analyses.assessors.ppi).
 
 Oracles: ppi_python 0.2.3 (``ppi_py.ppi_mean_pointestimate``, ``ppi_mean_ci``,
 ``ppi_mean_pval``, ``classical_mean_ci`` and, for λ̂, ``ppi.ppi._calc_lam_glm``
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bvtest_cli.analyses.ppi import (
+from bvtest_cli.analyses.assessors.ppi import (
     human_mean,
     judge_mean,
     power_tuning,

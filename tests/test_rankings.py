@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from bvtest_cli.analyses import rankings
-from bvtest_cli.analyses.pooling import pool
+from bvtest_cli.analyses.budgets.pooling import pool
 from bvtest_cli.analyses.rankings import (
     RankingSet,
     bootstrap_means,

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bvtest_cli.analyses import sampling as S
-from bvtest_cli.analyses.pooling import pool, ranked
+from bvtest_cli.analyses.budgets import sampling as S
+from bvtest_cli.analyses.budgets.pooling import pool, ranked
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels, read_run
 

@@ -8,7 +8,7 @@ Oracles, none of them bvtest's code:
   statistic), and its unbiasedness checked by enumerating every sample of a
   small design against the exact variance over those samples;
 * simulation with a known truth: repeated pps samples of the sample track
-  (bvtest_cli.analyses.sampling draws them), the truth being the estimate
+  (bvtest_cli.analyses.budgets.sampling draws them), the truth being the estimate
   with every pooled document judged (statAP is then AP on the pool);
 * hand computation of the two standard errors and of the topic means.
 """
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
-from bvtest_cli.analyses import sampling
+from bvtest_cli.analyses.budgets import sampling
 from bvtest_cli.commands.eval.build import sampling_fields
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels, read_run_columns

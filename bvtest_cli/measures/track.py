@@ -5,7 +5,7 @@ commands that build test collections from them (``bvtest sample``,
 Per topic, the universe of documents (the pool of the runs and the qrels'
 judged documents, sorted by docno) is numbered, and each run's ranking is
 an array of those numbers. The samplers
-(:mod:`~bvtest_cli.analyses.sampling`) see the numbers as docnos: their order
+(:mod:`~bvtest_cli.analyses.budgets.sampling`) see the numbers as docnos: their order
 is the docnos' order, so ties and output order are the same as with the
 docnos themselves; :meth:`Track.evaluator` evaluates every ranking under a
 sample of the universe, in memory.

@@ -26,11 +26,20 @@ from ..defaults import (
     TESTS,
     VARIATION_MODES,
 )
-from ..settings import Settings
+from ..settings import ALIASES, Settings, typed
+from .declarations import (  # noqa: F401 (Option is the table's type, re-exported)
+    Option,
+    settings_default,
+)
+from .declarations import arg as _arg
+from .declarations import count as _count
+from .declarations import level as _level
+from .declarations import opt as _opt
 from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     BUDGET_METHODS,
     COMPARE_FIELDS,
     MAX_GROUP_SIZE,
+    DocCount,
     Real,
     parse_alphas,
     parse_baseline,
@@ -51,125 +60,8 @@ from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     parsed_by,
 )
 
-# --------------------------------------------------------------------------- declarations
-
-
-@dataclass(frozen=True)
-class Option:
-    """One click parameter (an option, or an argument when ``decls`` is empty)
-    and the Settings attribute it fills. A command that needs another default,
-    choice set or help names the option and the keywords it changes
-    (:meth:`changed`); the declaration itself stays the one in :data:`OPTIONS`."""
-
-    attr: str
-    decls: tuple[str, ...]
-    kwargs: Mapping[str, Any]
-
-    def changed(self, **kwargs: Any) -> Option:
-        return replace(self, kwargs={**self.kwargs, **kwargs})
-
-    def decorator(self) -> Callable[[Callable], Callable]:
-        kwargs = _completion(self.attr, dict(self.kwargs))
-        if kwargs.get("show_default") and "default" not in kwargs:
-            kwargs["default"] = settings_default(self.attr)
-        if not self.decls:
-            return click.argument(self.attr, **kwargs)
-        return click.option(*self.decls, self.attr, **kwargs)
-
-
-def settings_default(attr: str) -> Any:
-    """The default of a Settings attribute as its option's text (a tuple as
-    the comma-separated list the option parses): defaults are written once,
-    in :class:`~bvtest_cli.settings.Settings`; an option shows and parses it."""
-    value = _SETTINGS_DEFAULTS[attr]
-    return ",".join(str(v) for v in value) if isinstance(value, tuple) else value
-
-
-_SETTINGS_DEFAULTS = {f.name: f.default for f in fields(Settings)}
-
-
-#: Settings attributes whose values are paths: the shell completes file names
-#: there (click completes commands, options and choices by itself).
-PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
-
-
-def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-    """Let the shell complete file and directory names (bash, zsh, fish)."""
-    from click.shell_completion import CompletionItem
-
-    return [CompletionItem(incomplete, type="file")]
-
-
-def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
-
-
-def _opt(attr: str, *decls: str, **kwargs: Any) -> Option:
-    return Option(attr, decls, kwargs)
-
-
-def _count(
-    attr: str, *decls: str, minimum: int, help: str, maximum: int | None = None, **kwargs: Any
-) -> Option:
-    """An integer option with a lower bound and its Settings default, shown."""
-    return _opt(
-        attr, *decls, type=click.IntRange(min=minimum, max=maximum), show_default=True,
-        help=help, **kwargs,
-    )  # fmt: skip
-
-
-def _level(attr: str, flag: str, metavar: str, help: str) -> Option:
-    """A probability strictly between 0 and 1 with its Settings default, shown."""
-    return _opt(
-        attr, flag, type=Real(0.0, 1.0, min_open=True, max_open=True),
-        show_default=True, metavar=metavar, help=help,
-    )  # fmt: skip
-
-
-def _arg(attr: str, **kwargs: Any) -> Option:
-    return Option(attr, (), kwargs)
-
-
 #: The values of --topic-set (docs/inputs.md).
 TOPIC_SETS = ("judged", "all")
-
-
-#: -M N above this is no cut (no ranking holds 2**62 documents); N is kept
-#: below it so that it compares with int64 ranks.
-MAX_DOCS = 2**62
-
-
-class DocCount(click.ParamType):
-    """A number of documents: a positive integer, written as one (1000000) or
-    in exponent notation (1e12) as long as it is a whole number. Any size is
-    taken: a count beyond every ranking cuts nothing, and nothing is
-    allocated by it."""
-
-    name = "N"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            n = value
-        else:
-            text = str(value).strip()
-            try:
-                n = int(text)
-            except ValueError:
-                try:
-                    from decimal import Decimal, InvalidOperation
-
-                    d = Decimal(text)
-                    if not d.is_finite() or d != d.to_integral_value():
-                        raise InvalidOperation
-                    # a count beyond every ranking cuts nothing: no need to
-                    # build a thousand-digit integer from 1e1000
-                    n = int(d) if d < MAX_DOCS else MAX_DOCS
-                except (InvalidOperation, ValueError):
-                    self.fail(f"{value!r} is not a whole number of documents", param, ctx)
-        if n < 1:
-            # no document ranked is not a cut but an empty run: every score 0
-            self.fail(f"{n} is not a number of documents to keep: expected 1 or more", param, ctx)
-        return min(n, MAX_DOCS)
 
 
 _MEASURE_HELP = (
@@ -840,16 +732,6 @@ DEPRECATED_ALIAS = dict(
 
 #: Per command: the deprecated alias's attribute → (the attribute it fills now,
 #: the old flag, the new one).
-ALIASES: dict[str, dict[str, tuple[str, str, str]]] = {
-    "rankings": {"samples": ("bootstrap", "--samples", "--bootstrap")},
-    "budget": {
-        "samples": ("bootstrap", "--samples", "--bootstrap"),
-        "repeats": ("draws", "--repeats", "--draws"),
-    },
-    "sample": {"repeats": ("draws", "--repeats", "--draws")},
-}
-
-
 def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
     """``s`` with every deprecated alias of ``command`` copied to the attribute
     it fills now, and a note for each one given. The alias keeps its value: it
@@ -873,10 +755,7 @@ def typed_flag(s: Settings, command: str, attr: str) -> str:
     deprecated alias when that was given (a message about --draws the user
     never typed would not say which of their flags is wrong), else the
     option's own flag."""
-    for old, (new, old_flag, _) in ALIASES.get(command, {}).items():
-        if new == attr and getattr(s, old) is not None:
-            return old_flag
-    return _flag(attr)
+    return typed(s, command, attr, _flag(attr))
 
 
 #: Old spellings of an option that every command taking it still reads for

@@ -335,3 +335,44 @@ def parse_grade_map(value: str | None) -> tuple[tuple[int, int], ...]:
             raise _bad(f"grade {pair[0]} is mapped twice")
         pairs.append(pair)
     return tuple(pairs)
+
+
+# --------------------------------------------------------------------------- counts of documents
+
+
+#: -M N above this is no cut (no ranking holds 2**62 documents); N is kept
+#: below it so that it compares with int64 ranks.
+MAX_DOCS = 2**62
+
+
+class DocCount(click.ParamType):
+    """A number of documents: a positive integer, written as one (1000000) or
+    in exponent notation (1e12) as long as it is a whole number. Any size is
+    taken: a count beyond every ranking cuts nothing, and nothing is
+    allocated by it."""
+
+    name = "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            n = value
+        else:
+            text = str(value).strip()
+            try:
+                n = int(text)
+            except ValueError:
+                try:
+                    from decimal import Decimal, InvalidOperation
+
+                    d = Decimal(text)
+                    if not d.is_finite() or d != d.to_integral_value():
+                        raise InvalidOperation
+                    # a count beyond every ranking cuts nothing: no need to
+                    # build a thousand-digit integer from 1e1000
+                    n = int(d) if d < MAX_DOCS else MAX_DOCS
+                except (InvalidOperation, ValueError):
+                    self.fail(f"{value!r} is not a whole number of documents", param, ctx)
+        if n < 1:
+            # no document ranked is not a cut but an empty run: every score 0
+            self.fail(f"{n} is not a number of documents to keep: expected 1 or more", param, ctx)
+        return min(n, MAX_DOCS)

@@ -19,7 +19,7 @@ import numpy as np
 from ..report.model import Records, Report, Section, Table, is_leaf
 from ..report.registry import Field
 from ..report.values import plain
-from .text import ALL, _in_text
+from .text import ALL, in_text
 
 LongRow = tuple[str, str, str, str | None, Any]  # measure, field, system, alpha, value
 COLUMNS = ("measure", "field", "system", "alpha", "value")
@@ -34,7 +34,7 @@ def long_rows(report: Report) -> Iterator[LongRow]:
 def _section(measure: str, prefix: str, s: Section) -> Iterator[LongRow]:
     # Leaves first, then tables and nested sections: render._section_rows' order.
     for key, node in s.items:
-        if is_leaf(node) and _in_text(key):
+        if is_leaf(node) and in_text(key):
             yield from _leaf(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
@@ -47,7 +47,7 @@ def _nested(measure: str, name: str, s: Section) -> Iterator[LongRow]:
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
-        elif is_leaf(node) and _in_text(key):
+        elif is_leaf(node) and in_text(key):
             yield from _leaf(measure, f"{name}.{key}", s, key, node)
 
 

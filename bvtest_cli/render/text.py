@@ -46,7 +46,7 @@ def alpha_name(name: str, alpha: str) -> str:
     return f"{name}@{alpha}"
 
 
-def _in_text(key: Any) -> bool:
+def in_text(key: Any) -> bool:
     """Whether a leaf has a line (or a title item) in the text formats: not a
     JSON-only spelling (registry ``ASKED``)."""
     return not (isinstance(key, Field) and key.json_only)
@@ -96,7 +96,7 @@ def _leaf_rows(measure: str, name: str, s: Section, key: Any, node: Any) -> Iter
 def _section_rows(measure: str, prefix: str, s: Section, digits: int) -> Iterator[Row]:
     """Leaves first, then tables, nested sections and records in order."""
     for key, node in s.items:
-        if is_leaf(node) and _in_text(key):
+        if is_leaf(node) and in_text(key):
             yield from _leaf_rows(measure, f"{prefix}{key}", s, key, node)
     for key, node in s.items:
         if isinstance(node, Table):
@@ -119,7 +119,7 @@ def _nested(measure: str, name: str, s: Section, alpha: bool = False) -> Iterato
     for key, node in s.items:
         if isinstance(node, Section):
             yield from _nested(measure, f"{name}.{key}", node)
-        elif is_leaf(node) and _in_text(key):
+        elif is_leaf(node) and in_text(key):
             if alpha:
                 yield measure, alpha_name(name, str(key)), ALL, node
             else:
@@ -539,7 +539,7 @@ def render_table(markup: Markup, report: Report, digits: int) -> str:
     out: list[str] = []
     for measure, block in report.measure_blocks():
         title = [
-            _leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v) and _in_text(k)
+            _leaf_text(block, k, v, digits) for k, v in block.items if is_leaf(v) and in_text(k)
         ]
         tables = [(str(k), v) for k, v in block.items if isinstance(v, Table)]
         systems = tables[0][1] if tables else None
@@ -651,7 +651,7 @@ def _leaf_text(node: Section, key: Any, value: Any, digits: int) -> str:
 def _section_lines(name: str, node: Section, digits: int) -> list[str]:
     """``name: k=v  k=v [lo, hi]`` for a section's leaves, then one such line
     per nested section (``name.sub: ...``)."""
-    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v) and _in_text(k)]
+    pairs = [_leaf_text(node, k, v, digits) for k, v in node.items if is_leaf(v) and in_text(k)]
     lines = [f"{name}: " + "  ".join(pairs)] if pairs else []
     for k, v in node.items:
         if isinstance(v, Section):

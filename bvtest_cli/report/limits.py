@@ -141,15 +141,15 @@ def check_request(
     the limits (InputError naming the option). ``documents``: the pooled
     documents over all topics once known (sample, budget); ``out``: the
     directory sample writes to (its file system's free space)."""
-    from ..options import typed_flag
+    from ..settings import typed
 
     m, n = max(m, 1), max(n, 1)
     # Before the runs are read, a topic pools at least one document: a budget
     # N pools min(N, pool) documents, and a budget above every pool (judge
     # everything) costs the pool, however large N is.
     docs = float(documents) if documents is not None else float(n)
-    draws = typed_flag(s, command, "draws")
-    bootstrap = typed_flag(s, command, "bootstrap")
+    draws = typed(s, command, "draws", "--draws")
+    bootstrap = typed(s, command, "bootstrap", "--bootstrap")
     if command == "sample":
         repeats = s.draws if s.method in ("uniform", "pps") else 1
         refuse_work(draws, s.draws, repeats * docs * _DOCUMENT_WORK,

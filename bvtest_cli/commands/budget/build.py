@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...analyses.pooling import engineered_name
-from ...analyses.rankings import RankingAccuracy, ranking_accuracy, stream
-from ...analyses.sampling import (
+from ...analyses.budgets.pooling import engineered_name
+from ...analyses.budgets.sampling import (
     PpsDesign,
     depth_for_budget,
     pps_design,
@@ -30,6 +29,7 @@ from ...analyses.sampling import (
     sampled_topics,
     strata_for_budget,
 )
+from ...analyses.rankings import RankingAccuracy, ranking_accuracy, stream
 from ...errors import InputError
 from ...io.sources import expand_sources
 from ...io.trec import read_qrels
@@ -49,7 +49,7 @@ from ...settings import Settings
 def engineered(track: Track, seed: int) -> Track:
     """The track with every run's engineered permutation added (``NAME.perm``):
     per topic, the relevant documents permuted among their positions within
-    each grade, on the stream of :func:`~bvtest_cli.analyses.pooling.engineer_run`
+    each grade, on the stream of :func:`~bvtest_cli.analyses.budgets.pooling.engineer_run`
     (the same permutations as ``bvtest permute``)."""
     extra = []
     for name, run in zip(track.names, track.rankings, strict=True):

@@ -35,7 +35,7 @@ def run(s: Settings) -> Report:
       bvtest eval -f json qrels/qrels.txt sample_runs/ > eval.json
       bvtest eval --ci 0.95 --bootstrap 2000 -f table qrels/qrels.txt sample_runs/
       bvtest eval --ci 0.95 -f html qrels/qrels.txt sample_runs/ > report.html
-      bvtest eval -c -l 2 -m AP -q qrels/qrels.txt sample_runs/ | grep -P '^AP\t'
+      bvtest eval -c -l 2 -m AP -q qrels/qrels.txt sample_runs/ | grep -P '^AP\\t'
     """
     from .build import build
 

@@ -1,11 +1,11 @@
 """``bvtest judges``'s report: automatic assessors beside the human one.
 
 Per judge: the agreement of its grades with the human ones on the pairs both
-label (:mod:`bvtest_cli.analyses.agreement`); per measure, each run's error
+label (:mod:`bvtest_cli.analyses.assessors.agreement`); per measure, each run's error
 under the judge as bias and variance and the two leaderboards
-(:mod:`bvtest_cli.analyses.judges`), the ranking's bias and variance
+(:mod:`bvtest_cli.analyses.assessors.judges`), the ranking's bias and variance
 ([Cormack19], :func:`~bvtest_cli.analyses.rankings.ranking_accuracy`), and
-PPI on the topics only the judge covers (:mod:`bvtest_cli.analyses.ppi`);
+PPI on the topics only the judge covers (:mod:`bvtest_cli.analyses.assessors.ppi`);
 with ``--human-topics``, how many human topics the judge needs.
 
 The human qrels are the reference: their topic rule (``--topic-set``, at
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ...analyses import agreement as ag
-from ...analyses import judges as jd
-from ...analyses import ppi
+from ...analyses.assessors import agreement as ag
+from ...analyses.assessors import judges as jd
+from ...analyses.assessors import ppi
 from ...analyses.rankings import ranking_accuracy, stream_key
 from ...analyses.significance import adjust
 from ...defaults import DEFAULT_MEASURES

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ...analyses.pooling import engineer_run, engineered_name, ranked
+from ...analyses.budgets.pooling import engineer_run, engineered_name, ranked
 from ...errors import InputError
 from ...io.files import checked_target, new_directory
 from ...io.sources import Qrels, Run, expand_sources, output_bytes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ...analyses.pooling import pool, truncate_run
+from ...analyses.budgets.pooling import pool, truncate_run
 from ...io.sources import Run, docno_text, expand_sources
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.parallel import default_jobs, map_runs, progress

@@ -1,10 +1,10 @@
 """`bvtest sample`: collections drawn from a full qrels that plays the assessor
-(:mod:`~bvtest_cli.analyses.sampling`), one file per sample in NIST sample_eval.pl's
+(:mod:`~bvtest_cli.analyses.budgets.sampling`), one file per sample in NIST sample_eval.pl's
 layout (pps, uniform) or as plain qrels of the judged documents (depth, mtf, hedge)."""
 
 from __future__ import annotations
 
-from ...analyses.sampling import (
+from ...analyses.budgets.sampling import (
     RANDOM_METHODS,
     pps_design,
     sample,

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..rankings import kendall_tau_b, pair_signs, tie_tolerance
+from ..streams import JUDGE_SIMULATION, TOPIC_SUBSETS, generator
+from ..variations import tau_ap
 from . import ppi
-from .rankings import kendall_tau_b, pair_signs, tie_tolerance
-from .streams import JUDGE_SIMULATION, TOPIC_SUBSETS, generator
-from .variations import tau_ap
 
 #: The methods of :func:`human_topics_experiment`, in report order.
 METHODS = ("human", "judge", "ppi", "ppi++")
@@ -287,7 +287,7 @@ def _wrong_claims(theta: np.ndarray, est: ppi.MeanInterval, spec: ExperimentSpec
     """The share of (pair, draw) that the method resolves (p_adj ≤ α over the
     pairs of one draw) in the order opposite to θ's; pairs tied in θ count as
     wrong whenever resolved."""
-    from .significance import adjust
+    from ..significance import adjust
 
     if theta.size < 2:
         return float("nan")

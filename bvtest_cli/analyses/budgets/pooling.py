@@ -23,9 +23,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..analyses.rankings import stream
-from ..io.sources import Qrels, Run
-from ..io.trec import sort_topics
+from ...io.sources import Qrels, Run
+from ...io.trec import sort_topics
+from ..rankings import stream
 
 PERM_SUFFIX = ".perm"
 

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io.trec import sort_topics
-from .rankings import stream
+from ...io.trec import sort_topics
+from ..rankings import stream
 
 METHODS = ("depth", "mtf", "hedge", "uniform", "pps")
 RANDOM_METHODS = ("uniform", "pps")
