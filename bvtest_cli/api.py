@@ -241,7 +241,7 @@ def run(
 #: Options whose command-line value is a comma-separated list: a Python list works too.
 _LIST_ATTRS = (
     "alphas", "budgets", "topics_scale", "methods", "topic_counts", "min_diffs", "ci_widths",
-    "totals", "subset_sizes",
+    "totals", "subset_sizes", "human_topics", "grade_map",
 )  # fmt: skip
 
 

@@ -122,6 +122,13 @@ CASES["sensitivity"] = (
     lambda: bvtest.sensitivity(Q, R, measures="AP", test="t", bootstrap=100,
                                subset_sizes=[5, 10]),
 )  # fmt: skip
+JUDGE = "docs/examples/judge.qrels"
+CASES["judges"] = (
+    ("judges", "--judge", f"llm={JUDGE}", "-m", "AP", "--human-topics", "5", "--draws", "10",
+     "docs/examples/human10.qrels", R),
+    lambda: bvtest.judges("docs/examples/human10.qrels", R, judges=[f"llm={JUDGE}"],
+                          measures="AP", human_topics=[5], draws=10),
+)  # fmt: skip
 WITHOUT_FORMAT = {"scores", "pool", "permute", "sample"}
 
 NEW_RUN = REPO / "tests" / "api-new.run"
@@ -307,6 +314,11 @@ def test_from_ir_measures_is_evaluate_on_the_files():
         {k: v for k, v in report.to_dict().items() if k != "notes"}
         for report in (bvtest.analyse(table, measures=names), bvtest.evaluate(Q, R, measures=names))
     )
+    # the same numbers; a scores table states its topics as the file's (no rule is known)
+    for block in analysed["measures"].values():
+        assert block.pop("topic_set") == "file"
+    for block in evaluated["measures"].values():
+        assert block.pop("topic_set") == "judged"
     assert analysed == evaluated  # the notes differ: see below
     # ir_measures scores topic 430 (no relevant document): dropped, as evaluate does;
     # it gives sys004's two missing topics a 0 itself
@@ -367,7 +379,8 @@ def test_to_frame_has_the_numbers_of_the_trec_format():
     report = api_report("eval-options")
     frame = report.to_frame()
     assert list(frame.columns) == ["measure", "field", "system", "alpha", "value"]
-    expected = list(render.flatten(report))
+    # the trec format's numbers: its words (topic_set judged) are no value of the frame
+    expected = [row for row in render.flatten(report) if not isinstance(row[3], str)]
     assert len(frame) == len(expected)
     for (m, name, system, value), row in zip(expected, frame.itertuples(index=False), strict=True):
         shown = row.field if pd.isna(row.alpha) else f"{row.field}@{row.alpha:g}"

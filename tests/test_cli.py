@@ -41,7 +41,8 @@ def test_json_schema(sample_json):
     assert doc["group"] is None and doc["normalize"] == "none"
     assert list(doc["measures"]) == ["AP", "nDCG@10", "ERR@20"]
     for block in doc["measures"].values():
-        assert set(block) == {"n_topics", "c", "systems", "tradeoff"}
+        assert set(block) == {"asked", "n_topics", "topic_set", "c", "systems", "tradeoff"}
+        assert block["topic_set"] == "judged"
         assert block["n_topics"] == 29  # 30 topics, one without relevant documents
         assert set(block["tradeoff"]) == TRADEOFF_KEYS
         assert list(block["systems"]) == [f"sys{i:03d}" for i in range(1, 13)]
@@ -76,7 +77,11 @@ def test_scores_pipe_gives_same_numbers(bvtest):
     assert len(rows) == 12 * 29 * 3
     piped = bvtest("eval", "--scores", "-", "--quiet", stdin=scores.stdout.encode())
     assert piped.returncode == 0, piped.stderr
-    assert piped.stdout == direct.stdout
+    # every number the same; the topic set is the file's, as its line says
+    import re
+
+    as_file = re.sub(r"(\.topic_set *\tall\t)judged", r"\1file", direct.stdout)
+    assert as_file != direct.stdout and piped.stdout == as_file
 
 
 def test_trec_format_lines(bvtest):
@@ -117,7 +122,10 @@ def test_tsv_csv(bvtest, fmt, delim):
 
 def test_table_format(bvtest):
     proc = bvtest("eval", "-f", "table", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
-    assert proc.stdout.count("# ") == 3
+    # a title per measure (a long one continues on a line "#   ...")
+    assert [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("# ") and not line.startswith("#   ")] == [
+        "AP", "nDCG@10", "ERR@20"
+    ]
     assert "georisk@5" in proc.stdout and "tradeoff: pearson=" in proc.stdout
 
 

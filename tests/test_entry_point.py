@@ -53,6 +53,7 @@ SMALL_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "variations": (("-m", "AP", Q, R), ()),
     "compare": (("-m", "AP", "--pairs", "all", "--bootstrap", "20", Q, R), ()),
+    "judges": (("--judge", f"llm={Q}", "-m", "AP", "--bootstrap", "20", Q, R), ()),
 }
 
 

@@ -52,7 +52,10 @@ def _nested(measure: str, name: str, s: Section) -> Iterator[LongRow]:
 
 
 def _leaf(measure: str, name: str, s: Section, key: Any, node: Any) -> Iterator[LongRow]:
-    """A leaf, then the ends of its interval (``tradeoff.pearson.lo``) if it has one."""
+    """A leaf, then the ends of its interval (``tradeoff.pearson.lo``) if it has one.
+    A leaf that is a word (the topic set's rule) is no number of the frame."""
+    if isinstance(node, str):
+        return
     yield measure, name, ALL, None, node
     interval = s.intervals.get(str(key))
     if interval is not None:

@@ -426,7 +426,8 @@ def eval_report(
     blocks, notes = [], []
     for m in matrices:
         block, block_notes = analyse(m, s)
-        block = _with_rule(block, topic_rule or "file")
+        rule = topic_rule or ("file" if s.scores is not None else s.topic_set)
+        block = _with_rule(block, rule)
         block = replace(
             block, items=((registry.ASKED, asked.get(m.measure, m.measure)), *block.items)
         )
