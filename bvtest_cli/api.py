@@ -45,7 +45,10 @@ strings), ``reference`` (``--reference [NAME=]FILE``), ``runs`` (the RUNS of
 tuple or a list of tuples), ``pairs`` (``--pairs all``), ``per_topic``
 (``-q``), ``rel_level`` (``-l``), ``err_impl`` (``--err-impl``),
 ``random_size``/``difficulty_size`` (``--random-size``/``--difficulty-size``),
-``ci_method``/``ci_memory`` (``--ci-method``/``--ci-memory``), ``output``
+``ci_method``/``ci_memory`` (``--ci-method``/``--ci-memory``), ``complete``
+(``-c``), ``max_docs`` (``-M``), ``judged_only`` (``-J``), ``judges``
+(``--judge NAME=FILE``: a list of such strings), ``ppi_lambda``
+(``--lambda``), ``output``
 (``-o``/``--out``), ``plot`` (``--plot``), ``measures`` (``-m``/``--measure``),
 ``alphas`` (``--alpha``), ``budgets`` (``--budget``), ``topics_scale``
 (``--topics-scale``), ``methods`` (``--methods``), ``samples``

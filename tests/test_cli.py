@@ -123,7 +123,8 @@ def test_tsv_csv(bvtest, fmt, delim):
 def test_table_format(bvtest):
     proc = bvtest("eval", "-f", "table", SAMPLE_QRELS, SAMPLE_RUNS, "--quiet")
     # a title per measure (a long one continues on a line "#   ...")
-    assert [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("# ") and not line.startswith("#   ")] == [
+    titles = [line for line in proc.stdout.splitlines() if line.startswith("# ")]
+    assert [line.split()[1] for line in titles if not line.startswith("#   ")] == [
         "AP", "nDCG@10", "ERR@20"
     ]
     assert "georisk@5" in proc.stdout and "tradeoff: pearson=" in proc.stdout

@@ -47,13 +47,14 @@ def test_limits_lists_every_command_with_a_size_option():
 def test_budget_help_says_when_no_depth_fits(bvtest):
     text = help_of(bvtest, "budget")
     assert "when even depth 1 holds more" in text
-    assert "never negative" in text
+    # RMSE² = b² + σ² with b² signed, as Cormack & Grossman's Table 1 prints it
+    assert "RMSE = sqrt(b^2 + sigma^2) (b^2 signed" in " ".join(text.split())
 
 
-def test_rankings_help_says_rmse_is_never_negative(bvtest):
-    text = help_of(bvtest, "rankings")
+def test_rankings_help_says_how_rmse_takes_a_negative_b2(bvtest):
+    text = " ".join(help_of(bvtest, "rankings").split())
     assert "RMSE = sqrt(b^2 + sigma^2(X))" in text
-    assert "rmse (never negative" in text
+    assert "below sigma where b^2 < 0" in text and "0 only where the sum is negative" in text
 
 
 def test_sample_help_describes_only_what_sample_does(bvtest):

@@ -12,10 +12,11 @@ from bvtest_cli.commands import COMMANDS
 from bvtest_cli.options import NEEDS, OPTIONS
 
 VALUES = {"bootstrap": "50", "ci_method": "bca", "ci_memory": "64", "repeats": "7",
-          "caption": "Table", "width": "100"}  # fmt: skip
+          "caption": "Table", "width": "100", "per_topic": None}  # fmt: skip
 ENABLE = {"bootstrap": ["--ci", "0.9"], "ci_method": ["--ci", "0.9"],
           "ci_memory": ["--ci", "0.9"], "repeats": ["--group", "random:3"],
-          "caption": ["-f", "latex"], "width": ["-f", "table"]}  # fmt: skip
+          "caption": ["-f", "latex"], "width": ["-f", "table"],
+          "per_topic": ["-f", "trec"]}  # fmt: skip
 
 
 def _cases():
@@ -36,6 +37,8 @@ def _inputs(command: str, tmp_path=None) -> list:
         return ["--reference", SAMPLE_QRELS, "--collection", f"x={SAMPLE_QRELS}", SAMPLE_RUNS]
     if command == "check":
         return ["-g", "AP:mean>=0", SAMPLE_QRELS, SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002"]
+    if command == "judges":
+        return ["--judge", f"llm={SAMPLE_QRELS}", SAMPLE_QRELS, SAMPLE_RUNS]
     if command == "conditions":
         return ["--pattern", "sys(?P<system>0[0-9])(?P<condition>[0-9])", SAMPLE_QRELS,
                 SAMPLE_RUNS]  # fmt: skip
@@ -63,10 +66,14 @@ def test_an_option_without_what_it_needs_is_an_error(command, name):
     if met(Settings(**known), COMMANDS[command].options):  # always meaningful here
         pytest.skip(f"{flag} is always used by {command}")
     measure = [] if command in ("pertopic", "budget") else ["-m", "AP"]
-    args = [command, *measure, flag, VALUES[name], *_inputs(command)]
+    value = [] if VALUES[name] is None else [VALUES[name]]  # a flag takes no value
+    if name == "per_topic":  # -q is meaningless beside a table (eval's only)
+        measure = [*measure, "-f", "table"]
+    args = [command, *measure, flag, *value, *_inputs(command)]
     assert_one_line_error(run_bvtest(*args), flag, "means something only with")
     if command in ("eval", "instability", "tradeoff"):  # and with it, it runs
-        enabled = [command, *measure, *ENABLE[name], flag, VALUES[name], *_inputs(command)]
+        base = [m for m in measure if m not in ("-f", "table")]
+        enabled = [command, *base, *ENABLE[name], flag, *value, *_inputs(command)]
         if name == "repeats" and command == "instability":
             return
         proc = run_bvtest(*enabled)

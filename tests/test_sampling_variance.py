@@ -224,7 +224,7 @@ def test_sampled_topics_all_averages_over_every_topic(tmp_path):
     sources = expand_sources([str(run)], print)
     specs = parse_measures(("statAP",), 1)
     judged = evaluate_runs(read_qrels(str(qrels)), sources, specs)[0]
-    every = evaluate_runs(read_qrels(str(qrels)), sources, specs, sampled_topics="all")[0]
+    every = evaluate_runs(read_qrels(str(qrels)), sources, specs, topic_set_rule="all")[0]
     # AP of topic 1: relevant b at rank 2, 1/2; topic 2 scores 0
     assert judged.topics == ("1",) and judged.values.mean() == pytest.approx(0.5)
     assert every.topics == ("1", "2") and every.values.mean() == pytest.approx(0.25)

@@ -390,16 +390,18 @@ def test_compare_formats_and_names_by_path(bvtest):
             SAMPLE_QRELS, SAMPLE_RUNS / "sys001", SAMPLE_RUNS / "sys002")  # fmt: skip
     doc = run_json(bvtest, *args)
     trec = bvtest(*args).stdout.splitlines()
-    header = ["measure", "a", "b", "field", "diff", "lo", "hi", "p", "p_adj"]
+    header = ["measure", "a", "b", "field", "diff", "lo", "hi", "p", "p_adj", "p_lo", "p_hi"]
     header += ["test", "significant", "effect_size", "p_pm", "p_pm_adj"]
     assert trec[0].split("\t") == header
     assert len(trec) == 1 + 4
     var = next(r for r in doc["measures"]["AP"]["pairs"] if r["field"] == "var")
     cells = trec[2].split("\t")
-    assert cells[:4] == ["AP", "sys001", "sys002", "var"] and cells[9] == "randomization"
-    assert cells[4] == f"{var['diff']:.4f}" and cells[12] == f"{var['p_pm']:.4f}"
+    at = {name: k for k, name in enumerate(header)}
+    assert cells[:4] == ["AP", "sys001", "sys002", "var"] and cells[at["test"]] == "randomization"
+    assert cells[4] == f"{var['diff']:.4f}" and cells[at["p_pm"]] == f"{var['p_pm']:.4f}"
     mean = trec[1].split("\t")  # the mean row: its test's verdict and effect size, no p_pm
-    assert mean[9] == "randomization" and mean[10] in ("yes", "no") and mean[12:] == ["", ""]
+    assert mean[at["test"]] == "randomization" and mean[at["significant"]] in ("yes", "no")
+    assert mean[at["p_pm"] :] == ["", ""]
     rows = list(csv.reader(io.StringIO(bvtest(*args, "-f", "csv").stdout)))
     assert rows[0] == header and len(rows) == 5
     table = bvtest(*args, "-f", "table").stdout

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ...options import REPORT_OUTPUT, RUNS, Command
+from ...options import REPORT_OUTPUT, RUNS, Command, Real
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def run(s: Settings) -> Report:
 
 #: judges' --ci: a level always (PPI's intervals are its output).
 JUDGES_CI = dict(
-    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    type=Real(0.0, 1.0, min_open=True, max_open=True),
     default=0.95,
     show_default=True,
     metavar="LEVEL",
