@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error
+from conftest import SAMPLE_QRELS, SAMPLE_RUNS, assert_one_line_error, run_bvtest
 
 import bvtest
 from bvtest_cli.errors import InputError
@@ -173,3 +173,18 @@ def test_check_api_raises_input_error(trec_pool, tmp_path):
     new = retagged(SAMPLE_RUNS / "sys002", tmp_path / "cand.run", "cand")
     with pytest.raises(bvtest.InputError, match=r"did you mean input\.sys001, input\.sys002"):
         bvtest.check(SAMPLE_QRELS, trec_pool, [str(new)], gates=["AP:mean>=sys00"])
+
+
+def test_name_auto_takes_the_tags_of_trec_named_files(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for k in (1, 2, 3):
+        text = (SAMPLE_RUNS / f"sys00{k}").read_text().replace(f"sys00{k}", f"tag{k}")
+        (runs / f"input.tag{k}").write_text(text)
+    proc = run_bvtest("eval", "--name", "auto", "-m", "AP", SAMPLE_QRELS, runs)
+    assert proc.returncode == 0, proc.stderr
+    assert "AP.mean" in proc.stdout and "\ttag1\t" in proc.stdout
+    assert "--name auto" in proc.stderr
+    # a directory not named TREC's way keeps its file names, without a note
+    plain = run_bvtest("eval", "--name", "auto", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
+    assert "\tsys001\t" in plain.stdout and "--name auto" not in plain.stderr

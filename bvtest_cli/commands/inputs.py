@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError
 from ..io.sources import STDIN, expand_sources
-from ..io.trec import read_qrels, tagged_sources
+from ..io.trec import named_sources, read_qrels
 from ..measures.evaluate import evaluate_runs, how
 from ..measures.matrix import ScoreMatrix
 from ..measures.names import parse_measures
@@ -36,8 +36,7 @@ def load(s: Settings, sampling_variances: bool = False) -> tuple[list[ScoreMatri
     if s.scores is None:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level, note=notes.append)
         sources = expand_sources(s.inputs[1:], notes.append)
-        if s.name == "tag":
-            sources = tagged_sources(sources)
+        sources = named_sources(sources, s.name, notes.append)
         qrels_file = read_qrels(s.inputs[0])
         matrices = evaluate_runs(
             qrels_file, sources, specs, **how(s, notes, len(sources)),

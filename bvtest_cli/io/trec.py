@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,6 +176,21 @@ def run_tag(source: Source) -> str:
 def tagged_sources(sources: Iterable[Source]) -> list[Source]:
     """The sources named by their run tags (``--name tag``), names unique."""
     return unique_names([Source(source.path, run_tag(source)) for source in sources], "run tag")
+
+
+def named_sources(sources: list[Source], how: str, note: Callable[[str], None]) -> list[Source]:
+    """The sources under ``--name``: ``file`` as they are, ``tag`` by their run
+    tags, ``auto`` by their tags when every file is named TREC's way,
+    ``input.TAG`` (the tag is the run's name there), else by their files."""
+    if how == "tag" or (
+        how == "auto" and sources and all(src.name.startswith("input.") for src in sources)
+    ):
+        named = tagged_sources(sources)
+        if how == "auto":
+            note(f"--name auto: every run file is named input.*; the runs take their tags "
+                 f"({named[0].name}, ...)")  # fmt: skip
+        return named
+    return sources
 
 
 # ---------------------------------------------------------------------------

@@ -145,10 +145,11 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "name",
             "--name",
-            type=click.Choice(["file", "tag"]),
+            type=click.Choice(["file", "tag", "auto"]),
             show_default=True,
-            help="Run names: the file name (without .gz) or the run tag (column 6); "
-            "a run with more than one tag is an error with tag.",
+            help="Run names: the file name (without .gz), the run tag (column 6; a run "
+            "with more than one tag is an error), or auto: the tag when every file is named "
+            "TREC's way, input.TAG, else the file name.",
         ),
         _arg("qrels", metavar="QRELS"),
         _arg("pool", metavar="POOL"),
@@ -952,7 +953,7 @@ def validate(
         raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
         raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
-    if s.scores is not None and s.name == "tag":
+    if s.scores is not None and s.name != "file":
         raise click.UsageError("--name tag names runs read from files; a scores file names them")
     if s.ci is not None and s.group is not None:
         # A bootstrap of groups of resampled topics (and, for random:K, of R

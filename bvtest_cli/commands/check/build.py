@@ -694,8 +694,12 @@ def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
         raise click.UsageError("expected QRELS POOL NEW_RUN... (or --scores FILE --new NAME...)")
     pool_sources = expand_sources([s.pool])
     new_sources = expand_sources(s.new_runs)
-    if s.name == "tag":
-        pool_sources, new_sources = tagged_sources(pool_sources), tagged_sources(new_sources)
+    if s.name != "file":
+        auto = s.name == "auto" and all(
+            src.name.startswith("input.") for src in (*pool_sources, *new_sources)
+        )
+        if s.name == "tag" or auto:
+            pool_sources, new_sources = tagged_sources(pool_sources), tagged_sources(new_sources)
     pool_names = {src.name: src.label for src in pool_sources}
     for src in new_sources:
         if src.name in pool_names:

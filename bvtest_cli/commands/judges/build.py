@@ -30,7 +30,7 @@ from ...defaults import DEFAULT_MEASURES
 from ...errors import InputError
 from ...io.judgments import check_rows, check_scale, mapped, read_confusion
 from ...io.sources import expand_sources
-from ...io.trec import QrelsFile, read_qrels, sort_topics, tagged_sources
+from ...io.trec import QrelsFile, named_sources, read_qrels, sort_topics
 from ...measures.collections import evaluate_collections
 from ...measures.names import parse_measures
 from ...measures.topics import list_topics, topic_set
@@ -402,8 +402,7 @@ def judges_report(s: Settings) -> Report:
         raise InputError("--ci must be a level", "--ci")
     human = mapped(read_qrels(s.inputs[0]), dict(s.grade_map))
     sources = expand_sources(s.inputs[1:], notes.append)
-    if s.name == "tag":
-        sources = tagged_sources(sources)
+    sources = named_sources(sources, s.name, notes.append)
     specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
     judges = load_judges(s, human)
     human_topics = topic_set(human, s.rel_level, notes.append, "human qrels", s.topic_set)

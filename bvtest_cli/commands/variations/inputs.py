@@ -243,7 +243,7 @@ def load(s: Settings) -> Loaded:
     run did not answer (they score 0)."""
     from ...defaults import DEFAULT_MEASURES
     from ...io.sources import expand_sources
-    from ...io.trec import read_qrels, tagged_sources
+    from ...io.trec import named_sources, read_qrels
     from ...measures.evaluate import evaluate_runs, how
     from ...measures.names import parse_measures
     from ..inputs import load as load_scores
@@ -267,8 +267,7 @@ def load(s: Settings) -> Loaded:
     else:
         specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
         sources = expand_sources(s.inputs[1:], notes.append)
-        if s.name == "tag":
-            sources = tagged_sources(sources)
+        sources = named_sources(sources, s.name, notes.append)
         qrels_file = read_qrels(s.inputs[0])
         if s.split is not None:
             vmap = split_map(query_ids(sources), s.split, notes.append)
