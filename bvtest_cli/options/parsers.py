@@ -221,14 +221,18 @@ def parse_collection(value: str) -> tuple[str, tuple[str, ...]]:
     return name, files
 
 
-def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    parsed = tuple(parse_collection(v) for v in values)
+def _named_once(parsed: tuple[tuple[str, Any], ...], what: str) -> tuple[tuple[str, Any], ...]:
+    """(NAME, ...) items of a repeatable NAME=FILE option, each name once."""
     seen: set[str] = set()
     for name, _ in parsed:
         if name in seen:
-            raise _bad(f"collection name {name!r} is given twice; name them: NAME=FILE")
+            raise _bad(f"{what} name {name!r} is given twice; name them: NAME=FILE")
         seen.add(name)
     return parsed
+
+
+def parse_collections(values: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return _named_once(tuple(parse_collection(v) for v in values), "collection")
 
 
 def parse_reference(value: str) -> tuple[str, tuple[str, ...]]:
@@ -307,13 +311,7 @@ def parse_judge(value: str) -> tuple[str, str]:
 
 
 def parse_judges(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    parsed = tuple(parse_judge(v) for v in values)
-    seen: set[str] = set()
-    for name, _ in parsed:
-        if name in seen:
-            raise _bad(f"judge name {name!r} is given twice; name them: NAME=FILE")
-        seen.add(name)
-    return parsed
+    return _named_once(tuple(parse_judge(v) for v in values), "judge")
 
 
 def parse_grade_map(value: str | None) -> tuple[tuple[int, int], ...]:
