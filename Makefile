@@ -33,7 +33,7 @@ PARALLEL := -n 2 --dist loadfile
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(VENV)/bin/mypy bvtest_cli
-	$(PY) -m pytest -q -rs $(PARALLEL)
+	$(PY) -m pytest -q -rfEs $(PARALLEL)
 
 # Chromium for the browser test of -f html: Debian's package (Playwright's own
 # browser download is not reachable from here). Best effort: where it cannot be
@@ -87,7 +87,7 @@ $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 test-oldest: $(OLDEST_STAMP) browser
 	$(OLDEST_VENV)/bin/ruff check bvtest_cli bvtest tests tools bench
 	$(OLDEST_VENV)/bin/mypy bvtest_cli
-	$(OLDEST_PY) -m pytest -q -rs $(PARALLEL)
+	$(OLDEST_PY) -m pytest -q -rfEs $(PARALLEL)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bvtest_cli bvtest tests tools bench

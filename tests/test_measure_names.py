@@ -80,10 +80,6 @@ def test_spelling_gives_the_numbers_of_the_canonical_name(canonical, typed, name
     assert blocks[name]["systems"]["sys001"]["mean"] > 0  # a measure, not an empty block
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="commands/eval/build.py does not yet put registry.ASKED in each block",
-)
 def test_eval_json_states_the_measure_as_asked():
     blocks = _eval_json("map", "ndcg@10", "ERR@20")
     assert {m: b["asked"] for m, b in blocks.items()} == {
