@@ -373,15 +373,39 @@ def _is_frame(value: Any) -> bool:
     return hasattr(value, "columns") and hasattr(value, "itertuples")
 
 
+#: PyTerrier's names of ir_measures' columns (its topics, results and qrels frames).
+PYTERRIER_COLUMNS = {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
+
+
 def _frame_rows(frame: Any, columns: tuple[str, ...], label: str) -> Iterator[tuple]:
+    """The columns of a DataFrame in ir_measures' names (query_id, doc_id,
+    relevance / score) or PyTerrier's (qid, docno, label / score)."""
+    pyterrier = tuple(PYTERRIER_COLUMNS.get(c, c) for c in columns)
+    for names in (columns, pyterrier):
+        if all(c in frame.columns for c in names):
+            return zip(*(frame[c].tolist() for c in names), strict=True)
     missing = [c for c in columns if c not in frame.columns]
-    if missing:
+    raise InputError(
+        f"a DataFrame here needs the columns {', '.join(columns)} (ir_measures) or "
+        f"{', '.join(pyterrier)} (PyTerrier) (missing: {', '.join(missing)})",
+        label,
+    )
+
+
+#: The column that names a frame's runs when one DataFrame holds several.
+RUN_COLUMNS = ("name", "run")
+
+
+def _runs_of_frame(frame: Any) -> dict[Any, Any]:
+    """One DataFrame of several runs, named by its ``name`` or ``run`` column,
+    as a dict run name → that run's rows (in order of first appearance)."""
+    column = next((c for c in RUN_COLUMNS if c in frame.columns), None)
+    if column is None:
         raise InputError(
-            f"a DataFrame here needs the columns {', '.join(columns)} (missing: "
-            f"{', '.join(missing)})",
-            label,
+            "runs: a DataFrame of runs needs a run-name column (name or run); one run's "
+            "frame goes in a dict {name: frame}"
         )
-    return zip(*(frame[c].tolist() for c in columns), strict=True)
+    return {name: rows for name, rows in frame.groupby(column, sort=False)}
 
 
 def _records(items: Any, fields: tuple[str, ...], label: str) -> Iterator[tuple]:
@@ -483,6 +507,8 @@ class _Inputs:
         """A path (file or directory), a list of paths, or a dict name → run."""
         if _is_path(runs):
             return [os.fspath(runs)]
+        if _is_frame(runs):
+            runs = _runs_of_frame(runs)
         if isinstance(runs, Mapping):
             directory = self._path("runs")
             directory.mkdir()
@@ -490,8 +516,8 @@ class _Inputs:
         if isinstance(runs, (list, tuple)) and runs and all(map(_is_path, runs)):
             return [os.fspath(r) for r in runs]
         raise InputError(
-            "runs: expected a path, a list of paths, or a dict run name → run "
-            f"(got {type(runs).__name__})"
+            "runs: expected a path, a list of paths, a dict run name → run, or a DataFrame "
+            f"with a name or run column (got {type(runs).__name__})"
         )
 
     def pool(self, pool: Any) -> str:
