@@ -29,7 +29,7 @@ ABS_TOL = 1e-15
 # moves that pair's bound (measured: 4.9e-6 relative on one of 66 pairs
 # between the oldest and newest dependencies; every decision the same).
 P_REL_TOL = 1e-4
-P_KEYS = ('"p"', '"p_adj"')
+P_KEYS = ('"p"', '"p_adj"', '"p_lo"', '"p_hi"')
 
 _TOKEN = re.compile(
     r'(?P<string>"(?:[^"\\]|\\.)*")'

@@ -424,6 +424,11 @@ def quad_smallest(min_diff: float, var_d: float, alpha: float, beta: float) -> i
     return hi
 
 
+#: How near the noncentral t and F powers come to the quadrature, over the
+#: scipy versions pyproject allows (see test_ttest_power_against_quadrature).
+QUAD_REL = 5e-7
+
+
 @pytest.mark.parametrize(
     ("n", "effect", "alpha"),
     [
@@ -435,8 +440,10 @@ def quad_smallest(min_diff: float, var_d: float, alpha: float, beta: float) -> i
     ],
 )  # fmt: skip
 def test_ttest_power_against_quadrature(n, effect, alpha):
+    # scipy 1.10's noncentral t (cdflib) agrees with the quadrature to ~1e-7
+    # relative (measured: 1.2e-7 at n = 2), scipy ≥ 1.15's (boost) to 1e-10
     assert ttest_power(n, effect, alpha) == pytest.approx(
-        chi_quad_power(n, effect, alpha), rel=1e-9, abs=1e-12
+        chi_quad_power(n, effect, alpha), rel=QUAD_REL, abs=1e-12
     )
 
 
@@ -477,7 +484,8 @@ def test_anova_power_of_two_systems_is_the_t_test_squared(n, delta, alpha):
 
     lo, hi = chi.ppf(1e-16), chi.isf(1e-16)
     expected, _ = quad(integrand, lo, hi, points=[1.0], epsabs=1e-14, epsrel=1e-12, limit=200)
-    assert anova_power(n, 2, delta, alpha) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    # scipy 1.10's noncentral F (cdflib) is the coarser: 8e-6 relative, measured
+    assert anova_power(n, 2, delta, alpha) == pytest.approx(expected, rel=2e-5, abs=1e-12)
 
 
 def test_the_search_refuses_a_nan():
