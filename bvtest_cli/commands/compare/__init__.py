@@ -51,8 +51,9 @@ def run(s: Settings) -> Report:
     --ci-method, --seed) and p, its two-sided p-value, corrected over the pairs
     compared (--correction, default holm) into p_adj. The mean's test is
     --test: randomization (default: paired sign flips, exact by enumeration up
-    to 16 topics and otherwise resolved at --significance, both p and p_adj,
-    so it has no 1/(B+1) floor), t, wilcoxon, sign, bootstrap
+    to 16 topics, else p estimated from the pair's own --bootstrap flips, with
+    the interval p_lo, p_hi that settles the decision at --significance: no
+    1/(B+1) floor on the decision), t, wilcoxon, sign, bootstrap
     (Sakai's studentized), tukey (Tukey's HSD on the two-way ANOVA,
     simultaneous intervals) or randomised-tukey. Var and MSE: the exact sign-flip
     test of their per-topic contrasts; Var also Pitman–Morgan's (p_pm). Mean
@@ -64,11 +65,13 @@ def run(s: Settings) -> Report:
     \b
     JSON: {"test", "correction", "significance", ..., "measures": {M: {"pairs":
            [{"a", "b", "field", "diff", "lo", "hi", "p", "p_adj", "test"
+           [, "p_lo", "p_hi"]
            [, "significant", "effect_size", "glass_delta", "q"]
            [, "p_pm", "p_pm_adj"]}], "significance_matrix": [{"rank", "run",
            "mean", "above", "below"}]}}}
     trec/tsv/csv: one line per row, columns measure a b field diff lo hi p
-    p_adj test significant effect_size [glass_delta] [q] p_pm p_pm_adj.
+    p_adj p_lo p_hi test significant effect_size [glass_delta] [q] p_pm
+    p_pm_adj.
 
     \b
     Examples:
