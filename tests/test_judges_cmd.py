@@ -216,3 +216,52 @@ def test_two_judges_of_one_name():
 def test_the_api_refuses_in_keywords():
     with pytest.raises(bvtest.InputError, match="finite"):
         bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges=[f"llm={JUDGE}"], ppi_lambda=math.nan)
+
+
+# ---------------------------------------------------------------- hostile inputs
+
+
+def test_a_judge_that_is_the_humans_has_no_error():
+    d, _ = judges_json("--judge", f"same={SAMPLE_QRELS}", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
+    a = d["judges"]["same"]["agreement"]
+    assert a["kappa"] == 1.0 and a["accuracy"] == 1.0 and a["mean_grade_diff"] == 0.0
+    block = d["judges"]["same"]["measures"]["AP"]
+    for row in block["systems"].values():  # zero spread: exactly 0, not rounding noise
+        assert row["bias"] == 0.0 and row["var"] == 0.0 and row["mse"] == 0.0
+        assert row["rank_human"] == row["rank_judge"]
+    assert block["kendall_tau"] == 1.0 and block["tau_ap_b"] == 1.0
+    assert block["max_rank_change"] == 0
+
+
+def test_one_human_topic_leaves_ppi_null_with_a_note(tmp_path):
+    lines = [x for x in Path(HUMAN10).read_text().splitlines() if x.split()[0] == "401"]
+    one = write(tmp_path, "one.qrels", "\n".join(lines) + "\n")
+    d, notes = judges_json("--judge", f"llm={JUDGE}", "-m", "AP", one, SAMPLE_RUNS)
+    block = d["judges"]["llm"]["measures"]["AP"]
+    assert block["topics"] == 1 and all(r["ppi"] is None for r in block["systems"].values())
+    assert "PPI needs 2 or more human topics" in notes
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [(("--human-topics", "5", "--draws", "1000000000"), "--draws 1000000000"),
+     (("--bootstrap", "100000000"), "--bootstrap 100000000"),
+     (("--draws", "5"), "--human-topics")],
+)  # fmt: skip
+def test_huge_or_idle_counts_are_refused_before_the_work(args, fragment):
+    proc = run_bvtest("judges", "--judge", f"llm={JUDGE}", *args, "-m", "AP", HUMAN10,
+                      SAMPLE_RUNS)  # fmt: skip
+    assert_one_line_error(proc, fragment)
+
+
+def test_the_grade_map_from_python_as_a_list(tmp_path):
+    lines = Path(JUDGE).read_text().splitlines()
+    lines[0] = lines[0].rsplit(" ", 1)[0] + " 9"
+    bad = write(tmp_path, "nine.qrels", "\n".join(lines) + "\n")
+    as_list = bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges=[f"x={bad}"], measures="AP",
+                            grade_map=["9=4"]).to_dict()  # fmt: skip
+    as_text = bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges=[f"x={bad}"], measures="AP",
+                            grade_map="9=4").to_dict()  # fmt: skip
+    assert as_list == as_text
+    with pytest.raises(bvtest.InputError, match="grade 9"):
+        bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges=[f"x={bad}"], measures="AP")

@@ -12,11 +12,11 @@ from bvtest_cli.commands import COMMANDS
 from bvtest_cli.options import NEEDS, OPTIONS
 
 VALUES = {"bootstrap": "50", "ci_method": "bca", "ci_memory": "64", "repeats": "7",
-          "caption": "Table", "width": "100", "per_topic": None}  # fmt: skip
+          "caption": "Table", "width": "100", "per_topic": None, "draws": "5"}  # fmt: skip
 ENABLE = {"bootstrap": ["--ci", "0.9"], "ci_method": ["--ci", "0.9"],
           "ci_memory": ["--ci", "0.9"], "repeats": ["--group", "random:3"],
           "caption": ["-f", "latex"], "width": ["-f", "table"],
-          "per_topic": ["-f", "trec"]}  # fmt: skip
+          "per_topic": ["-f", "trec"], "draws": ["--human-topics", "5"]}  # fmt: skip
 
 
 def _cases():

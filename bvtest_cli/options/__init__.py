@@ -855,6 +855,11 @@ NEEDS: dict[str, tuple[str, Callable[[Settings, Sequence[str]], bool]]] = {
     # eval's -q prints trec_eval's per-topic lines or a per_topic list; the
     # other formats would drop them (pertopic and variations nest theirs in
     # every format)
+    # judges' --draws are the experiment's: nothing draws them without --human-topics
+    "draws": (
+        "--human-topics N[,N...] in judges",
+        lambda s, names: "human_topics" not in names or bool(s.human_topics),
+    ),
     "per_topic": (
         "-f trec or -f json in eval (per-topic scores in every format: bvtest scores)",
         lambda s, names: "max_docs" not in names or s.fmt in ("trec", "json"),

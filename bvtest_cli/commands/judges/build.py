@@ -395,6 +395,21 @@ def _experiment_records(rows: list[dict[str, Any]]) -> Records:
 # --------------------------------------------------------------------------- the report
 
 
+def check_judges_request(s: Settings, m: int, n: int, judges: int, measures: int) -> None:
+    """Refuse, before anything is evaluated, what would not fit: the ranking's
+    B × B products per judge and measure (as `rankings`), and the experiment's
+    R draws of every run and pair of runs over the topics (the pairs'
+    differences, three (R, pairs, n) arrays, dominate)."""
+    from ...report.limits import BASE_BYTES, refuse_delta, refuse_memory
+
+    refuse_delta("--bootstrap", s.bootstrap, m, 2 * judges * measures,
+                 f"the rankings of {judges} judge(s) × {measures} measure(s)")  # fmt: skip
+    if s.human_topics:
+        rows = m + m * (m - 1) / 2
+        need = BASE_BYTES + 8.0 * 6 * s.draws * rows * n
+        refuse_memory("--draws", s.draws, need, f"{s.draws} draws of {m} runs and their pairs")
+
+
 def judges_report(s: Settings) -> Report:
     """``bvtest judges``: read, evaluate once, then every judge's analyses."""
     notes: list[str] = []
@@ -406,6 +421,7 @@ def judges_report(s: Settings) -> Report:
     specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
     judges = load_judges(s, human)
     human_topics = topic_set(human, s.rel_level, notes.append, "human qrels", s.topic_set)
+    check_judges_request(s, len(sources), len(human_topics), len(judges), len(specs))
     universe = list(human_topics)
     seen = set(universe)
     for judge in judges:
