@@ -58,8 +58,11 @@ COLUMNS = (
 )
 
 
-def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | None:
-    """The pairs to compare among ``systems`` (None: every pair).
+def pairs_for(
+    systems: Sequence[str], s: Settings, notes: list[str] | None = None
+) -> list[tuple[str, str]] | None:
+    """The pairs to compare among ``systems`` (None: every pair); ``notes``
+    receives, once per name, how a name that is no run's was taken.
 
     Raises InputError for a run that is not an input, a run paired with
     itself, or no choice with other than two runs. A name that is no run's
@@ -83,8 +86,12 @@ def pairs_for(systems: Sequence[str], s: Settings) -> list[tuple[str, str]] | No
     if s.scores is None and len(s.inputs) > 1 and s.name != "tag":
         tags = file_tags(s.inputs[1:])
     pairs = []
-    for a, b in s.pair:
-        a, b = (resolve_run(name, systems, "--pair", tags)[0] for name in (a, b))
+    for pair in s.pair:
+        resolved = [resolve_run(name, systems, "--pair", tags) for name in pair]
+        for _, note in resolved:
+            if notes is not None and note and note not in notes:
+                notes.append(note)
+        a, b = (run for run, _ in resolved)
         if a == b:
             raise InputError(f"run {a!r} is compared with itself", "--pair")
         pairs.append((a, b))
@@ -122,15 +129,12 @@ def _check_names(s: Settings) -> None:
 def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str], Records]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), the notes, and the significance matrix of the mean."""
-    from ...io.runnames import resolve_run
     from ...measures.matrix import target_constant, virtual_target
     from ..eval.build import baseline_index, bootstrap_statistic
 
-    pairs = pairs_for(m.systems, s)
+    taken: list[str] = []  # a name taken as a run's (input.X for X, a tag), once per name
+    pairs = pairs_for(m.systems, s, taken)
     check_request(s, len(m.systems), len(m.topics), "compare")
-    # a name taken as a run's (input.X for X): said once per name
-    resolved = (resolve_run(name, m.systems, None)[1] for pair in s.pair for name in pair)
-    taken = dict.fromkeys(note for note in resolved if note)
     x = m.values
     if s.normalize != "none":
         from ...analyses.grouping import normalized_topics
@@ -386,7 +390,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     columns = columns_of(s)
     for m in matrices:
         rows, measure_notes, matrix = measure_pairs(m, s)
-        notes += measure_notes
+        notes += [n for n in measure_notes if n not in notes]  # a run name's, once
         records = Records(
             tuple(rows), _row_json, _row_text(m.measure, columns), header=columns, kind=COMPARISONS
         )
