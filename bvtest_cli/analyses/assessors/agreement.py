@@ -327,12 +327,17 @@ def krippendorff_alpha(data: np.ndarray, level: str = "nominal") -> float:
 
 
 def agreement(
-    h: np.ndarray, j: np.ndarray, topics: np.ndarray, levels: tuple[int, ...] = (1, 2)
+    h: np.ndarray,
+    j: np.ndarray,
+    topics: np.ndarray,
+    levels: tuple[int, ...] = (1, 2),
+    topic_level: float | None = None,
 ) -> Agreement:
     """Every summary of this module for one human (``h``) and judge (``j``) grading.
 
-    ``levels`` are the relevance levels L of :func:`kappa_at`. α treats the
-    two graders as two coders of each item with no missing values.
+    ``levels`` are the relevance levels L of :func:`kappa_at`; ``topic_level``
+    that of the per-topic κ (None: κ on the grades). α treats the two graders
+    as two coders of each item with no missing values.
     """
     h, j = _pair(h, j)
     both = np.vstack([h, j])
@@ -346,5 +351,5 @@ def agreement(
         kappa_at={level: kappa_at(h, j, level) for level in levels},
         alpha_ordinal=krippendorff_alpha(both, "ordinal"),
         alpha_interval=krippendorff_alpha(both, "interval"),
-        per_topic=topic_kappa(h, j, topics),
+        per_topic=topic_kappa(h, j, topics, level=topic_level),
     )

@@ -119,8 +119,8 @@ def agreement_section(judge: Judge, human: QrelsFile, level: int) -> tuple[Secti
             judge.qrels.label,
         )
     c = ag.confusion(h, j)
-    a = ag.agreement(h, j, topics, levels=(level,))
-    per_topic = ag.topic_kappa(h, j, topics, level=level)
+    a = ag.agreement(h, j, topics, levels=(level,), topic_level=level)
+    per_topic = a.per_topic
     notes = []
     if only_human or only_judge:
         notes.append(
