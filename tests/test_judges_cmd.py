@@ -194,6 +194,8 @@ def test_a_bad_confusion_block(tmp_path, text, fragment):
     [
         (("--human-topics", "29"), "2 ≤ N < 29"),
         (("--human-topics", "1"), "2 ≤ N < 29"),
+        (("--human-topics", "5,5"), "given twice"),
+        (("--human-topics", "5,nan"), "positive integers"),
         (("--grade-map", "1:2"), "GRADE=GRADE"),
         (("--grade-map", "1=2,1=3"), "mapped twice"),
         (("--lambda", "nan"), "finite"),

@@ -188,3 +188,10 @@ def test_name_auto_takes_the_tags_of_trec_named_files(tmp_path):
     # a directory not named TREC's way keeps its file names, without a note
     plain = run_bvtest("eval", "--name", "auto", "-m", "AP", SAMPLE_QRELS, SAMPLE_RUNS)
     assert "\tsys001\t" in plain.stdout and "--name auto" not in plain.stderr
+
+
+def test_name_auto_cannot_act_on_a_scores_file(tmp_path):
+    scores = tmp_path / "s.tsv"
+    scores.write_text("a\t1\tAP\t0.5\nb\t1\tAP\t0.25\n")
+    proc = run_bvtest("eval", "--scores", scores, "--name", "auto")
+    assert_one_line_error(proc, "--name")
