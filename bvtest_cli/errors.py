@@ -76,3 +76,21 @@ def discard_stderr() -> None:
         stream.flush()
     except (OSError, ValueError):  # closed (no descriptor) or still failing: nothing more to do
         pass
+
+
+class UsageError(InputError):
+    """A request that cannot be carried out as asked (options that disagree,
+    an option where it cannot act): no file or line. The CLI prints it as
+    click prints its own usage errors (with the command's ``--help`` hint),
+    the API raises it as the InputError it is."""
+
+    def __reduce__(self):
+        return (UsageError, (self.message, self.file, self.line))
+
+
+class BadValue(UsageError):
+    """One option's value that is not what the option takes: the CLI names the
+    flag (click's ``Invalid value for '--flag': …``), the API the keyword."""
+
+    def __reduce__(self):
+        return (BadValue, (self.message, self.file, self.line))

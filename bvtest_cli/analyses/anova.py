@@ -211,7 +211,6 @@ def studentized_range_sf(q: np.ndarray, m: int, df: float) -> np.ndarray:
     return p
 
 
-
 #: Scores permuted at once in :func:`randomised_tukey` (a block of permutations
 #: of the whole matrix holds about this many values, 32 MiB of float64).
 _PERMUTATION_BLOCK_ELEMENTS = 1 << 22

@@ -743,9 +743,7 @@ def randomization_test(
 
 def _flip_block(seed: int, b: int, n: int) -> np.ndarray:
     """Block b of the sign vectors (FLIP_BLOCK, n), floats 0/1 (1 = flip)."""
-    bits = generator(seed, SIGN_FLIPS, b).integers(
-        0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8
-    )
+    bits = generator(seed, SIGN_FLIPS, b).integers(0, 256, (FLIP_BLOCK, -(-n // 8)), dtype=np.uint8)
     return np.unpackbits(bits, axis=1)[:, :n].astype(float)
 
 

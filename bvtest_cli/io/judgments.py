@@ -96,9 +96,7 @@ def read_confusion(path: str) -> ConfusionBlock:
         if not all(math.isfinite(v) and 0 <= v <= 1 for v in row):
             raise InputError(f"the row of human grade {grade} holds a value outside [0, 1]", label)
         if abs(sum(row) - 1.0) > 1e-6:
-            raise InputError(
-                f"the row of human grade {grade} sums to {sum(row):.6g}, not 1", label
-            )
+            raise InputError(f"the row of human grade {grade} sums to {sum(row):.6g}, not 1", label)
     order = sorted(range(len(rows)), key=rows.__getitem__)
     return ConfusionBlock(tuple(rows[i] for i in order), columns, tuple(p[i] for i in order))
 

@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-import click
-
 from ..defaults import (
     CORRECTIONS,
     DEFAULT_MEASURES,
@@ -26,6 +24,7 @@ from ..defaults import (
     TESTS,
     VARIATION_MODES,
 )
+from ..errors import BadValue, UsageError
 from ..settings import ALIASES, Settings, typed
 from .declarations import (  # noqa: F401 (Option is the table's type, re-exported)
     Option,
@@ -35,6 +34,7 @@ from .declarations import arg as _arg
 from .declarations import count as _count
 from .declarations import level as _level
 from .declarations import opt as _opt
+from .kinds import Choice, Integer, IntRange
 from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     BUDGET_METHODS,
     COMPARE_FIELDS,
@@ -104,11 +104,11 @@ DESIGN_OPTIONS: tuple[Option, ...] = (
         "in mean score the collection should give.",
     ),
     _opt(
-        "systems", "--systems", type=click.IntRange(min=2), metavar="M",
+        "systems", "--systems", type=IntRange(2), metavar="M",
         help="Systems compared by the ANOVA design [default: the systems analysed].",
     ),
     _opt(
-        "variance", "--variance", type=click.Choice(["residual", "pairwise95", "within"]),
+        "variance", "--variance", type=Choice(["residual", "pairwise95", "within"]),
         show_default=True,
         help="The variance the t-test and CI designs start from: residual (twice the "
         "ANOVA residual mean square), pairwise95 (95th percentile of the paired-"
@@ -145,7 +145,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "name",
             "--name",
-            type=click.Choice(["file", "tag", "auto"]),
+            type=Choice(["file", "tag", "auto"]),
             show_default=True,
             help="Run names: the file name (without .gz), the run tag (column 6; a run "
             "with more than one tag is an error), or auto: the tag when every file is named "
@@ -208,7 +208,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "mode",
             "--mode",
-            type=click.Choice(VARIATION_MODES),
+            type=Choice(VARIATION_MODES),
             default=None,
             help="general: users x topics (needs a user column); intra: each topic over its "
             "variations; inter: one query per topic, over topics [default: general when "
@@ -227,7 +227,7 @@ OPTIONS: dict[str, Option] = {
             "rel_level",
             "-l",
             "--rel-level",
-            type=int,
+            type=Integer(),
             show_default=True,
             help="A document is relevant when its grade >= L (trec_eval -l): the level of the "
             "topic set's rule (--topic-set) and the rel of every measure without its own "
@@ -238,7 +238,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "topic_set",
             "--topic-set",
-            type=click.Choice(TOPIC_SETS),
+            type=Choice(TOPIC_SETS),
             show_default=True,
             help="The topics every mean averages over, for every measure: judged, those with "
             "a document relevant at -l (after [Zhang22]); all, every qrels topic, 0 where no "
@@ -249,7 +249,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "sampled_topics",
             "--sampled-topics",
-            type=click.Choice(TOPIC_SETS),
+            type=Choice(TOPIC_SETS),
             hidden=True,
             default=None,
         ),
@@ -284,14 +284,14 @@ OPTIONS: dict[str, Option] = {
             "jobs",
             "-j",
             "--jobs",
-            type=click.IntRange(min=1),
+            type=IntRange(1),
             default=None,
             help="Runs evaluated in parallel [default: all cores]. Output does not depend on it.",
         ),
         _opt(
             "err_impl",
             "--err-impl",
-            type=click.Choice(["fast", "perl"]),
+            type=Choice(["fast", "perl"]),
             show_default=True,
             help="ERR@k by bvtest's gdeval-exact code (fast) or by gdeval.pl through "
             "ir_measures (perl; one process per run).",
@@ -299,7 +299,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "impl",
             "--impl",
-            type=click.Choice(["fast", "ir_measures"]),
+            type=Choice(["fast", "ir_measures"]),
             show_default=True,
             help="AP, nDCG, P, R and RR by bvtest's vectorised trec_eval arithmetic (fast), or "
             "every measure through ir_measures' providers (ir_measures). Same values.",
@@ -324,7 +324,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "normalize",
             "--normalize",
-            type=click.Choice(["none", "minmax", "ratio"]),
+            type=Choice(["none", "minmax", "ratio"]),
             show_default=True,
             help="minmax per topic (target becomes 1), or ratio to the target per sample.",
         ),
@@ -357,7 +357,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "ddof",
             "--ddof",
-            type=click.IntRange(0, 1),
+            type=IntRange(0, 1),
             show_default=True,
             help="Divisor n − DDOF of Var, Var(ρ), Var(x_T) and Cov(x_T, x_i): 0 population "
             "(MSE = Bias² + Var exactly), 1 sample (Zhang22 Table 8).",
@@ -395,7 +395,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "topics",
             "--topics",
-            type=click.IntRange(min=1),
+            type=IntRange(1),
             default=None,
             metavar="N",
             help="Topics per bootstrap sample, n′, to project a larger or smaller topic set "
@@ -405,7 +405,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "method",
             "--method",
-            type=click.Choice(["depth", "mtf", "hedge", "uniform", "pps"]),
+            type=Choice(["depth", "mtf", "hedge", "uniform", "pps"]),
             show_default=True,
             help="How documents are chosen for judgment: depth-K pooling, move-to-front "
             "pooling, Hedge, a uniform random sample of the pool, or stratified sampling with "
@@ -454,7 +454,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "depth",
             "--depth",
-            type=click.IntRange(min=1),
+            type=IntRange(1),
             required=True,
             metavar="K",
             help="Pool depth: the top K documents of every run (by score, ties by docno "
@@ -490,7 +490,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "pairs",
             "--pairs",
-            type=click.Choice(["all"]),
+            type=Choice(["all"]),
             default=None,
             help="all: every pair of runs, with --correction over the pairs.",
         ),
@@ -515,7 +515,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "test",
             "--test",
-            type=click.Choice(TESTS),
+            type=Choice(TESTS),
             show_default=True,
             help="The test of a difference in mean: randomization (paired sign flips; exact "
             "where they can be enumerated, else resolved at --significance, p and p_adj), "
@@ -535,7 +535,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "correction",
             "--correction",
-            type=click.Choice(CORRECTIONS),
+            type=Choice(CORRECTIONS),
             show_default=True,
             help="Multiple-comparison correction over the pairs compared: holm, bonferroni, "
             "bh (Benjamini–Hochberg, the false discovery rate) or none. Tukey's tests hold "
@@ -554,7 +554,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "bootstrap",
             "--bootstrap",
-            type=click.IntRange(min=2),
+            type=IntRange(2),
             show_default=True,
             metavar="B",
             help="Bootstrap resamples of the topics (with --ci; seeded by --seed).",
@@ -562,7 +562,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "ci_method",
             "--ci-method",
-            type=click.Choice(["auto", "studentized", "bca", "percentile"]),
+            type=Choice(["auto", "studentized", "bca", "percentile"]),
             show_default=True,
             help="Interval method. auto: each field's own, the one whose 95% intervals "
             "cover at the stated rate in bvtest's calibration study (docs/uncertainty.md): "
@@ -575,7 +575,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "ci_memory",
             "--ci-memory",
-            type=click.IntRange(min=1),
+            type=IntRange(1),
             show_default=True,
             metavar="MIB",
             help="Memory for stored bootstrap replicates, in MiB. Beyond it the "
@@ -587,7 +587,7 @@ OPTIONS: dict[str, Option] = {
             "fmt",
             "-f",
             "--format",
-            type=click.Choice(FORMATS),
+            type=Choice(FORMATS),
             show_default=True,
             help="trec: name<TAB>system<TAB>value lines; table: one table per measure; "
             "tsv/csv: measure,name,system,value with a header; json: the stable schema; "
@@ -597,7 +597,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "digits",
             "--digits",
-            type=click.IntRange(0, 17),
+            type=IntRange(0, 17),
             show_default=True,
             help="Decimals of printed values (not JSON).",
         ),
@@ -610,7 +610,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "sort",
             "--sort",
-            type=click.Choice(["mean", "mse", "name"]),
+            type=Choice(["mean", "mse", "name"]),
             default=None,
             help="Order of the runs in every table: mean (highest first), mse (least "
             "first) or name [default: mean on the -f html page, as computed elsewhere].",
@@ -618,7 +618,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "width",
             "--width",
-            type=click.IntRange(min=1),
+            type=IntRange(1),
             default=None,
             metavar="N",
             help="Columns of -f table output: a wider table is cut into blocks of columns, "
@@ -682,7 +682,7 @@ OPTIONS: dict[str, Option] = {
         _opt(
             "ppi_interval",
             "--ppi-interval",
-            type=click.Choice(["normal", "t"]),
+            type=Choice(["normal", "t"]),
             show_default=True,
             help="normal: ppi_py's interval (under-covers with few human topics); t: "
             "Student t on the human topics' n − 1 (n − 2 with a tuned λ) degrees of "
@@ -719,7 +719,7 @@ UNSORTED = frozenset({"compare", "design"})
 #: QRELS RUNS..., required (commands that need runs, not a scores file).
 RUNS = dict(nargs=-1, required=True, metavar="QRELS RUNS...")
 RANKINGS_BOOTSTRAP = dict(
-    type=click.IntRange(min=1),
+    type=IntRange(1),
     show_default=True,
     metavar="B",
     help="Bootstrap samples of topics per set (Cormack & Grossman 2019 use 1000).",
@@ -727,9 +727,8 @@ RANKINGS_BOOTSTRAP = dict(
 #: A flag kept for one release where it meant something else than it does
 #: elsewhere (rankings/budget --samples is --bootstrap, sample/budget
 #: --repeats is --draws): hidden, and a note says what to write instead.
-DEPRECATED_ALIAS = dict(
-    hidden=True, default=None, show_default=False, help=None, type=click.IntRange(min=1)
-)
+DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None, type=IntRange(1))
+
 
 #: Per command: the deprecated alias's attribute → (the attribute it fills now,
 #: the old flag, the new one).
@@ -808,7 +807,18 @@ def declare(
 
     def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
         def wrapper(**kwargs: Any) -> Any:
-            return f(validate(Settings(**kwargs), names, given(click.get_current_context())))
+            import click
+
+            ctx = click.get_current_context()
+            try:
+                return f(validate(Settings(**kwargs), names, given(ctx)))
+            except BadValue as exc:  # a parser called by the command itself
+                raise click.BadParameter(exc.message, ctx) from None
+            except UsageError as exc:
+                if exc.file is not None:
+                    raise
+                # printed as click prints its own, with the --help hint
+                raise click.UsageError(exc.message, ctx) from None
 
         wrapper.__name__ = f.__name__
         wrapper.__doc__ = f.__doc__
@@ -887,15 +897,11 @@ METHOD_NEEDS: dict[tuple[str, str], tuple[str, Callable[[Settings], bool]]] = {
 }
 
 
-def given(ctx: click.Context) -> frozenset[str]:
-    """The options the user set (on the command line, or as API keywords)."""
-    from click.core import ParameterSource
+def given(ctx: Any) -> frozenset[str]:
+    """The options the user set on the command line (click's context)."""
+    from .clicktypes import set_by_user
 
-    return frozenset(
-        name
-        for name in ctx.params
-        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
-    )
+    return set_by_user(ctx)
 
 
 def _flag(name: str) -> str:
@@ -915,9 +921,7 @@ def _topic_set(s: Settings, set_by_user: frozenset[str]) -> Settings:
         chosen.append(("all", "-c"))
     for value, flag in chosen[1:]:
         if value != chosen[0][0]:
-            raise click.UsageError(
-                f"{chosen[0][1]} and {flag} choose different topic sets; give one"
-            )
+            raise UsageError(f"{chosen[0][1]} and {flag} choose different topic sets; give one")
     return replace(s, topic_set=chosen[0][0]) if chosen else s
 
 
@@ -929,14 +933,14 @@ def validate(
     for old, new, old_flag, new_flag in _spellings(names):
         if old in set_by_user and new in set_by_user:
             # which would win is arbitrary: the user meant one of them
-            raise click.UsageError(f"{old_flag} is the old spelling of {new_flag}; give one")
+            raise UsageError(f"{old_flag} is the old spelling of {new_flag}; give one")
     for name in sorted(set_by_user & NEEDS.keys()):
         need, met = NEEDS[name]
         if name in names and not met(s, names):
-            raise click.UsageError(f"{_flag(name)} means something only with {need}")
+            raise UsageError(f"{_flag(name)} means something only with {need}")
     for (name, chooser), (need, chosen) in METHOD_NEEDS.items():
         if name in set_by_user and name in names and chooser in names and not chosen(s):
-            raise click.UsageError(f"{_flag(name)} means something only with {need}")
+            raise UsageError(f"{_flag(name)} means something only with {need}")
     s = _topic_set(s, set_by_user)
     if s.scores is not None:
         topic_flags = {
@@ -945,28 +949,28 @@ def validate(
         for attr, flag in topic_flags.items():
             if attr in set_by_user:
                 # the topics of a scores file are the ones it holds
-                raise click.UsageError(
+                raise UsageError(
                     f"{flag} chooses topics of QRELS; a scores file (--scores) holds its own"
                 )
         for attr, flag in (("max_docs", "-M/--max-docs"), ("judged_only", "-J/--judged-only")):
             if attr in set_by_user:
-                raise click.UsageError(
+                raise UsageError(
                     f"{flag} acts on the rankings of RUNS; a scores file (--scores) holds "
                     "scores, not rankings"
                 )
     if "inputs" in names and s.scores is None and len(s.inputs) < 2:
-        raise click.UsageError("expected QRELS and at least one RUN (or --scores FILE)")
+        raise UsageError("expected QRELS and at least one RUN (or --scores FILE)")
     if s.scores is not None and s.inputs:
-        raise click.UsageError("give either --scores FILE or QRELS RUNS..., not both")
+        raise UsageError("give either --scores FILE or QRELS RUNS..., not both")
     if s.scores is not None and s.name != "file":
-        raise click.UsageError("--name tag names runs read from files; a scores file names them")
+        raise UsageError("--name tag names runs read from files; a scores file names them")
     if s.ci is not None and s.group is not None:
         # A bootstrap of groups of resampled topics (and, for random:K, of R
         # groupings per resample) is not defined by any paper; refuse it.
-        raise click.UsageError(
+        raise UsageError(
             "--ci cannot be combined with --group: intervals are for per-topic analyses "
             "(--normalize is fine)"
         )
     if s.pair and s.pairs is not None:
-        raise click.UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
+        raise UsageError("give either --pair RUN_A RUN_B or --pairs all, not both")
     return s

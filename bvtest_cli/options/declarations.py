@@ -1,6 +1,8 @@
-"""An option's declaration: a click parameter and the Settings attribute it
-fills (:class:`Option`), and the constructors the option table of
-:mod:`bvtest_cli.options` is written with. Imports click and the foundation."""
+"""An option's declaration: what it takes (a kind of
+:mod:`~bvtest_cli.options.kinds`, a parser), how it is spelled on the command
+line, and the Settings attribute it fills (:class:`Option`); the constructors
+the option table of :mod:`bvtest_cli.options` is written with. Imports the
+foundation and the kinds; click only when the CLI asks for the parameter."""
 
 from __future__ import annotations
 
@@ -8,10 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-import click
-
 from ..settings import Settings
-from .parsers import Real
+from .kinds import Choice, IntRange, Real  # noqa: F401 (Choice: the table's words)
 
 # --------------------------------------------------------------------------- declarations
 
@@ -31,12 +31,20 @@ class Option:
         return replace(self, kwargs={**self.kwargs, **kwargs})
 
     def decorator(self) -> Callable[[Callable], Callable]:
-        kwargs = _completion(self.attr, dict(self.kwargs))
+        """The click parameter (the CLI's; imports click)."""
+        from .clicktypes import click_parameter, complete_path
+
+        kwargs = dict(self.kwargs)
+        if self.attr in PATH_ATTRS:
+            kwargs.setdefault("shell_complete", complete_path)
         if kwargs.get("show_default") and "default" not in kwargs:
             kwargs["default"] = settings_default(self.attr)
-        if not self.decls:
-            return click.argument(self.attr, **kwargs)
-        return click.option(*self.decls, self.attr, **kwargs)
+        return click_parameter(self.attr, self.decls, kwargs)
+
+    @property
+    def flag(self) -> str:
+        """The long spelling (``--bootstrap``; an argument's attribute)."""
+        return max(self.decls, key=len) if self.decls else self.attr
 
 
 def settings_default(attr: str) -> Any:
@@ -55,17 +63,6 @@ _SETTINGS_DEFAULTS = {f.name: f.default for f in fields(Settings)}
 PATH_ATTRS = frozenset({"inputs", "scores", "baseline", "output", "qrels", "pool", "new_runs"})
 
 
-def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
-    """Let the shell complete file and directory names (bash, zsh, fish)."""
-    from click.shell_completion import CompletionItem
-
-    return [CompletionItem(incomplete, type="file")]
-
-
-def _completion(attr: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    return {"shell_complete": complete_path, **kwargs} if attr in PATH_ATTRS else kwargs
-
-
 def opt(attr: str, *decls: str, **kwargs: Any) -> Option:
     return Option(attr, decls, kwargs)
 
@@ -75,7 +72,7 @@ def count(
 ) -> Option:
     """An integer option with a lower bound and its Settings default, shown."""
     return opt(
-        attr, *decls, type=click.IntRange(min=minimum, max=maximum), show_default=True,
+        attr, *decls, type=IntRange(minimum, maximum), show_default=True,
         help=help, **kwargs,
     )  # fmt: skip
 
@@ -90,5 +87,3 @@ def level(attr: str, flag: str, metavar: str, help: str) -> Option:
 
 def arg(attr: str, **kwargs: Any) -> Option:
     return Option(attr, (), kwargs)
-
-

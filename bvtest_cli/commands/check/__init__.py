@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 from ...defaults import FORMATS
 from ...options import (
     ANALYSIS,
@@ -14,6 +12,7 @@ from ...options import (
     OUTPUT,
     Command,
 )
+from ...options.kinds import Choice
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 
 
 CHECK_FORMAT = dict(
-    type=click.Choice(["text", *FORMATS]),
+    type=Choice(["text", *FORMATS]),
     default="text",
     show_default=True,
     help="text (= trec): PASS|FAIL<TAB>gate<TAB>run<TAB>value OP bound [is false] lines; "
@@ -31,7 +30,7 @@ CHECK_FORMAT = dict(
 
 
 CHECK_TEST = dict(
-    type=click.Choice(["randomization", "t"]),
+    type=Choice(["randomization", "t"]),
     show_default=True,
     help="The one-sided paired test of the test gates (>=RUN~DELTA, >>RUN): randomization "
     "(sign flips of the differences shifted by DELTA; exact up to 16 topics, else 9999 "

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from ...defaults import MAX_ALPHA
-from ...errors import InputError
+from ...errors import InputError, UsageError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
 from ...report.model import Records, Report, Table, section
@@ -689,9 +689,7 @@ def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     if s.new_names:
         raise InputError("--new names systems of a scores file; give --scores FILE", "--new")
     if s.qrels is None or s.pool is None or not s.new_runs:
-        import click
-
-        raise click.UsageError("expected QRELS POOL NEW_RUN... (or --scores FILE --new NAME...)")
+        raise UsageError("expected QRELS POOL NEW_RUN... (or --scores FILE --new NAME...)")
     pool_sources = expand_sources([s.pool])
     new_sources = expand_sources(s.new_runs)
     if s.name != "file":
@@ -714,15 +712,14 @@ def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
 def _scores_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     """--scores FILE --new NAME...: every system of the file not named by --new
     is the pool. The file is read here once more, only for its system names."""
-    import click
 
     from ...io.sources import STDIN
     from ...measures.scores_file import read_scores
 
     if s.qrels is not None or s.pool is not None or s.new_runs:
-        raise click.UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
+        raise UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
     if not s.new_names:
-        raise click.UsageError("with --scores, name the systems to gate with --new NAME")
+        raise UsageError("with --scores, name the systems to gate with --new NAME")
     assert s.scores is not None  # the caller's choice of this path
     if s.scores == STDIN:
         raise InputError("check --scores needs a file: standard input cannot be read twice")

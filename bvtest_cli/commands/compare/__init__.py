@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 from ...defaults import FORMATS
 from ...options import (
     CI,
@@ -15,6 +13,7 @@ from ...options import (
     OUTPUT,
     Command,
 )
+from ...options.kinds import Choice
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ COMPARE_CI_METHOD = dict(
 
 #: compare's --format: its results are records, one line per comparison.
 COMPARE_FORMAT = dict(
-    type=click.Choice(FORMATS),
+    type=Choice(FORMATS),
     default="trec",
     show_default=True,
     help="trec, tsv: a header line and one tab-separated line per comparison; csv: the "

@@ -19,13 +19,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import click
 import numpy as np
 
 from ...analyses import risk
 from ...analyses.paired import GEORISK_TEST_PAIRS, Comparison, Comparisons, compare_runs
 from ...analyses.rankings import TIE_RTOL
-from ...errors import InputError
+from ...errors import InputError, UsageError
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
 from ...report.limits import check_request
@@ -77,7 +76,7 @@ def pairs_for(
         return None
     if not s.pair:
         if len(systems) != 2:
-            raise click.UsageError(
+            raise UsageError(
                 f"{len(systems)} runs: name the runs to compare with --pair RUN_A RUN_B, "
                 "or use --pairs all"
             )
@@ -117,7 +116,7 @@ def _check_names(s: Settings) -> None:
     sources = expand_sources(s.inputs[1:])
     try:
         pairs_for([src.name for src in sources], s)
-    except (click.UsageError, InputError):
+    except (UsageError, InputError):
         # A file that cannot be read is the first thing to fix: name it
         # rather than count the runs it was meant to be one of.
         read_qrels(s.inputs[0])
@@ -201,9 +200,11 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
             f"({_named_rows(undefined_effect)}): the residual spread V_E of the runs compared "
             "is 0 (every difference the same on every topic), and d/√V_E is undefined"
         )
-    if s.baseline is not None and any(
-        r.glass_delta is not None and not np.isfinite(r.glass_delta) for r in rows
-    ) and x.shape[1] > 1:
+    if (
+        s.baseline is not None
+        and any(r.glass_delta is not None and not np.isfinite(r.glass_delta) for r in rows)
+        and x.shape[1] > 1
+    ):
         notes.append(
             f"{m.measure}: glass_delta null: the baseline {s.baseline} scores the same on "
             "every topic (its standard deviation is 0)"

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...errors import InputError, printable
+from ...errors import InputError, UsageError, printable
 from ...io.maps import Assignment, check_names, read_conditions
 from ...measures.matrix import ScoreMatrix
 from ...report import registry
@@ -56,10 +56,9 @@ def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
 
 def assignment(s: Settings, runs: Sequence[str], notes: list[str]) -> Assignment:
     """The (system, condition) of every run, from --map or --pattern."""
-    import click
 
     if (s.map is None) == (s.condition_pattern is None):
-        raise click.UsageError("give one of --map FILE and --pattern REGEX")
+        raise UsageError("give one of --map FILE and --pattern REGEX")
     if s.condition_pattern is not None:
         return match_pattern(s.condition_pattern, runs)
     assert s.map is not None  # one of the two, checked above

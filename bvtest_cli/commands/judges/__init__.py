@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 from ...options import REPORT_OUTPUT, RUNS, Command, Real
+from ...options.kinds import IntRange
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -80,14 +79,14 @@ JUDGES_CI = dict(
     help="Confidence level of PPI's and the human-only intervals and of the experiment's.",
 )
 JUDGES_DRAWS = dict(
-    type=click.IntRange(min=1),
+    type=IntRange(1),
     default=100,
     show_default=True,
     metavar="R",
     help="Random subsets of topics per --human-topics N.",
 )
 JUDGES_BOOTSTRAP = dict(
-    type=click.IntRange(min=2),
+    type=IntRange(2),
     default=1000,
     show_default=True,
     metavar="B",
@@ -122,6 +121,9 @@ COMMAND = Command(
     ),
     run,
     overrides={
-        "inputs": RUNS, "ci": JUDGES_CI, "draws": JUDGES_DRAWS, "bootstrap": JUDGES_BOOTSTRAP,
+        "inputs": RUNS,
+        "ci": JUDGES_CI,
+        "draws": JUDGES_DRAWS,
+        "bootstrap": JUDGES_BOOTSTRAP,
     },
 )

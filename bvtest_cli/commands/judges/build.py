@@ -244,7 +244,9 @@ def measure_block(
         (
             "ranking",
             section(
-                ("delta", rank.delta), ("bias", rank.bias), ("sigma", rank.sigma),
+                ("delta", rank.delta),
+                ("bias", rank.bias),
+                ("sigma", rank.sigma),
                 ("rmse", rank.rmse),
             ),
         ),
@@ -271,9 +273,7 @@ def agreement_text(block: Section) -> Section:
               for h, row in zip(rows, cells, strict=True))
         )  # fmt: skip
 
-    items = [
-        (k, v) for k, v in block.items if str(k) not in ("grades", "confusion")
-    ]
+    items = [(k, v) for k, v in block.items if str(k) not in ("grades", "confusion")]
     items.insert(3, ("confusion", section(("counts", grid("counts")), ("p", grid("p")))))
     return Section(tuple(items))
 
@@ -286,9 +286,7 @@ def text_block(block: Section) -> Section:
     assert isinstance(pairs, Records)
     if pairs.items:
         rows = tuple(f"{p['a']}:{p['b']}" for p in pairs.items)
-        values = {
-            f.name: np.array([p[f.name] for p in pairs.items]) for f in r.JUDGE_PAIR_FIELDS
-        }
+        values = {f.name: np.array([p[f.name] for p in pairs.items]) for f in r.JUDGE_PAIR_FIELDS}
         items.append(("pairs", Table(rows=rows, fields=r.JUDGE_PAIR_FIELDS, values=values)))
     return Section(tuple(items))
 

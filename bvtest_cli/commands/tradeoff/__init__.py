@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 from ...options import EVALUATION, INPUTS, OUTPUT, Command
+from ...options.kinds import Choice
 from ...settings import Settings
 
 if TYPE_CHECKING:
@@ -14,7 +13,7 @@ if TYPE_CHECKING:
 
 
 TRADEOFF_NORMALIZE = dict(
-    type=click.Choice(["minmax", "ratio"]),
+    type=Choice(["minmax", "ratio"]),
     default="minmax",
     show_default=True,
     help="Normalization of the second column group (ratio: Zhang14 Table 2(d)).",

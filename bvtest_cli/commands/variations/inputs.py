@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import click
 import numpy as np
 
 from ...analyses.variations import Design
-from ...errors import InputError
+from ...errors import InputError, UsageError
 from ...io.maps import Note, VariationMap, Weights, query_ids, read_variations, read_weights
 from ...io.sources import STDIN
 from ...io.trec import QrelsFile, sort_topics
@@ -214,9 +213,9 @@ def _check_stdin(s: Settings) -> None:
     runs = s.inputs[1:]
     named = [*s.inputs, s.scores, s.map, s.weights]
     if sum(1 for p in named if p == STDIN) > 1:
-        raise click.UsageError("standard input (-) can be read only once")
+        raise UsageError("standard input (-) can be read only once")
     if s.split is not None and STDIN in runs:
-        raise click.UsageError(
+        raise UsageError(
             "--split reads the runs' query ids before evaluating them: give run files, "
             "not standard input (or a --map)"
         )
@@ -249,7 +248,7 @@ def load(s: Settings) -> Loaded:
     from ..inputs import load as load_scores
 
     if s.map is not None and s.split is not None:
-        raise click.UsageError("give either --map FILE or --split SEP, not both")
+        raise UsageError("give either --map FILE or --split SEP, not both")
     _check_stdin(s)
     notes: list[str] = []
     vmap = read_variations(s.map) if s.map is not None else None
