@@ -60,14 +60,11 @@ from __future__ import annotations
 import numbers
 import os
 import re
-import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 
 from .errors import InputError
@@ -97,7 +94,7 @@ __all__ = [
 # Settings attributes the API fills from its input arguments, and output-only
 # options that belong to Report.render (or, for quiet, to nobody: notes are in
 # report.notes and progress counters never run).
-_INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs")
+_INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs", "runs")
 _RENDER_ATTRS = ("fmt", "digits", "quiet")
 # Keywords that name one option by the command it serves: both are ``--map``.
 _KEYWORDS = {"condition_map": "map", "variation_map": "map"}
@@ -193,144 +190,166 @@ def run(
     new_runs: Any = None,
     **options: Any,
 ) -> Report:
-    """Run ``command`` as the CLI does and return its report.
+    """Run ``command`` on data in memory (or files) and return its report.
 
     ``qrels`` and ``runs`` are the command's QRELS RUNS...; ``scores`` its
     ``--scores`` table; ``pool`` and ``new_runs`` check's POOL NEW_RUN...;
-    ``options`` the command's options by Settings name. Every API function is
-    this call; a command without its own function (one added later) is
+    ``options`` the command's options by keyword (:func:`keywords`). Every
+    API function is this call; a command without its own function is
     reachable as ``run("name", ...)`` and as ``bvtest.name(...)``.
 
     >>> report = run("eval", "qrels/qrels.txt", "sample_runs/", measures="AP", alphas=[0, 5])
     >>> report.to_dict()["measures"]["AP"]["systems"]["sys001"]["georisk"]
     {'0': 0.5254088895496986, '5': 0.36167839938425145}
     """
-    from .cli import cli
     from .commands import COMMANDS
-    from .options import Settings, validate
-    from .options import given as set_by_user
 
-    cmd = cli.commands.get(command)
-    if cmd is None or command not in COMMANDS:
+    if command not in COMMANDS:
         raise InputError(f"unknown command {command!r}; commands: {', '.join(commands())}")
-    params = {p.name: p for p in cmd.params if p.name is not None}
-    given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
     for name, value in (*options.items(), ("runs", runs), ("new_runs", new_runs)):
         if isinstance(value, (list, tuple, dict, set, frozenset)) and not value:
             # an empty list would mean the default (or nothing): say so instead
             raise InputError(f"{name}: an empty {type(value).__name__} names nothing")
-    with tempfile.TemporaryDirectory(prefix="bvtest-") as tmp:
-        inputs = _Inputs(Path(tmp))
-        try:
-            argv = _option_argv(command, params, options) + _input_argv(
-                command, params, given, inputs
-            )
-            try:
-                ctx = cmd.make_context(f"bvtest {command}", argv)
-                settings = validate(Settings(**ctx.params), list(params), set_by_user(ctx))
-            except click.UsageError as exc:
-                raise InputError(_usage_message(exc, options)) from None
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
-                try:
-                    report = Report.of(COMMANDS[command].run(settings))
-                except click.UsageError as exc:  # a usage check inside the command
-                    raise InputError(_usage_message(exc, options)) from None
-        except InputError as exc:
-            raise _in_keywords(inputs.relabel(exc)) from None
-        return replace(report, notes=tuple(inputs.notes) + tuple(map(inputs.text, report.notes)))
+    given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
+    try:
+        inputs, notes = _inputs(command, given)
+        settings = settings_for(command, inputs, options)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
+            report = Report.of(COMMANDS[command].run(settings))
+    except InputError as exc:
+        raise _in_keywords(exc) from None
+    return replace(report, notes=notes + report.notes)
 
 
-#: Options whose command-line value is a comma-separated list: a Python list works too.
-_LIST_ATTRS = (
-    "alphas", "budgets", "topics_scale", "methods", "topic_counts", "min_diffs", "ci_widths",
-    "totals", "subset_sizes", "human_topics", "grade_map",
-)  # fmt: skip
+def keywords(command: str) -> dict[str, Any]:
+    """The keywords ``command`` takes and their defaults (None: the
+    command's own choice, e.g. every measure of a scores file).
+
+    >>> keywords("eval")["bootstrap"], keywords("eval")["measures"]
+    (1000, ())
+    """
+    return {o.attr: o.default() for o in _keyword_options(command).values()}
 
 
-def _option_argv(command: str, params: Mapping[str, Any], options: Mapping[str, Any]) -> list[str]:
-    """Keyword options → the command line that sets them (``--alpha=0,5``), so
-    that click's own types, ranges and callbacks check them."""
-    argv: list[str] = []
-    if "quiet" in params:
-        argv.append("--quiet")
-    for attr, value in options.items():
-        attr = _KEYWORDS.get(attr, attr)
-        param = params.get(attr)
-        if param is None or attr in _INPUT_ATTRS or attr in _RENDER_ATTRS:
-            known = sorted(a for a in params if a not in _INPUT_ATTRS + _RENDER_ATTRS)
+def _keyword_options(command: str) -> dict[str, Any]:
+    from .commands import COMMANDS
+    from .options import OPTIONS
+
+    cmd = COMMANDS[command]
+    return {
+        name: OPTIONS[name].changed(**cmd.overrides.get(name, {}))
+        for name in cmd.options
+        if name not in _INPUT_ATTRS + _RENDER_ATTRS
+    }
+
+
+def settings_for(command: str, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
+    """The Settings of ``command`` from keywords, each checked by its option's
+    kind and parser (the CLI's own declarations), then what no single option
+    can check (:func:`~bvtest_cli.options.validate`)."""
+    from .commands import COMMANDS
+    from .options import Settings, validate
+
+    declared = _keyword_options(command)
+    values: dict[str, Any] = {}
+    set_by_user = set(inputs)
+    for keyword, value in options.items():
+        attr = _KEYWORDS.get(keyword, keyword)
+        if attr not in declared:
             hint = "; use report.render(fmt, digits)" if attr in ("fmt", "digits") else ""
-            raise InputError(
-                f"{command} takes no option {attr!r}{hint} (options: {', '.join(known)})"
+            raise TypeError(
+                f"{command}() got an unexpected keyword {keyword!r}{hint} "
+                f"(keywords: {', '.join(sorted(declared))})"
             )
         if value is None:
             continue  # the default
-        flag = max(param.opts, key=len)  # the long name: --alpha
-        if getattr(param, "is_flag", False):
-            if not isinstance(value, (bool, np.bool_)):
-                raise InputError(f"{attr}={value!r}: expected True or False")
-            argv += [flag] if value else []
-        elif getattr(param, "multiple", False) and (param.nargs or 1) > 1:
-            # compare's --pair A B (repeatable): a tuple, or a list of tuples
-            tuples = [value] if value and isinstance(value[0], (str, os.PathLike)) else value
-            for t in tuples:
-                argv += [flag, *map(_text, t)]
-        elif getattr(param, "multiple", False):
-            values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
-            argv += [f"{flag}={_text(v)}" for v in values]
-        elif attr in _LIST_ATTRS and isinstance(value, Iterable) and not isinstance(value, str):
-            argv.append(f"{flag}={','.join(map(_text, value))}")
-        elif attr == "group" and isinstance(value, tuple):
-            argv.append(f"{flag}={':'.join(map(_text, value))}")
-        else:
-            argv.append(f"{flag}={_text(value)}")
-    return argv
+        try:
+            values[attr] = declared[attr].from_python(value)
+        except InputError as exc:
+            raise InputError(f"invalid {attr}={value!r}: {exc.message}") from None
+        set_by_user.add(attr)
+    for attr, option in declared.items():
+        if attr not in values:
+            if option.required:
+                raise InputError(f"missing {attr}")
+            values[attr] = option.default()
+    names = COMMANDS[command].options
+    if "quiet" in names:
+        values["quiet"] = True  # notes are in report.notes
+    settings = Settings(**values, **inputs)
+    return validate(settings, names, frozenset(set_by_user))
 
 
-def _text(value: Any) -> str:
-    """A value as typed on the command line. Numbers keep their repr: 3.5
-    given to an integer option is an error there, never truncated."""
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return str(value)
+def _inputs(command: str, given: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The input arguments as Settings values: paths as they are, Python
+    objects as :class:`~bvtest_cli.io.sources.InMemory` inputs (read by the
+    file readers, written nowhere), and the notes that came with them."""
+    from .commands import COMMANDS
+    from .io import memory
 
-
-def _input_argv(
-    command: str, params: Mapping[str, Any], given: Mapping[str, Any], inputs: _Inputs
-) -> list[str]:
-    """The input arguments → ``--scores=FILE`` and the positional arguments."""
+    names = COMMANDS[command].options
+    out: dict[str, Any] = {}
+    notes: tuple[str, ...] = ()
     used: set[str] = set()
-    options: list[str] = []
-    positional: list[str] = []
-    if "scores" in params and given["scores"] is not None:
-        options.append(f"--scores={inputs.scores(given['scores'])}")
+    if "scores" in names and given["scores"] is not None:
+        out["scores"] = _scores_input(given["scores"])
+        notes += out["scores"].notes if isinstance(out["scores"], memory.InMemory) else ()
         used.add("scores")
-    if "inputs" in params and (given["qrels"] is not None or given["runs"] is not None):
+    if "inputs" in names and (given["qrels"] is not None or given["runs"] is not None):
         if given["qrels"] is None or given["runs"] is None:
             raise InputError(f"{command} needs both qrels and runs (or a scores table)")
-        positional += [inputs.qrels(given["qrels"]), *inputs.runs(given["runs"])]
+        qrels = memory.qrels_input(given["qrels"])
+        out["inputs"] = (qrels, *memory.runs_input(given["runs"]))
         used |= {"qrels", "runs"}
-    if "qrels" in params and given["qrels"] is not None:
-        positional.append(inputs.qrels(given["qrels"]))
+    if "qrels" in names and given["qrels"] is not None:
+        out["qrels"] = memory.qrels_input(given["qrels"])
         used.add("qrels")
-    if "runs" in params and given["runs"] is not None:  # RUNS... alone (rankings)
-        positional += inputs.runs(given["runs"])
+    if "runs" in names and given["runs"] is not None:  # RUNS... alone (rankings)
+        out["runs"] = tuple(memory.runs_input(given["runs"]))
         used.add("runs")
-    if "pool" in params and given["pool"] is not None:
-        positional.append(inputs.pool(given["pool"]))
+    if "pool" in names and given["pool"] is not None:
+        out["pool"] = memory.pool_input(given["pool"])
         used.add("pool")
-    if "new_runs" in params and given["new_runs"] is not None:
-        positional += inputs.runs(given["new_runs"])
+    if "new_runs" in names and given["new_runs"] is not None:
+        out["new_runs"] = tuple(memory.runs_input(given["new_runs"], "new_runs"))
         used.add("new_runs")
     unused = [k for k, v in given.items() if v is not None and k not in used]
     if unused:
         raise InputError(f"{command} takes no {unused[0]} argument")
-    return [*options, "--", *positional]
+    for attr in ("runs", "new_runs"):
+        if attr in names and attr not in out and _keyword_required(attr):
+            raise InputError(f"{command} needs {attr}")
+    return out, notes
+
+
+def _keyword_required(attr: str) -> bool:
+    from .options import OPTIONS
+
+    return OPTIONS[attr].required
+
+
+def _scores_input(table: Any) -> Any:
+    """A scores path, Scores, the report of `scores`, a long DataFrame, or
+    an iterable of (system, topic, measure, value)."""
+    from .io import memory
+
+    if memory.is_path(table):
+        return os.fspath(table)
+    label = "<scores>"
+    if isinstance(table, Scores):
+        return memory.scores_input(table.rows, table.notes)
+    if isinstance(table, model.Report):
+        records = [v for _, v in table.body.items if isinstance(v, Records)]
+        if not records or records[0].header != SCORES_HEADER:
+            raise InputError("this report is not a scores table (use bvtest.scores)", label)
+        return memory.scores_input(records[0].items)
+    return memory.scores_input(memory.score_records(table, label))
 
 
 def _in_keywords(exc: InputError) -> InputError:
-    """An error in the API's words: the keyword (``bootstrap=``) where the CLI
-    would name its flag (``--bootstrap``)."""
+    """An error in the API's words: the keyword (``bootstrap=``) where a
+    message of the commands names its flag (``--bootstrap``)."""
     from .options import OPTIONS
 
     # every flag, long and short (-m, -l, -k, -o: the API has no short names)
@@ -345,275 +364,6 @@ def _in_keywords(exc: InputError) -> InputError:
 
     file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``
     return InputError(keyword(exc.message), file, exc.line)
-
-
-def _usage_message(exc: click.UsageError, options: Mapping[str, Any]) -> str:
-    """click's message in the API's words: the keyword, not the flag."""
-    param = getattr(exc, "param", None)
-    if isinstance(exc, click.MissingParameter) and param is not None:
-        return f"missing {param.name}"
-    if isinstance(exc, click.BadParameter) and param is not None:
-        shown = f"={options[param.name]!r}" if param.name in options else ""
-        return f"invalid {param.name}{shown}: {exc.message}"
-    return exc.format_message()
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-_TREC_SPACE = re.compile(r"[ \t\n\r\x0b\x0c]")  # what splits a field of a TREC line
-_LINE_BREAK = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]")
-
-
-def _is_path(value: Any) -> bool:
-    return isinstance(value, (str, os.PathLike))
-
-
-def _is_frame(value: Any) -> bool:
-    return hasattr(value, "columns") and hasattr(value, "itertuples")
-
-
-#: PyTerrier's names of ir_measures' columns (its topics, results and qrels frames).
-PYTERRIER_COLUMNS = {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
-
-
-def _frame_rows(frame: Any, columns: tuple[str, ...], label: str) -> Iterator[tuple]:
-    """The columns of a DataFrame in ir_measures' names (query_id, doc_id,
-    relevance / score) or PyTerrier's (qid, docno, label / score)."""
-    pyterrier = tuple(PYTERRIER_COLUMNS.get(c, c) for c in columns)
-    for names in (columns, pyterrier):
-        if all(c in frame.columns for c in names):
-            return zip(*(frame[c].tolist() for c in names), strict=True)
-    missing = [c for c in columns if c not in frame.columns]
-    raise InputError(
-        f"a DataFrame here needs the columns {', '.join(columns)} (ir_measures) or "
-        f"{', '.join(pyterrier)} (PyTerrier) (missing: {', '.join(missing)})",
-        label,
-    )
-
-
-#: The column that names a frame's runs when one DataFrame holds several.
-RUN_COLUMNS = ("name", "run")
-
-
-def _runs_of_frame(frame: Any) -> dict[Any, Any]:
-    """One DataFrame of several runs, named by its ``name`` or ``run`` column,
-    as a dict run name → that run's rows (in order of first appearance)."""
-    column = next((c for c in RUN_COLUMNS if c in frame.columns), None)
-    if column is None:
-        raise InputError(
-            "runs: a DataFrame of runs needs a run-name column (name or run); one run's "
-            "frame goes in a dict {name: frame}"
-        )
-    return {name: rows for name, rows in frame.groupby(column, sort=False)}
-
-
-def _records(items: Any, fields: tuple[str, ...], label: str) -> Iterator[tuple]:
-    """Records with these named fields (namedtuples such as ir_measures'
-    Qrel / ScoredDoc / Metric) or plain tuples of that length, in order."""
-    if _is_frame(items):
-        yield from _frame_rows(items, fields, label)
-        return
-    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-        raise InputError(
-            f"expected records ({', '.join(fields)}), got {type(items).__name__}", label
-        )
-    for i, item in enumerate(items, 1):
-        if all(hasattr(item, f) for f in fields):
-            yield tuple(getattr(item, f) for f in fields)
-        elif isinstance(item, (tuple, list)) and len(item) == len(fields):
-            yield tuple(item)
-        else:
-            raise InputError(
-                f"expected a record ({', '.join(fields)}), got {_short(item)}", label, i
-            )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _id(value: Any, what: str, label: str, line: int) -> str:
-    """A topic id or docno as written in a TREC line."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-        return str(int(value))
-    if not isinstance(value, str):
-        raise InputError(f"{what} {_short(value)} is not a string", label, line)
-    if not value:
-        raise InputError(f"empty {what}", label, line)
-    if _TREC_SPACE.search(value):
-        raise InputError(
-            f"{what} {value!r} contains white space, which a TREC line cannot hold", label, line
-        )
-    return value
-
-
-def _number(value: Any) -> str:
-    """A number in full precision (repr: read back as the same double); anything
-    else as text, for the reader to accept as a file would or to refuse (a
-    bool, None, 'nan' and inf are refused there)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return repr(float(value)) if not isinstance(value, numbers.Integral) else str(int(value))
-    return str(value)
-
-
-def _name_field(value: Any, what: str, label: str, line: int) -> str:
-    """A field of a scores line: tab-separated, stripped, ``#`` starts a comment."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
-        return str(int(value))
-    if not isinstance(value, str):
-        raise InputError(f"{what} {_short(value)} is not a string", label, line)
-    if _LINE_BREAK.search(value):
-        raise InputError(f"{what} {value!r} contains a tab or a line break", label, line)
-    if value != value.strip():
-        raise InputError(f"{what} {value!r} begins or ends with white space", label, line)
-    return value
-
-
-class _Inputs:
-    """Python inputs written as TREC files in a private directory, and the
-    labels that name them in messages instead of their temporary paths."""
-
-    def __init__(self, directory: Path):
-        self.dir = directory
-        self.labels: dict[str, str] = {}
-        self.notes: list[str] = []
-        self._count = 0
-
-    def _path(self, stem: str) -> Path:
-        self._count += 1
-        return self.dir / f"{self._count}-{stem}"
-
-    def _write(self, path: Path, lines: Iterable[str], label: str) -> str:
-        self.labels[str(path)] = label
-        try:
-            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        except UnicodeEncodeError as exc:
-            raise InputError(f"text that is not valid Unicode: {exc.reason}", label) from None
-        return str(path)
-
-    def qrels(self, qrels: Any) -> str:
-        if _is_path(qrels):
-            return os.fspath(qrels)
-        label = "<qrels>"
-        return self._write(self._path("qrels"), self._qrels_lines(qrels, label), label)
-
-    def _qrels_lines(self, qrels: Any, label: str) -> Iterator[str]:
-        for _, t, d, grade in _checked_rows(qrels, "qrels", "relevance", label):
-            yield f"{t} 0 {d} {grade}"
-
-    def runs(self, runs: Any) -> list[str]:
-        """A path (file or directory), a list of paths, or a dict name → run."""
-        if _is_path(runs):
-            return [os.fspath(runs)]
-        if _is_frame(runs):
-            runs = _runs_of_frame(runs)
-        if isinstance(runs, Mapping):
-            directory = self._path("runs")
-            directory.mkdir()
-            return [self._run(directory, name, r) for name, r in runs.items()]
-        if isinstance(runs, (list, tuple)) and runs and all(map(_is_path, runs)):
-            return [os.fspath(r) for r in runs]
-        raise InputError(
-            "runs: expected a path, a list of paths, a dict run name → run, or a DataFrame "
-            f"with a name or run column (got {type(runs).__name__})"
-        )
-
-    def pool(self, pool: Any) -> str:
-        """check's POOL: a path, or a dict name → run (written as a directory)."""
-        if _is_path(pool):
-            return os.fspath(pool)
-        if not isinstance(pool, Mapping):
-            raise InputError(f"pool: expected a path or a dict run name → run (got {pool!r})")
-        directory = self._path("pool")
-        directory.mkdir()
-        for name, r in pool.items():
-            if isinstance(name, str) and name.startswith("."):  # a directory hides these
-                raise InputError(f"run name {name!r} begins with '.'")
-            self._run(directory, name, r)
-        self.labels[str(directory)] = "<pool>"
-        return str(directory)
-
-    def _run(self, directory: Path, name: Any, run: Any) -> str:
-        """The file of one run, named so that its system name is ``name``."""
-        if not isinstance(name, str) or not name:
-            raise InputError(f"run name {name!r} is not a non-empty string")
-        if "/" in name or "\0" in name or name in (".", "..") or name.endswith(".gz"):
-            raise InputError(
-                f"run name {name!r} cannot name a file (a '/', a NUL, '.', '..' or a .gz suffix)"
-            )
-        path = directory / name
-        if _is_path(run):  # the file under this name: a symbolic link, read as the file
-            target = os.fspath(run)
-            try:
-                os.symlink(os.path.abspath(target), path)
-            except OSError as exc:
-                raise InputError(f"run name {name!r}: {exc.strerror}") from None
-            self.labels[str(path)] = target
-            return str(path)
-        label = f"<run {name}>"
-        try:
-            return self._write(path, self._run_lines(run, label), label)
-        except OSError as exc:  # e.g. a name too long for a file name
-            raise InputError(f"run name {name!r}: {exc.strerror}") from None
-
-    def _run_lines(self, run: Any, label: str) -> Iterator[str]:
-        for i, t, d, score in _checked_rows(run, "run", "score", label):
-            yield f"{t} Q0 {d} {i} {score} api"
-
-    def scores(self, table: Any) -> str:
-        """A scores path, Scores, the report of `scores`, a long DataFrame, or
-        an iterable of (system, topic, measure, value)."""
-        if _is_path(table):
-            return os.fspath(table)
-        label = "<scores>"
-        if isinstance(table, Scores):
-            self.notes += table.notes
-            rows: Iterable[tuple] = table.rows
-        elif isinstance(table, model.Report):
-            records = [v for _, v in table.body.items if isinstance(v, Records)]
-            if not records or records[0].header != SCORES_HEADER:
-                raise InputError("this report is not a scores table (use bvtest.scores)", label)
-            rows = records[0].items
-        else:
-            rows = _records(table, SCORES_HEADER, label)
-        return self._write(self._path("scores"), self._scores_lines(rows, label), label)
-
-    def _scores_lines(self, rows: Iterable[tuple], label: str) -> Iterator[str]:
-        for i, (system, topic, measure, value) in enumerate(rows, 1):
-            s = _name_field(system, "system", label, i)
-            if s.startswith("#"):
-                raise InputError(f"system {s!r} begins with '#' (a comment line)", label, i)
-            t = _name_field(topic, "topic", label, i)
-            m = _name_field(measure, "measure", label, i)
-            v = _number(value)
-            if (s, t, m, v) == SCORES_HEADER:
-                raise InputError("a record that reads as the header line", label, i)
-            yield f"{s}\t{t}\t{m}\t{v}"
-
-    def text(self, text: str) -> str:
-        """``text`` with every temporary path replaced by its label."""
-        for path in sorted(self.labels, key=len, reverse=True):
-            text = text.replace(path, self.labels[path])
-        return text.replace(str(self.dir) + os.sep, "")
-
-    def relabel(self, exc: InputError) -> InputError:
-        file = self.labels.get(exc.file, exc.file) if exc.file is not None else None
-        return InputError(self.text(exc.message), file and self.text(file), exc.line)
-
-
-def _nested(mapping: Mapping, what: str, label: str) -> Iterator[tuple]:
-    """``topic → docno → value`` → (topic, docno, value) records."""
-    for topic, docs in mapping.items():
-        if not isinstance(docs, Mapping):
-            raise InputError(
-                f"{what} as a dict: expected topic → {{docno: value}}, got {_short(docs)} "
-                f"for topic {topic!r}",
-                label,
-            )
-        for docno, value in docs.items():
-            yield topic, docno, value
 
 
 # --------------------------------------------------------------------------- scores tables
@@ -663,6 +413,8 @@ def from_ir_measures(
     >>> round(report.to_dict()["measures"]["AP"]["systems"]["sys001"]["mean"], 6)
     0.549179
     """
+    from .io import memory
+
     if isinstance(metrics, Mapping):
         items = list(metrics.items())
     elif name is None:
@@ -674,7 +426,7 @@ def from_ir_measures(
     rows: list[tuple[Any, Any, Any, Any]] = []
     for run_name, run_metrics in items:
         label = f"<metrics {run_name}>"
-        for query_id, measure, value in _records(
+        for query_id, measure, value in memory.records(
             run_metrics, ("query_id", "measure", "value"), label
         ):
             rows.append((run_name, query_id, str(measure), value))
@@ -693,12 +445,9 @@ def _on_qrels_topics(
 
     if isinstance(rel_level, (bool, np.bool_)) or not isinstance(rel_level, numbers.Integral):
         raise InputError(f"rel_level={rel_level!r}: expected an integer")
-    with tempfile.TemporaryDirectory(prefix="bvtest-") as tmp:
-        inputs = _Inputs(Path(tmp))
-        try:
-            qrels_file = read_qrels(inputs.qrels(qrels))
-        except InputError as exc:
-            raise inputs.relabel(exc) from None
+    from .io.memory import qrels_input
+
+    qrels_file = read_qrels(qrels_input(qrels))
     topics = sort_topics(qrels_file.relevant_topics(int(rel_level)))
     if not topics:
         raise InputError(f"no topic has a relevant document (rel >= {rel_level})", "<qrels>")
@@ -903,17 +652,3 @@ def __getattr__(name: str) -> Callable[..., Report]:
         command.__doc__ = f"``bvtest {name}`` (see ``bvtest {name} --help``): run({name!r}, ...)."
         return command
     raise AttributeError(name)
-
-
-def _checked_rows(data: Any, kind: str, value: str, label: str) -> Iterator[tuple]:
-    """(position, topic id, docno, value as text) of qrels or a run given as a
-    nested dict or as records, each checked as the file readers would."""
-    if isinstance(data, Mapping):
-        rows: Iterable[tuple] = _nested(data, kind, label)
-    else:
-        rows = _records(data, ("query_id", "doc_id", value), label)
-    for i, (topic, docno, number) in enumerate(rows, 1):
-        t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
-        if isinstance(number, (str, bytes)):  # a file's text is parsed; a Python value is not
-            raise InputError(f"{value} {number!r} is a string, not a number", label, i)
-        yield i, t, d, _number(number)

@@ -515,14 +515,26 @@ def test_scores_table_errors_name_the_record():
         ({"group": "blocks:3"}, "group="),
         ({"normalize": "zscore"}, "normalize='zscore'"),
         ({"jobs": 0}, "jobs=0"),
-        ({"colour": "red"}, "takes no option 'colour'"),
-        ({"fmt": "json"}, "report.render"),
-        ({"samples": 10}, "takes no option 'samples'"),
     ],
 )
 def test_bad_options_raise_input_error(options, fragment):
     e = error(lambda: bvtest.analyse(SCORES_FILE, **options))
     assert fragment in str(e)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"colour": "red"}, "unexpected keyword 'colour'"),
+        ({"fmt": "json"}, "report.render"),
+        ({"samples": 10}, "unexpected keyword 'samples'"),
+    ],
+)
+def test_an_unknown_keyword_is_a_type_error_naming_the_valid_ones(options, fragment):
+    with pytest.raises(TypeError) as info:
+        bvtest.analyse(SCORES_FILE, **options)
+    assert fragment in str(info.value)
+    assert "keywords: alphas, baseline, bootstrap" in str(info.value)
 
 
 def test_bad_calls():

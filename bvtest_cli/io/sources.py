@@ -87,6 +87,41 @@ class Source:
         return "<stdin>" if self.path == STDIN else self.path
 
 
+class InMemory(str):
+    """An input in memory, standing where a path would: the string is its
+    label; :meth:`bytes` its content as the file's text (made when first
+    read, in the process that reads it); ``members`` the runs of a directory
+    (check's POOL); ``name`` the run's name; ``columns`` a direct maker of
+    the run's columns (None where the text must decide)."""
+
+    name: str
+    members: tuple[InMemory, ...]
+    notes: tuple[str, ...]
+
+    def __new__(
+        cls,
+        label: str,
+        make: Callable[[], bytes] | None = None,
+        *,
+        name: str = "",
+        members: tuple[InMemory, ...] = (),
+        columns: Callable[[], object] | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> InMemory:
+        self = super().__new__(cls, label)
+        self._make = make
+        self.name = name
+        self.members = members
+        self.columns = columns
+        self.notes = notes
+        return self
+
+    def bytes(self) -> bytes:
+        if self._make is None:
+            raise InputError("holds runs, not one file", str(self))
+        return self._make()
+
+
 def system_name(path: str) -> str:
     """docs/inputs.md: the file name without directory and without a trailing ``.gz``."""
     if path == STDIN:
@@ -107,6 +142,9 @@ def expand_sources(
     names the files in messages ("qrels" for a directory of samples)."""
     sources: list[Source] = []
     for path in paths:
+        if isinstance(path, InMemory):  # runs given from Python
+            sources += [Source(m, m.name) for m in path.members or (path,)]
+            continue
         if path == STDIN:
             sources.append(Source(STDIN, system_name(STDIN)))
             continue
@@ -214,9 +252,12 @@ def _check_system_name(source: Source) -> None:
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin.
-    A UTF-8 byte-order mark is dropped and CR-only line ends become LF, so every
-    reader sees the file as its plain LF version."""
+    """The file's bytes, gunzipped when the name ends in ``.gz``; ``-`` is stdin;
+    an :class:`InMemory` input's own. A UTF-8 byte-order mark is dropped and
+    CR-only line ends become LF, so every reader sees the file as its plain LF
+    version."""
+    if isinstance(path, InMemory):
+        return _plain_text(path.bytes(), path)
     label = "<stdin>" if path == STDIN else path
     try:
         if path == STDIN:

@@ -65,6 +65,7 @@ from .sources import (
     INT64_MIN,
     STDIN,
     UTF8_BOM,
+    InMemory,
     Qrels,
     Run,
     Source,
@@ -87,10 +88,22 @@ from .sources import (
 
 def read_run(source: Source) -> Run:
     """Parse a TREC run ``qid Q0 docno rank score tag`` (docs/inputs.md)."""
+    columns = _direct_columns(source)
+    if columns is not None:
+        return columns.as_dict()
     data = read_bytes(source.path)
     check_nonempty(data, source.label)
     run = _parse_run_fast(data)
     return run if run is not None else _parse_run_slow(data, source.label)
+
+
+def _direct_columns(source: Source) -> RunColumns | None:
+    """A run given from Python as a DataFrame, as columns without text (None:
+    read its text)."""
+    path = source.path
+    if isinstance(path, InMemory) and path.columns is not None:
+        return path.columns()  # type: ignore[return-value]
+    return None
 
 
 def _parse_run_fast(data: bytes) -> Run | None:
@@ -137,6 +150,8 @@ def run_tag(source: Source) -> str:
     """
     if source.path == STDIN:
         raise InputError("--name tag needs run files; standard input cannot be read twice")
+    if isinstance(source.path, InMemory) and source.path.name:
+        return source.path.name  # a run given from Python: its name is its tag
     data = read_bytes(source.path)
     check_nonempty(data, source.label)
     fields = find_fields(data, 6)
@@ -317,7 +332,9 @@ def _mapped(path: str) -> mmap.mmap | None:
     the kernel would first have to zero. None for standard input, a small or
     gzipped file, a file that read_bytes would change (byte-order mark, CR
     line ends), or where mapping is not available."""
-    if path == STDIN or path.endswith(".gz") or not os.path.isfile(path):
+    if path == STDIN or isinstance(path, InMemory) or path.endswith(".gz"):
+        return None
+    if not os.path.isfile(path):
         return None
     try:
         with open(path, "rb") as fh:
@@ -446,6 +463,9 @@ class RunColumns:
 def read_run_columns(source: Source) -> RunColumns:
     """Parse a TREC run (docs/inputs.md) into columns; the same checks and errors as
     :func:`read_run`."""
+    columns = _direct_columns(source)
+    if columns is not None:
+        return columns
     data = read_bytes(source.path)
     check_nonempty(data, source.label)
     columns = _parse_run_columns(data)

@@ -25,7 +25,7 @@ from multiprocessing import get_all_start_methods, get_context
 from typing import Any
 
 from ..errors import discard_stderr
-from ..io.sources import STDIN, Source
+from ..io.sources import STDIN, InMemory, Source
 from ..io.trec import read_run
 from ..process import keep_freed_memory, one_blas_thread
 
@@ -145,13 +145,14 @@ RunWork = Callable[[int, Any], Any]  # (index of the run among the inputs, run a
 
 
 def _read_then(
-    make_work: Callable[[], RunWork], reader: Callable[[Source], Any] = read_run
-) -> Callable[[tuple[int, Source]], Any]:
+    make_work: Callable[[], RunWork],
+    reader: Callable[[Source], Any],
+    sources: Sequence[Source],
+) -> Callable[[int], Any]:
     work = make_work()
 
-    def task(item: tuple[int, Source]) -> Any:
-        index, source = item
-        return work(index, reader(source))
+    def task(index: int) -> Any:
+        return work(index, reader(sources[index]))
 
     return task
 
@@ -175,8 +176,12 @@ def map_runs(
     """
     if any(s.path == STDIN for s in sources):
         jobs = 1
+    if "fork" not in get_all_start_methods() and any(isinstance(s.path, InMemory) for s in sources):
+        jobs = 1  # runs in memory reach workers only by fork (they are not pickled)
     keep_freed_memory()  # inherited by the workers: runs are parsed without page faults
-    items = list(enumerate(sources))
+    # the workers get the sources with make_work (inherited by fork), the tasks
+    # only their indices: a run in memory is never pickled
     return parallel_map(
-        items, partial(_read_then, make_work, reader), jobs=jobs, tick=tick, meanwhile=meanwhile
-    )
+        range(len(sources)), partial(_read_then, make_work, reader, sources),
+        jobs=jobs, tick=tick, meanwhile=meanwhile,
+    )  # fmt: skip

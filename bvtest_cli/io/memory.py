@@ -1,0 +1,359 @@
+"""Inputs held in memory (the Python API's): qrels, runs and scores tables
+as Python users hold them, read by the very parsers that read files.
+
+An :class:`InMemory` stands where a path would (it *is* the label that names
+it in messages, ``<qrels>``, ``<run NAME>``, ``<scores>``): every reader of
+:mod:`bvtest_cli.io` gets its bytes from :func:`~bvtest_cli.io.sources.read_bytes`,
+which asks the InMemory instead of the disk, so every check of a file
+applies, and an error names the record (its 1-based position) as the line.
+Nothing is written anywhere. A run given as a DataFrame is turned into
+columns directly (its numbers as they are, no text in between) when every
+value is plainly valid; anything else goes through the text and its checks.
+
+Accepted forms (docs/api.md): qrels as ``{qid: {docno: rel}}``, a DataFrame
+(``query_id, doc_id, relevance`` or ``qid, docno, label``) or records with
+those fields (ir_measures' ``Qrel``, ir_datasets' ``qrels_iter()``); runs as
+``{name: run}`` (a run: a path, ``{qid: {docno: score}}``, records
+``ScoredDoc(query_id, doc_id, score)`` or a DataFrame ``qid, docno, score``),
+one DataFrame with a ``name`` or ``run`` column, or paths; scores as a long
+DataFrame or (system, topic, measure, value) records.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .sources import SCORES_HEADER, InMemory, read_bytes
+
+
+def is_path(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def is_frame(value: Any) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "itertuples")
+
+
+def _text_of(lines: Callable[[], Iterable[str]], label: str) -> Callable[[], bytes]:
+    def make() -> bytes:
+        try:
+            return "".join(line + "\n" for line in lines()).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputError(f"text that is not valid Unicode: {exc.reason}", label) from None
+
+    return make
+
+
+# --------------------------------------------------------------------------- qrels
+
+
+def qrels_input(qrels: Any) -> str:
+    """A path as it is; qrels in memory as an :class:`InMemory` ``<qrels>``."""
+    if is_path(qrels):
+        return os.fspath(qrels)
+    label = "<qrels>"
+    rows = list(_checked_rows(qrels, "qrels", "relevance", label))  # errors now, not later
+    return InMemory(label, _text_of(lambda: (f"{t} 0 {d} {g}" for _, t, d, g in rows), label))
+
+
+# --------------------------------------------------------------------------- runs
+
+
+#: PyTerrier's names of ir_measures' columns (its topics, results and qrels frames).
+PYTERRIER_COLUMNS = {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
+
+#: The column that names a frame's runs when one DataFrame holds several.
+RUN_COLUMNS = ("name", "run")
+
+
+def runs_input(runs: Any, what: str = "runs") -> list[str]:
+    """A path (file or directory), a list of paths, a dict name → run, or one
+    DataFrame with a run-name column → paths and :class:`InMemory` runs."""
+    if is_path(runs):
+        return [os.fspath(runs)]
+    if is_frame(runs):
+        runs = _runs_of_frame(runs)
+    if isinstance(runs, Mapping):
+        return [_run(name, r) for name, r in runs.items()]
+    if isinstance(runs, (list, tuple)) and runs and all(map(is_path, runs)):
+        return [os.fspath(r) for r in runs]
+    raise InputError(
+        f"{what}: expected a path, a list of paths, a dict run name → run, or a DataFrame "
+        f"with a name or run column (got {type(runs).__name__})"
+    )
+
+
+def pool_input(pool: Any) -> str:
+    """check's POOL: a path, or a dict name → run (its runs as members)."""
+    if is_path(pool):
+        return os.fspath(pool)
+    if is_frame(pool):
+        pool = _runs_of_frame(pool)
+    if not isinstance(pool, Mapping):
+        raise InputError(f"pool: expected a path or a dict run name → run (got {_short(pool)})")
+    for name in pool:
+        if isinstance(name, str) and name.startswith("."):  # a directory hides these
+            raise InputError(f"run name {name!r} begins with '.'")
+    members = tuple(_run(name, r) for name, r in pool.items())
+    return InMemory("<pool>", members=members)
+
+
+def _run(name: Any, run: Any) -> InMemory:
+    """One run under ``name``: a file's bytes, or records turned into a run's text."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"run name {name!r} is not a non-empty string")
+    if "/" in name or "\0" in name or name in (".", "..") or name.endswith(".gz"):
+        raise InputError(
+            f"run name {name!r} cannot name a file (a '/', a NUL, '.', '..' or a .gz suffix)"
+        )
+    if is_path(run):  # the file under this name
+        path = os.fspath(run)
+        if os.path.isdir(path):
+            raise InputError("is a directory, expected a run file", path)
+        return InMemory(path, lambda: read_bytes(path), name=name)
+    label = f"<run {name}>"
+    columns = None
+    if is_frame(run):
+        frame = run
+
+        def columns() -> Any:
+            return frame_columns(frame, label)
+
+    def lines() -> Iterator[str]:
+        for i, t, d, score in _checked_rows(run, "run", "score", label):
+            yield f"{t} Q0 {d} {i} {score} api"
+
+    if not is_frame(run):
+        checked = list(lines())  # errors now, where the run is given
+        return InMemory(label, _text_of(lambda: checked, label), name=name)
+    return InMemory(label, _text_of(lines, label), name=name, columns=columns)
+
+
+def _runs_of_frame(frame: Any) -> dict[Any, Any]:
+    """One DataFrame of several runs, named by its ``name`` or ``run`` column,
+    as a dict run name → that run's rows (in order of first appearance)."""
+    column = next((c for c in RUN_COLUMNS if c in frame.columns), None)
+    if column is None:
+        raise InputError(
+            "runs: a DataFrame of runs needs a run-name column (name or run); one run's "
+            "frame goes in a dict {name: frame}"
+        )
+    return {name: rows for name, rows in frame.groupby(column, sort=False)}
+
+
+def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tuple[str, ...]:
+    pyterrier = tuple(PYTERRIER_COLUMNS.get(c, c) for c in columns)
+    for names in (columns, pyterrier):
+        if all(c in frame.columns for c in names):
+            return names
+    missing = [c for c in columns if c not in frame.columns]
+    raise InputError(
+        f"a DataFrame here needs the columns {', '.join(columns)} (ir_measures) or "
+        f"{', '.join(pyterrier)} (PyTerrier) (missing: {', '.join(missing)})",
+        label,
+    )
+
+
+_PLAIN_ID = re.compile(r"[^\x00-\x20\x7f-\U0010ffff]+")  # ASCII, no space, no control
+
+
+def frame_columns(frame: Any, label: str) -> Any:
+    """A run's DataFrame as :class:`~bvtest_cli.io.trec.RunColumns` without
+    text: topic ids and docnos plain ASCII words, scores finite numbers, no
+    (topic, docno) twice. None when anything is not (the text path then
+    decides, and names the row)."""
+    from .hashing import docno_digest, has_duplicate_pairs
+    from .trec import RunColumns
+
+    qid_name, docno_name, score_name = _frame_column_names(
+        frame, ("query_id", "doc_id", "score"), label
+    )
+    scores = frame[score_name]
+    if scores.dtype.kind not in "fiu":
+        return None
+    score = scores.to_numpy(dtype=np.float64)
+    if score.size == 0 or not np.isfinite(score).all():
+        return None
+    topic_ids = _plain_words(frame[qid_name])
+    docnos = _plain_words(frame[docno_name])
+    if topic_ids is None or docnos is None:
+        return None
+    topics, codes = np.unique(topic_ids, return_inverse=True)
+    first = np.full(topics.size, topic_ids.size)
+    np.minimum.at(first, codes, np.arange(topic_ids.size))
+    order = np.argsort(first, kind="stable")  # topics in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    topic = rank[codes].astype(np.int32)
+    docno = np.asarray(docnos, dtype=bytes)
+    digest = docno_digest(docno)
+    if has_duplicate_pairs(topic, docno, digest):
+        return None
+    names = [t.decode("ascii") for t in topics[order].tolist()]
+    return RunColumns(names, topic, docno, score, digest)
+
+
+def _plain_words(column: Any) -> np.ndarray | None:
+    """A column of ids as an ``S`` array when every value is a plain ASCII
+    word (or an integer), else None."""
+    if column.dtype.kind in "iu":
+        return column.astype(str).to_numpy().astype(bytes)
+    values = column.to_numpy()
+    if column.dtype.kind != "O" and column.dtype.kind != "U":
+        return None
+    try:
+        words = values.astype("U").astype(bytes)  # fails on anything not ASCII
+    except (UnicodeEncodeError, ValueError, TypeError):
+        return None
+    if not all(isinstance(v, str) for v in values[:1]) or words.size == 0:
+        return None
+    matrix = words.view(np.uint8).reshape(words.size, -1)
+    lengths = np.char.str_len(words)
+    if (lengths == 0).any() or ((matrix > 0) & (matrix <= 32)).any() or (matrix == 127).any():
+        return None
+    if not all(isinstance(v, str) for v in values):
+        return None
+    return words
+
+
+# --------------------------------------------------------------------------- scores tables
+
+
+def scores_input(rows: Iterable[tuple], notes: tuple[str, ...] = ()) -> InMemory:
+    """(system, topic, measure, value) records as a scores table ``<scores>``."""
+    label = "<scores>"
+    lines = list(_scores_lines(rows, label))  # errors now
+    return InMemory(label, _text_of(lambda: lines, label), notes=notes)
+
+
+def score_records(table: Any, label: str = "<scores>") -> Iterator[tuple]:
+    return _records(table, SCORES_HEADER, label)
+
+
+def _scores_lines(rows: Iterable[tuple], label: str) -> Iterator[str]:
+    for i, (system, topic, measure, value) in enumerate(rows, 1):
+        s = _name_field(system, "system", label, i)
+        if s.startswith("#"):
+            raise InputError(f"system {s!r} begins with '#' (a comment line)", label, i)
+        t = _name_field(topic, "topic", label, i)
+        m = _name_field(measure, "measure", label, i)
+        v = _number(value)
+        if (s, t, m, v) == SCORES_HEADER:
+            raise InputError("a record that reads as the header line", label, i)
+        yield f"{s}\t{t}\t{m}\t{v}"
+
+
+# --------------------------------------------------------------------------- records
+
+
+_TREC_SPACE = re.compile(r"[ \t\n\r\x0b\x0c]")  # what splits a field of a TREC line
+_LINE_BREAK = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]")
+
+
+def _frame_rows(frame: Any, columns: tuple[str, ...], label: str) -> Iterator[tuple]:
+    """The columns of a DataFrame in ir_measures' names (query_id, doc_id,
+    relevance / score) or PyTerrier's (qid, docno, label / score)."""
+    names = _frame_column_names(frame, columns, label)
+    return zip(*(frame[c].tolist() for c in names), strict=True)
+
+
+def _records(items: Any, fields: tuple[str, ...], label: str) -> Iterator[tuple]:
+    """Records with these named fields (namedtuples such as ir_measures'
+    Qrel / ScoredDoc / Metric) or plain tuples of that length, in order."""
+    if is_frame(items):
+        yield from _frame_rows(items, fields, label)
+        return
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise InputError(
+            f"expected records ({', '.join(fields)}), got {type(items).__name__}", label
+        )
+    for i, item in enumerate(items, 1):
+        if all(hasattr(item, f) for f in fields):
+            yield tuple(getattr(item, f) for f in fields)
+        elif isinstance(item, (tuple, list)) and len(item) == len(fields):
+            yield tuple(item)
+        else:
+            raise InputError(
+                f"expected a record ({', '.join(fields)}), got {_short(item)}", label, i
+            )
+
+
+def records(items: Any, fields: tuple[str, ...], label: str) -> Iterator[tuple]:
+    """Records of ``fields`` from named tuples, plain tuples or a DataFrame."""
+    return _records(items, fields, label)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _id(value: Any, what: str, label: str, line: int) -> str:
+    """A topic id or docno as written in a TREC line."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if not isinstance(value, str):
+        raise InputError(f"{what} {_short(value)} is not a string", label, line)
+    if not value:
+        raise InputError(f"empty {what}", label, line)
+    if _TREC_SPACE.search(value):
+        raise InputError(
+            f"{what} {value!r} contains white space, which a TREC line cannot hold", label, line
+        )
+    return value
+
+
+def _number(value: Any) -> str:
+    """A number in full precision (repr: read back as the same double); anything
+    else as text, for the reader to accept as a file would or to refuse (a
+    bool, None, 'nan' and inf are refused there)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return repr(float(value)) if not isinstance(value, numbers.Integral) else str(int(value))
+    return str(value)
+
+
+def _name_field(value: Any, what: str, label: str, line: int) -> str:
+    """A field of a scores line: tab-separated, stripped, ``#`` starts a comment."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if not isinstance(value, str):
+        raise InputError(f"{what} {_short(value)} is not a string", label, line)
+    if _LINE_BREAK.search(value):
+        raise InputError(f"{what} {value!r} contains a tab or a line break", label, line)
+    if value != value.strip():
+        raise InputError(f"{what} {value!r} begins or ends with white space", label, line)
+    return value
+
+
+def _nested(mapping: Mapping, what: str, label: str) -> Iterator[tuple]:
+    """``topic → docno → value`` → (topic, docno, value) records."""
+    for topic, docs in mapping.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(
+                f"{what} as a dict: expected topic → {{docno: value}}, got {_short(docs)} "
+                f"for topic {topic!r}",
+                label,
+            )
+        for docno, value in docs.items():
+            yield topic, docno, value
+
+
+def _checked_rows(data: Any, kind: str, value: str, label: str) -> Iterator[tuple]:
+    """(position, topic id, docno, value as text) of qrels or a run given as a
+    nested dict or as records, each checked as the file readers would."""
+    if isinstance(data, Mapping):
+        rows: Iterable[tuple] = _nested(data, kind, label)
+    else:
+        rows = _records(data, ("query_id", "doc_id", value), label)
+    for i, (topic, docno, number) in enumerate(rows, 1):
+        t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
+        if isinstance(number, (str, bytes)):  # a file's text is parsed; a Python value is not
+            raise InputError(f"{value} {number!r} is a string, not a number", label, i)
+        yield i, t, d, _number(number)
