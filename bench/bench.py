@@ -403,6 +403,25 @@ def html_bench(bvtest: str, qrels: Path, runs: Path, repeat: int, goal) -> None:
             print(line)
 
 
+def memory_bench(track_dir: Path, repeat: int, goal) -> None:
+    """``bvtest.evaluate`` on a PyTerrier-shaped DataFrame of the track's runs
+    against the same runs' files, in one process (bench/bench_memory.py)."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        print("evaluate(frame) / evaluate(files): skipped (no pandas)")
+        return
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    script = REPO / "bench" / "bench_memory.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), str(track_dir), "--repeat", str(repeat)],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    line = (proc.stdout.strip().splitlines() or [proc.stderr.strip()])[-1]
+    ok = proc.returncode == 0
+    print(goal(line.rsplit(";", 1)[0] + "; goal <= 1.0", ok))
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -680,6 +699,7 @@ def main() -> int:
     )
 
     html_bench(bvtest, qrels, runs, args.repeat, goal)
+    memory_bench(out, args.repeat, goal)
 
     if not args.no_many:
         many_section(args, bvtest, trec_eval, goal)

@@ -57,6 +57,8 @@ tuple or a list of tuples), ``pairs`` (``--pairs all``), ``per_topic``
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import os
 import re
@@ -475,9 +477,104 @@ def _on_qrels_topics(
     return Scores(tuple(kept), tuple(notes))
 
 
+# --------------------------------------------------------------------------- signatures
+
+
+def _annotation(option: Any) -> Any:
+    """The type a keyword takes, from its option's kind (for help() and
+    inspect.signature; the kind checks the value)."""
+    from .options.declarations import COMMA_LISTS
+    from .options.kinds import Choice, DocCount, Integer, IntRange, Real
+
+    kind = option.kwargs.get("type")
+    if option.kwargs.get("is_flag"):
+        return bool
+    if option.kwargs.get("multiple") and option.kwargs.get("nargs", 1) > 1:
+        return "tuple[str, str] | list[tuple[str, str]]"
+    if option.kwargs.get("multiple"):
+        return "str | list[str]"
+    if option.attr in COMMA_LISTS:
+        return "list | str"
+    if isinstance(kind, (IntRange, Integer, DocCount)):
+        return int
+    if isinstance(kind, Real):
+        return float
+    if isinstance(kind, Choice):
+        return " | ".join(repr(c) for c in kind.choices)
+    return "str | None" if option.default() is None else str
+
+
+def _help_line(option: Any) -> str:
+    text = " ".join(str(option.kwargs.get("help") or "").split())
+    first = text.split(". ")[0].rstrip(".")
+    return f"{first}." if first else ""
+
+
+def signature_of(command: str, positional: tuple[inspect.Parameter, ...]) -> inspect.Signature:
+    """The API signature of ``command``: its inputs, then every option it
+    takes as a keyword-only parameter with its type and default — made from
+    the declarations the CLI's --help is made from."""
+    params = list(positional)
+    for attr, option in _keyword_options(command).items():
+        if option.kwargs.get("hidden"):
+            continue  # an old spelling: taken, not shown
+        params.append(
+            inspect.Parameter(
+                attr, inspect.Parameter.KEYWORD_ONLY,
+                default=option.default(), annotation=_annotation(option),
+            )
+        )  # fmt: skip
+    return inspect.Signature(params, return_annotation="Report")
+
+
+def keyword_doc(command: str) -> str:
+    """The keywords of ``command`` as the docstring lists them."""
+    lines = [f"Keywords (``bvtest.keywords({command!r})``; None or absent: the default):", ""]
+    for attr, option in _keyword_options(command).items():
+        if option.kwargs.get("hidden"):
+            continue
+        annotation = _annotation(option)
+        shown = annotation.__name__ if isinstance(annotation, type) else annotation
+        lines.append(f"- ``{attr}``: {shown} = {option.default()!r}. {_help_line(option)}".rstrip())
+    return "\n".join(lines)
+
+
+def _signed(command: str) -> Callable[[Callable[..., Report]], Callable[..., Report]]:
+    """``f`` with the signature of ``command`` (its own inputs, then the
+    command's keywords); an unknown keyword is a TypeError naming the valid
+    ones, raised before anything is read."""
+
+    def sign(f: Callable[..., Report]) -> Callable[..., Report]:
+        own = [
+            p for p in inspect.signature(f).parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]  # fmt: skip
+        sig = signature_of(command, tuple(own))
+        known = {p.name for p in sig.parameters.values()} | set(_keyword_options(command))
+
+        @functools.wraps(f)
+        def call(*args: Any, **kwargs: Any) -> Report:
+            unknown = [k for k in kwargs if k not in known and k not in _KEYWORDS]
+            if unknown:
+                keywords = sorted(_keyword_options(command))
+                hint = "; use report.render(fmt, digits)" if unknown[0] in ("fmt", "digits") else ""
+                raise TypeError(
+                    f"{f.__name__}() got an unexpected keyword {unknown[0]!r}{hint} "
+                    f"(keywords: {', '.join(keywords)})"
+                )
+            return f(*args, **kwargs)
+
+        call.__signature__ = sig  # type: ignore[attr-defined]
+        call.__doc__ = f"{inspect.cleandoc(f.__doc__ or '')}\n\n{keyword_doc(command)}"
+        return call
+
+    return sign
+
+
 # --------------------------------------------------------------------------- commands
 
 
+@_signed("eval")
 def evaluate(qrels: Any, runs: Any, **options: Any) -> Report:
     """``bvtest eval QRELS RUNS...``: Bias², Var, MSE, Var(ρ), the risk
     measures and the Bias²–Var tradeoff of every run, per measure.
@@ -504,6 +601,7 @@ def evaluate(qrels: Any, runs: Any, **options: Any) -> Report:
     return run("eval", qrels, runs, **options)
 
 
+@_signed("eval")
 def analyse(scores: Any, **options: Any) -> Report:
     """``bvtest eval --scores``: eval's analysis of a scores table (a path, a
     long DataFrame system/topic/measure/value, 4-tuples, :class:`Scores`,
@@ -521,6 +619,7 @@ def analyse(scores: Any, **options: Any) -> Report:
     return run("eval", scores=scores, **options)
 
 
+@_signed("scores")
 def scores(qrels: Any, runs: Any, **options: Any) -> Report:
     """``bvtest scores``: every per-topic score. Its ``to_frame()`` is a long
     scores DataFrame, and the report itself is a scores table.
@@ -536,6 +635,7 @@ def scores(qrels: Any, runs: Any, **options: Any) -> Report:
     return run("scores", qrels, runs, **options)
 
 
+@_signed("instability")
 def instability(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any):
     """``bvtest instability``: |ZRisk| against the target, Var(ρ) and its
     decomposition (Zhang22 Table 8), runs sorted by mean.
@@ -552,6 +652,7 @@ def instability(qrels: Any = None, runs: Any = None, *, scores: Any = None, **op
     return run("instability", qrels, runs, scores=scores, **options)
 
 
+@_signed("tradeoff")
 def tradeoff(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any):
     """``bvtest tradeoff``: Pearson and Spearman of Bias² and Var across runs
     for all topics, random:K1 and difficulty:K2 groupings (Zhang22 Table 9).
@@ -563,6 +664,7 @@ def tradeoff(qrels: Any = None, runs: Any = None, *, scores: Any = None, **optio
     return run("tradeoff", qrels, runs, scores=scores, **options)
 
 
+@_signed("pertopic")
 def pertopic(qrels: Any, runs: Any, **options: Any) -> Report:
     """``bvtest pertopic``: per-topic Bias² and Var of AP from simulated
     collections (Zhang22 §3.4). Options: samples, seed, rel_level, per_topic, jobs.
@@ -574,6 +676,7 @@ def pertopic(qrels: Any, runs: Any, **options: Any) -> Report:
     return run("pertopic", qrels, runs, **options)
 
 
+@_signed("check")
 def check(qrels: Any, pool: Any, new_runs: Any, **options: Any) -> Report:
     """``bvtest check``: gate new runs against a pool. ``report.status`` is 0
     when every gate passes, 1 when one fails (the CLI's exit status).
@@ -588,6 +691,7 @@ def check(qrels: Any, pool: Any, new_runs: Any, **options: Any) -> Report:
     return run("check", qrels, pool=pool, new_runs=new_runs, **options)
 
 
+@_signed("design")
 def design(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any) -> Report:
     """``bvtest design``: reliability (G- and D-study, topics needed) and
     topic-set sizes of a collection, per measure; with ``budget_report`` (the
@@ -609,6 +713,7 @@ def design(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options
     return run("design", qrels, runs, scores=scores, **options)
 
 
+@_signed("sensitivity")
 def sensitivity(
     qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any
 ) -> Report:
@@ -632,6 +737,7 @@ def sensitivity(
     return run("sensitivity", qrels, runs, scores=scores, **options)
 
 
+@_signed("plot")
 def plot(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: Any) -> Report:
     """``bvtest plot -o FILE``: draws the figures into ``output`` (needs
     matplotlib) and returns eval's report."""
@@ -640,15 +746,34 @@ def plot(qrels: Any = None, runs: Any = None, *, scores: Any = None, **options: 
 
 def __getattr__(name: str) -> Callable[..., Report]:
     """A command without a function of its own (added after this module):
-    ``bvtest.NAME(qrels, runs, ...)`` is ``run("NAME", qrels, runs, ...)``."""
+    ``bvtest.NAME(qrels, runs, ...)`` is ``run("NAME", qrels, runs, ...)``,
+    with the command's signature."""
     from .commands import COMMANDS
 
-    if name in COMMANDS:
+    if name not in COMMANDS:
+        raise AttributeError(name)
+    options = COMMANDS[name].options
 
-        def command(*args: Any, **kwargs: Any) -> Report:
-            return run(name, *args, **kwargs)
+    def command(
+        qrels: Any = None,
+        runs: Any = None,
+        *,
+        scores: Any = None,
+        pool: Any = None,
+        new_runs: Any = None,
+        **keywords: Any,
+    ) -> Report:
+        return run(name, qrels, runs, scores=scores, pool=pool, new_runs=new_runs, **keywords)
 
-        command.__name__ = name
-        command.__doc__ = f"``bvtest {name}`` (see ``bvtest {name} --help``): run({name!r}, ...)."
-        return command
-    raise AttributeError(name)
+    command.__name__ = name
+    command.__doc__ = f"``bvtest {name}`` (see ``bvtest {name} --help``)."
+    signed = _signed(name)(command)
+    inputs = {"qrels": "inputs" in options or "qrels" in options,
+              "runs": "inputs" in options or "runs" in options,
+              "scores": "scores" in options, "pool": "pool" in options,
+              "new_runs": "new_runs" in options}  # fmt: skip
+    sig = inspect.signature(signed)
+    signed.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[p for n, p in sig.parameters.items() if inputs.get(n, True)]
+    )
+    return signed

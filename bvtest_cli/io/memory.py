@@ -138,14 +138,24 @@ def _run(name: Any, run: Any) -> InMemory:
 
 def _runs_of_frame(frame: Any) -> dict[Any, Any]:
     """One DataFrame of several runs, named by its ``name`` or ``run`` column,
-    as a dict run name → that run's rows (in order of first appearance)."""
+    as a dict run name → that run's rows (in order of first appearance; a
+    run's rows in one block are a slice, not a copy)."""
+    import pandas as pd
+
     column = next((c for c in RUN_COLUMNS if c in frame.columns), None)
     if column is None:
         raise InputError(
             "runs: a DataFrame of runs needs a run-name column (name or run); one run's "
             "frame goes in a dict {name: frame}"
         )
-    return {name: rows for name, rows in frame.groupby(column, sort=False)}
+    codes, names = pd.factorize(frame[column], use_na_sentinel=False)
+    if codes.size and (np.diff(codes) >= 0).all():  # each run's rows together, in order
+        edges = np.flatnonzero(np.diff(codes)) + 1
+        bounds = zip(np.r_[0, edges].tolist(), np.r_[edges, codes.size].tolist(), strict=True)
+        return {name: frame.iloc[lo:hi] for name, (lo, hi) in zip(names, bounds, strict=True)}
+    order = np.argsort(codes, kind="stable")
+    cuts = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    return {name: frame.take(order[cuts[i] : cuts[i + 1]]) for i, name in enumerate(names)}
 
 
 def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tuple[str, ...]:
@@ -161,14 +171,15 @@ def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tup
     )
 
 
-_PLAIN_ID = re.compile(r"[^\x00-\x20\x7f-\U0010ffff]+")  # ASCII, no space, no control
-
-
 def frame_columns(frame: Any, label: str) -> Any:
     """A run's DataFrame as :class:`~bvtest_cli.io.trec.RunColumns` without
-    text: topic ids and docnos plain ASCII words, scores finite numbers, no
-    (topic, docno) twice. None when anything is not (the text path then
-    decides, and names the row)."""
+    a line of text: topic ids and docnos plain words (no white space, no
+    NUL; docnos ASCII), scores finite numbers, no (topic, docno) twice — the
+    columns the file parser makes of the same run. None when anything is not
+    so (the run's text then decides, and names the row)."""
+    import pandas as pd
+
+    from .fields import find_fields
     from .hashing import docno_digest, has_duplicate_pairs
     from .trec import RunColumns
 
@@ -176,51 +187,41 @@ def frame_columns(frame: Any, label: str) -> Any:
         frame, ("query_id", "doc_id", "score"), label
     )
     scores = frame[score_name]
-    if scores.dtype.kind not in "fiu":
+    if scores.dtype.kind not in "fiu" or len(frame) == 0:
         return None
     score = scores.to_numpy(dtype=np.float64)
-    if score.size == 0 or not np.isfinite(score).all():
+    if not np.isfinite(score).all():
         return None
-    topic_ids = _plain_words(frame[qid_name])
-    docnos = _plain_words(frame[docno_name])
-    if topic_ids is None or docnos is None:
+    codes, topics = pd.factorize(frame[qid_name], use_na_sentinel=False)
+    names = [_plain_topic(t) for t in topics.tolist()]
+    if None in names:
         return None
-    topics, codes = np.unique(topic_ids, return_inverse=True)
-    first = np.full(topics.size, topic_ids.size)
-    np.minimum.at(first, codes, np.arange(topic_ids.size))
-    order = np.argsort(first, kind="stable")  # topics in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    topic = rank[codes].astype(np.int32)
-    docno = np.asarray(docnos, dtype=bytes)
+    docnos = frame[docno_name].to_numpy()
+    try:
+        blob = "\n".join(docnos.tolist()).encode("ascii")
+    except (TypeError, UnicodeEncodeError):  # not all str, or not ASCII: the text decides
+        return None
+    fields = find_fields(blob, 1)  # the run parser's own docno column
+    if fields is None or fields.starts.shape[0] != docnos.size:
+        return None  # white space in a docno, an empty one, a NUL
+    words = fields.words(0)
+    docno = np.array(fields.strings(0), dtype=bytes) if words is None else (
+        words.view(f"S{8 * words.shape[1]}").ravel()
+    )  # fmt: skip
+    topic = codes.astype(np.int32)
     digest = docno_digest(docno)
     if has_duplicate_pairs(topic, docno, digest):
         return None
-    names = [t.decode("ascii") for t in topics[order].tolist()]
     return RunColumns(names, topic, docno, score, digest)
 
 
-def _plain_words(column: Any) -> np.ndarray | None:
-    """A column of ids as an ``S`` array when every value is a plain ASCII
-    word (or an integer), else None."""
-    if column.dtype.kind in "iu":
-        return column.astype(str).to_numpy().astype(bytes)
-    values = column.to_numpy()
-    if column.dtype.kind != "O" and column.dtype.kind != "U":
+def _plain_topic(value: Any) -> str | None:
+    """A topic id as a file would hold it, or None when only the text can say."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if not isinstance(value, str) or not value or not value.isprintable():
         return None
-    try:
-        words = values.astype("U").astype(bytes)  # fails on anything not ASCII
-    except (UnicodeEncodeError, ValueError, TypeError):
-        return None
-    if not all(isinstance(v, str) for v in values[:1]) or words.size == 0:
-        return None
-    matrix = words.view(np.uint8).reshape(words.size, -1)
-    lengths = np.char.str_len(words)
-    if (lengths == 0).any() or ((matrix > 0) & (matrix <= 32)).any() or (matrix == 127).any():
-        return None
-    if not all(isinstance(v, str) for v in values):
-        return None
-    return words
+    return None if _TREC_SPACE.search(value) or not value.isascii() else value
 
 
 # --------------------------------------------------------------------------- scores tables
