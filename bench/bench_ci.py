@@ -75,7 +75,7 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: i
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from bvtest_cli.analyses.paired import compare_runs
+    from bvtest_cli.analyses.paired import CompareSpec, compare_runs
     from bvtest_cli.analyses.uncertainty import bootstrap_intervals
     from bvtest_cli.commands.compare.build import COMPARED
     from bvtest_cli.commands.eval.build import registry_statistic
@@ -109,11 +109,7 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: i
                 matrices[0],
                 names,
                 statistic=paired,
-                alphas=ALPHAS,
-                B=B,
-                seed=1,
-                method=method,
-                budget=budget,
+                spec=CompareSpec(alphas=ALPHAS, B=B, seed=1, method=method, budget=budget),
             )
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)

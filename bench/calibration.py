@@ -57,7 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bvtest_cli.analyses.paired import TestSpec, compare_runs, mean_test
+from bvtest_cli.analyses.paired import CompareSpec, TestSpec, compare_runs, mean_test
 from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.analyses.uncertainty import bootstrap_intervals
 from bvtest_cli.commands.eval.build import registry_statistic
@@ -166,8 +166,9 @@ def tests_task(task: Task) -> dict[str, np.ndarray]:
     ia, ib = np.triu_indices(NULL_RUNS, k=1)
     for i in range(task.reps):
         methods = interval_methods("auto", COMPARED, paired=True)
-        rows = compare_runs(x[i], systems, None, statistic=st, alphas=("0", "1", "5", "10"),
-                            B=task.B, seed=task.seed + i, method=methods).rows  # fmt: skip
+        spec = CompareSpec(alphas=("0", "1", "5", "10"), B=task.B, seed=task.seed + i,
+                           method=methods)  # fmt: skip
+        rows = compare_runs(x[i], systems, None, statistic=st, spec=spec).rows
         for row in rows:
             out.setdefault(f"{row.field}:covers", []).append(row.lo <= 0 <= row.hi)
             out.setdefault(f"{row.field}:p", []).append(row.p)

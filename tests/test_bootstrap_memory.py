@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
-from bvtest_cli.analyses.paired import compare_runs
+from bvtest_cli.analyses.paired import CompareSpec, compare_runs
 from bvtest_cli.analyses.uncertainty import (
     _tally,
     bootstrap_intervals,
@@ -143,9 +143,9 @@ def test_streamed_compare_equals_the_stored_one(method):
         baseline=None,
     )
     names = [f"r{i}" for i in range(6)]
-    kw = dict(statistic=statistic, alphas=("0", "5"), B=800, seed=4, method=method)
-    stored = compare_runs(x, names, **kw).rows
-    streamed = compare_runs(x, names, budget=32, **kw).rows
+    kw = dict(alphas=("0", "5"), B=800, seed=4, method=method)
+    stored = compare_runs(x, names, statistic=statistic, spec=CompareSpec(**kw)).rows
+    streamed = compare_runs(x, names, statistic=statistic, spec=CompareSpec(budget=32, **kw)).rows
     assert [r.as_dict() for r in streamed] == [r.as_dict() for r in stored]
 
 

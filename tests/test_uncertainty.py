@@ -20,7 +20,7 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 from scipy import stats
 
 from bvtest_cli.analyses import risk
-from bvtest_cli.analyses.paired import compare_runs, holm, pitman_morgan
+from bvtest_cli.analyses.paired import CompareSpec, compare_runs, holm, pitman_morgan
 from bvtest_cli.analyses.tradeoff import correlations, rank_average
 from bvtest_cli.analyses.uncertainty import (
     bca_interval,
@@ -380,7 +380,10 @@ def test_compare_runs_against_a_direct_loop():
     systems = ("a", "b", "c", "d")
     B, seed = 200, 21
     rows = compare_runs(
-        x, systems, statistic=comparison_statistic([0, 5]), alphas=("0", "5"), B=B, seed=seed
+        x,
+        systems,
+        statistic=comparison_statistic([0, 5]),
+        spec=CompareSpec(alphas=("0", "5"), B=B, seed=seed),
     ).rows
     fields = ["mean", "var", "mse", "georisk@0", "georisk@5"]
     pairs = list(itertools.combinations(range(4), 2))
@@ -454,7 +457,11 @@ def test_compare_runs_bca_and_chosen_pairs():
     names = ("r1", "r2", "r3", "r4", "r5")
     statistic = comparison_statistic([1.0])
     rows = compare_runs(
-        x, names, [("r2", "r5")], statistic=statistic, alphas=(1.0,), B=300, seed=3, method="bca"
+        x,
+        names,
+        [("r2", "r5")],
+        statistic=statistic,
+        spec=CompareSpec(alphas=(1.0,), B=300, seed=3, method="bca"),
     ).rows
     assert [r.field for r in rows] == ["mean", "var", "mse", "georisk@1"]
     mean = rows[0]
@@ -471,9 +478,9 @@ def test_compare_runs_bca_and_chosen_pairs():
     assert mean.lo == pytest.approx(ref.confidence_interval.low, abs=1e-12)
     assert mean.hi == pytest.approx(ref.confidence_interval.high, abs=1e-12)
     with pytest.raises(ValueError, match="not among"):
-        compare_runs(x, names, [("r2", "r9")], statistic=statistic, B=10, seed=0)
+        compare_runs(x, names, [("r2", "r9")], statistic=statistic, spec=CompareSpec(B=10))
     with pytest.raises(ValueError, match="itself"):
-        compare_runs(x, names, [("r2", "r2")], statistic=statistic, B=10, seed=0)
+        compare_runs(x, names, [("r2", "r2")], statistic=statistic, spec=CompareSpec(B=10))
 
 
 # --------------------------------------------------------------------------- Pareto

@@ -93,6 +93,17 @@ def flips(n: int, B: int, seed: int) -> np.ndarray:
     return rng.random((B, n)) < 0.5
 
 
+@dataclass(frozen=True)
+class Relabellings:
+    """How :func:`randomization_p` relabels: B random relabellings drawn from
+    ``seed`` (:func:`flips`), evaluated in matrices of about ``block``
+    elements so that memory stays bounded whatever the number of pairs."""
+
+    B: int
+    seed: int
+    block: int = BLOCK_ELEMENTS
+
+
 def randomization_p(
     x: np.ndarray,
     ia: np.ndarray,
@@ -100,17 +111,14 @@ def randomization_p(
     fields: Callable[[np.ndarray, np.ndarray], list[np.ndarray]],
     target_row: np.ndarray,
     observed: Sequence[np.ndarray],
-    *,
-    B: int,
-    seed: int,
-    block: int = BLOCK_ELEMENTS,
+    draws: Relabellings,
 ) -> list[np.ndarray]:
     """Two-sided paired randomization p-values, one array (pairs,) per field.
 
     The test of Fisher (1935) as IR uses it (Smucker, Allan & Carterette
     2007): under H0 the two runs are exchangeable on every topic, so swapping
     their scores on any set of topics leaves the distribution of the data
-    unchanged. Each of B relabellings (:func:`flips`, seeded) swaps runs a and
+    unchanged. Each of B relabellings (:func:`flips`, seeded by ``draws``) swaps runs a and
     b on a random half of the topics; p = (1 + #{|d*| ≥ |d|}) / (1 + B′) over
     the B′ relabellings whose difference d* is defined (Phipson & Smyth 2010:
     a Monte-Carlo p-value is never 0), NaN where the observed difference d
@@ -130,9 +138,10 @@ def randomization_p(
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[-1]
-    swap = flips(n, B, seed)
+    B = draws.B
+    swap = flips(n, B, draws.seed)
     total = x.sum(axis=0)
-    rows = max(2, block // max(1, n))  # rows of one evaluated matrix
+    rows = max(2, draws.block // max(1, n))  # rows of one evaluated matrix
     per_pair = min(B, max(1, rows // 2))  # relabellings of one pair in a block
     pairs_per_block = max(1, rows // (2 * per_pair))
     hits = [np.zeros(len(ia)) for _ in observed]
@@ -407,32 +416,235 @@ def effect_sizes(
     return effect, glass
 
 
+@dataclass(frozen=True)
+class CompareSpec:
+    """What :func:`compare_runs` is asked beside the scores and the runs.
+
+    ``alphas`` are GeoRisk's (labels kept as written); B and the seed are
+    shared by the paired topic bootstrap and every test, each drawing from
+    its own stream (:mod:`~bvtest_cli.analyses.streams`); ``level`` is the
+    confidence level of the intervals (Tukey's simultaneous ones included)
+    and ``method`` their method, one or one per field; ``block`` and
+    ``budget`` bound the bootstrap's memory (elements); ``test`` is the test
+    of the mean (one of :data:`~bvtest_cli.defaults.TESTS`), ``correction``
+    the correction over the pairs and ``significance`` the level of the
+    decisions; ``fields`` the compared fields (of mean, var, mse, georisk)."""
+
+    alphas: Sequence[str | float] = ("0", "1", "5", "10")
+    B: int = 1000
+    seed: int = 0
+    level: float = 0.95
+    method: str | Mapping[str, str] = "percentile"
+    block: int | None = None
+    budget: int = REPLICATE_ELEMENTS
+    test: str = "randomization"
+    correction: str = "holm"
+    significance: float = 0.05
+    fields: Sequence[str] = ("mean", "var", "mse", "georisk")
+
+    def mean_spec(self) -> TestSpec:
+        """The test of the mean difference, as :func:`mean_test` takes it
+        (compare decides at the one significance level)."""
+        return TestSpec(
+            self.test, self.correction, (self.significance,), self.B, self.seed, self.level
+        )
+
+
+@dataclass(frozen=True)
+class _Compared:
+    """The compared fields in row order: the plain ones asked for (mean, Var,
+    MSE, in :data:`COMPARED_FIELDS` order), then GeoRisk at each alpha
+    label, named ``georisk@<label>``."""
+
+    plain: tuple[str, ...]
+    georisk_labels: tuple[str, ...]
+
+    @classmethod
+    def of(cls, spec: CompareSpec) -> _Compared:
+        labels, _ = _alpha_labels(spec.alphas)
+        plain = tuple(f for f in COMPARED_FIELDS if f in spec.fields)
+        return cls(plain, tuple(labels) if "georisk" in spec.fields else ())
+
+    @property
+    def georisk_names(self) -> list[str]:
+        return [f"georisk@{label}" for label in self.georisk_labels]
+
+    @property
+    def names(self) -> list[str]:
+        return [*self.plain, *self.georisk_names]
+
+    def select(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """The compared fields' columns (..., m) of a statistic's values, in
+        the order of :attr:`names`."""
+        out = [values[f] for f in self.plain]
+        if self.georisk_labels:
+            out += [values["georisk"][..., j] for j in range(len(self.georisk_labels))]
+        return out
+
+
+def _paired_intervals(
+    x: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    statistic: Callable[..., dict[str, np.ndarray]],
+    compared: _Compared,
+    spec: CompareSpec,
+) -> dict[str, Any]:
+    """Every compared field's a − b with its paired topic-bootstrap interval:
+    :func:`~.uncertainty.bootstrap_intervals` on the pairs' contrasts, so
+    each resample draws the same topics for every run and the fields that
+    depend on all runs (c, the GeoRisk expectations) are recomputed on the
+    whole resample."""
+    names = compared.names
+    methods = [method_of(spec.method, name.split("@")[0]) for name in names]
+
+    def columns(y: np.ndarray) -> dict[str, np.ndarray]:
+        return dict(zip(names, compared.select(statistic(y)), strict=True))
+
+    return bootstrap_intervals(
+        x,
+        contrasts(columns, ia, ib),
+        B=spec.B,
+        seed=spec.seed,
+        level=spec.level,
+        method=dict(zip(names, methods, strict=True)),
+        block=spec.block,
+        budget=spec.budget,
+    )
+
+
+#: A field's test of the pairs: (p, p_adj, the test used), None where untested.
+FieldTest = tuple[np.ndarray | None, np.ndarray | None, str | None]
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """The compared fields' tests: by field, the p-values (:data:`FieldTest`);
+    the randomization tests' [p_lo, p_hi] that settle a decision; the pairs
+    they could not resolve (by field); and the test of the mean itself."""
+
+    tests: dict[str, FieldTest]
+    settled: dict[str, tuple[np.ndarray, np.ndarray]]
+    unresolved: dict[str, list[tuple[str, str]]]
+    mean: MeanTest
+
+
+def _named_pairs(
+    systems: Sequence[str], ia: np.ndarray, ib: np.ndarray, ks: Sequence[int]
+) -> list[tuple[str, str]]:
+    return [(systems[ia[k]], systems[ib[k]]) for k in ks]
+
+
+def _linear_tests(
+    x: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    systems: Sequence[str],
+    names: Sequence[str],
+    spec: CompareSpec,
+    c: float,
+) -> _Tested:
+    """The tests of the fields linear in the relabelling (module docstring):
+    the chosen test of the mean (:func:`mean_test`), and the exact sign-flip
+    randomization tests of Var and MSE on their per-topic values
+    d_j (a_j + b_j − ā − b̄) and d_j (a_j + b_j − 2c)."""
+    a, b = x[ia], x[ib]
+    d = a - b
+    unresolved: dict[str, list[tuple[str, str]]] = {}
+    mean = mean_test(x, ia, ib, spec.mean_spec())
+    if mean.unresolved and "mean" in names:
+        unresolved["mean"] = _named_pairs(systems, ia, ib, mean.unresolved)
+    tests: dict[str, FieldTest] = {"mean": (mean.p, mean.p_adj, spec.test)}
+    settled: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if mean.p_lo is not None and mean.p_hi is not None:
+        settled["mean"] = (mean.p_lo, mean.p_hi)
+    centred = a + b - (a.mean(axis=1, keepdims=True) + b.mean(axis=1, keepdims=True))
+    for name, values in (("var", d * centred), ("mse", d * (a + b - 2.0 * c))):
+        if name not in names:
+            continue
+        r = sign_flip_test(
+            values, correction=spec.correction, significance=spec.significance, B=spec.B,
+            seed=spec.seed,
+        )  # fmt: skip
+        tests[name] = (r.p, r.p_adjusted, "randomization")
+        settled[name] = (r.p_lower, r.p_upper)
+        if len(r.unresolved):
+            unresolved[name] = _named_pairs(systems, ia, ib, r.unresolved.tolist())
+    return _Tested(tests, settled, unresolved, mean)
+
+
+def _p_at(v: np.ndarray | None, k: int, defined: bool) -> float | None:
+    """Pair k's p-value: None where the field is not tested, NaN where its
+    difference is undefined."""
+    return None if v is None else float(v[k]) if defined else float("nan")
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """What the rows of a comparison are made of: the pairs (ia, ib) of
+    ``systems``, the fields' intervals and tests, the mean's effect sizes
+    (d/√V_E [Sakai14], Glass's Δ) and Var's Pitman–Morgan p-values."""
+
+    systems: Sequence[str]
+    ia: np.ndarray
+    ib: np.ndarray
+    intervals: Mapping[str, Any]
+    tested: _Tested
+    effect: np.ndarray
+    glass: np.ndarray | None
+    p_pm: np.ndarray
+    p_pm_adj: np.ndarray
+
+    def row(self, k: int, name: str) -> Comparison:
+        """Pair k's row of field ``name``."""
+        iv = self.intervals[name]
+        diff, lo, hi = float(iv.estimate[k]), float(iv.lo[k]), float(iv.hi[k])
+        p, p_adj, used = self.tested.tests[name]
+        defined = bool(np.isfinite(diff))
+        mean = self.tested.mean
+        if name == "mean" and mean.lo is not None and mean.hi is not None:
+            lo, hi = float(mean.lo[k]), float(mean.hi[k])  # Tukey's simultaneous interval
+        return Comparison(
+            self.systems[self.ia[k]], self.systems[self.ib[k]], name, diff, lo, hi,
+            _p_at(p, k, defined), _p_at(p_adj, k, defined), used,
+            **self.extra(k, name, defined),  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    def extra(self, k: int, name: str, defined: bool) -> dict[str, object]:
+        """Pair k's optional keys of field ``name`` (:attr:`Comparison.OPTIONAL`)."""
+        mean = self.tested.mean
+        extra: dict[str, object] = {}
+        if name == "mean":
+            extra["significant"] = bool(mean.significant[k]) and defined
+            extra["effect_size"] = float(self.effect[k])
+            if self.glass is not None:
+                extra["glass_delta"] = float(self.glass[k])
+        if name in self.tested.settled and defined:
+            extra["p_lo"], extra["p_hi"] = (float(v[k]) for v in self.tested.settled[name])
+            if mean.q is not None:
+                extra["q"] = float(mean.q[k])
+        if name == "var":
+            extra.update(p_pm=float(self.p_pm[k]), p_pm_adj=float(self.p_pm_adj[k]))
+        return extra
+
+
 def compare_runs(
     x: np.ndarray,
     systems: Sequence[str],
     pairs: Sequence[tuple[str, str]] | None = None,
     *,
     statistic: Callable[..., dict[str, np.ndarray]],  # (y, target_row=None)
-    alphas: Sequence[str | float] = ("0", "1", "5", "10"),
-    B: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-    method: str | Mapping[str, str] = "percentile",
-    block: int | None = None,
-    budget: int = REPLICATE_ELEMENTS,
+    spec: CompareSpec,
     target_row: np.ndarray | None = None,
     c: float | None = None,
-    test: str = "randomization",
-    correction: str = "holm",
-    significance: float = 0.05,
     baseline: int | None = None,
-    fields: Sequence[str] = ("mean", "var", "mse", "georisk"),
 ) -> Comparisons:
     """Paired comparisons of runs over the same topics (docs/compare.md).
 
     a − b in mean, var, mse and georisk@alpha, each with a paired
     topic-bootstrap interval and a p-value corrected over the pairs (per field
-    and alpha) as the module docstring says; ``c`` is the target constant of
+    and alpha) as the module docstring says, as ``spec`` asks
+    (:class:`CompareSpec`); ``c`` is the target constant of
     MSE (default: the mean of ``target_row``). ``statistic``
     takes a ``target_row`` keyword (the virtual target, (n,)); ``target_row``
     defaults to the per-topic maximum of ``x``.
@@ -443,121 +655,42 @@ def compare_runs(
     which maps scores (..., m, n) to at least ``mean``, ``var``, ``mse``
     (..., m) and ``georisk`` (..., m, k) at the k ``alphas`` (the labels of
     its columns). ``pairs`` defaults to every pair (i < j) in the order of
-    ``systems``. Rows come pair by pair, fields in the order above.
+    ``systems``. Rows come pair by pair, fields in the order above. With a
+    ``baseline`` row the mean rows carry Glass's Δ.
     """
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] != len(systems):
         raise ValueError(f"scores of shape {x.shape} do not match {len(systems)} systems")
     ia, ib = _pair_indices(systems, pairs)
-    labels, _ = _alpha_labels(alphas)
-    plain_fields = [f for f in COMPARED_FIELDS if f in fields]
-    georisk_labels = labels if "georisk" in fields else []
-    names = [*plain_fields, *(f"georisk@{label}" for label in georisk_labels)]
+    compared = _Compared.of(spec)
+    names = compared.names
     if not names:
         raise ValueError("no field to compare")
-    methods = [method_of(method, name.split("@")[0]) for name in names]
-
-    def compared(values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-        """The compared fields' columns (..., m), in the order of ``names``."""
-        out = [values[f] for f in plain_fields]
-        if georisk_labels:
-            out += [values["georisk"][..., j] for j in range(len(georisk_labels))]
-        return out
-
-    def columns(y: np.ndarray) -> dict[str, np.ndarray]:
-        return dict(zip(names, compared(statistic(y)), strict=True))
-
-    intervals = bootstrap_intervals(
-        x,
-        contrasts(columns, ia, ib),
-        B=B,
-        seed=seed,
-        level=level,
-        method=dict(zip(names, methods, strict=True)),
-        block=block,
-        budget=budget,
-    )
-    n_pairs = len(ia)
+    intervals = _paired_intervals(x, ia, ib, statistic, compared, spec)
     if target_row is None:
         target_row = virtual_target(x)
     if c is None:
         c = float(np.mean(target_row))
-    a, b = x[ia], x[ib]
-    d = a - b
-    unresolved: dict[str, list[tuple[str, str]]] = {}
-
-    def named(ks: Sequence[int]) -> list[tuple[str, str]]:
-        return [(systems[ia[k]], systems[ib[k]]) for k in ks]
-
-    mean = mean_test(x, ia, ib, TestSpec(test, correction, (significance,), B, seed, level))
-    if mean.unresolved and "mean" in names:
-        unresolved["mean"] = named(mean.unresolved)
-    tests: dict[str, tuple[np.ndarray | None, np.ndarray | None, str | None]] = {
-        "mean": (mean.p, mean.p_adj, test)
-    }
-    settled: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # randomization tests' [p_lo, p_hi]
-    if mean.p_lo is not None and mean.p_hi is not None:
-        settled["mean"] = (mean.p_lo, mean.p_hi)
-    p: np.ndarray | None  # a test's p-values; None where the field is not tested
-    p_adj: np.ndarray | None
-    centred = a + b - (a.mean(axis=1, keepdims=True) + b.mean(axis=1, keepdims=True))
-    for name, values in (("var", d * centred), ("mse", d * (a + b - 2.0 * c))):
-        if name not in names:
-            continue
-        r = sign_flip_test(values, correction=correction, significance=significance, B=B, seed=seed)
-        tests[name] = (r.p, r.p_adjusted, "randomization")
-        settled[name] = (r.p_lower, r.p_upper)
-        if len(r.unresolved):
-            unresolved[name] = named(r.unresolved.tolist())
-    georisk_tested = n_pairs <= GEORISK_TEST_PAIRS
-    georisk_names = names[len(plain_fields) :]
+    tested = _linear_tests(x, ia, ib, systems, names, spec, c)
+    georisk_tested = len(ia) <= GEORISK_TEST_PAIRS
+    georisk_names = compared.georisk_names
     if georisk_tested and georisk_names:
         georisk_p = randomization_p(
             x, ia, ib,
-            lambda y, t: compared(statistic(y, target_row=t))[len(plain_fields) :],
+            lambda y, t: compared.select(statistic(y, target_row=t))[len(compared.plain) :],
             target_row,
             [intervals[n].estimate for n in georisk_names],
-            B=B,
-            seed=seed,
+            Relabellings(spec.B, spec.seed),
         )  # fmt: skip
         for name, p in zip(georisk_names, georisk_p, strict=True):
-            tests[name] = (p, adjust(p, correction), "randomization")
+            tested.tests[name] = (p, adjust(p, spec.correction), "randomization")
     else:
         for name in georisk_names:
-            tests[name] = (None, None, None)
-
+            tested.tests[name] = (None, None, None)
     effect, glass = effect_sizes(x, ia, ib, all_pairs=pairs is None, baseline=baseline)
-    _, _, p_pm = pitman_morgan(a, b)
-    p_pm_adj = adjust(p_pm, correction)
-
-    def num(v: np.ndarray | None, k: int, defined: bool = True) -> float | None:
-        return None if v is None else float(v[k]) if defined else float("nan")
-
-    rows: list[Comparison] = []
-    for k in range(n_pairs):
-        for name in names:
-            iv = intervals[name]
-            diff, lo, hi = float(iv.estimate[k]), float(iv.lo[k]), float(iv.hi[k])
-            p, p_adj, used = tests[name]
-            defined = np.isfinite(diff)
-            extra: dict[str, object] = {}
-            if name == "mean":
-                if mean.lo is not None and mean.hi is not None:
-                    lo, hi = float(mean.lo[k]), float(mean.hi[k])
-                extra["significant"] = bool(mean.significant[k]) and bool(defined)
-                extra["effect_size"] = float(effect[k])
-                if glass is not None:
-                    extra["glass_delta"] = float(glass[k])
-            if name in settled and defined:
-                extra["p_lo"], extra["p_hi"] = (float(v[k]) for v in settled[name])
-                if mean.q is not None:
-                    extra["q"] = float(mean.q[k])
-            if name == "var":
-                extra.update(p_pm=float(p_pm[k]), p_pm_adj=float(p_pm_adj[k]))
-            rows.append(
-                Comparison(
-                    systems[ia[k]], systems[ib[k]], name, diff, lo, hi,
-                    num(p, k, defined), num(p_adj, k, defined), used, **extra,  # type: ignore[arg-type]
-                )
-            )  # fmt: skip
-    return Comparisons(rows, unresolved, georisk_tested)
+    _, _, p_pm = pitman_morgan(x[ia], x[ib])
+    table = _Rows(
+        systems, ia, ib, intervals, tested, effect, glass, p_pm, adjust(p_pm, spec.correction)
+    )
+    rows = [table.row(k, name) for k in range(len(ia)) for name in names]
+    return Comparisons(rows, tested.unresolved, georisk_tested)

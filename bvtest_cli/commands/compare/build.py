@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 
 from ...analyses import risk
-from ...analyses.paired import GEORISK_TEST_PAIRS, Comparison, Comparisons, compare_runs
+from ...analyses.paired import (
+    GEORISK_TEST_PAIRS,
+    CompareSpec,
+    Comparison,
+    Comparisons,
+    compare_runs,
+)
 from ...analyses.rankings import TIE_RTOL
 from ...errors import InputError, UsageError
 from ...measures.matrix import ScoreMatrix
@@ -173,19 +179,21 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
         m.systems,
         pairs,
         statistic=with_georisk,
-        alphas=s.alphas,
-        B=s.bootstrap,
-        seed=s.seed,
-        level=s.ci,
-        method=registry.interval_methods(s.ci_method, chosen, paired=True),
-        budget=s.ci_budget,
+        spec=CompareSpec(
+            alphas=s.alphas,
+            B=s.bootstrap,
+            seed=s.seed,
+            level=s.ci,
+            method=registry.interval_methods(s.ci_method, chosen, paired=True),
+            budget=s.ci_budget,
+            test=s.test,
+            correction=s.correction,
+            significance=s.significance,
+            fields=fields,
+        ),
         target_row=np.ones(x.shape[1]) if normalized else None,
         c=float(c),
-        test=s.test,
-        correction=s.correction,
-        significance=s.significance,
         baseline=baseline_index(m.systems, s.baseline),
-        fields=fields,
     )
     rows, cut = within_range(result.rows, m.measure, x.shape[1], s.ddof)
     result = replace(result, rows=rows)
