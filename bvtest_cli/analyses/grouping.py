@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -409,6 +410,37 @@ class RepeatAverage:
     correlations: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def _folded(sums: list[np.ndarray] | None, parts: list[np.ndarray]) -> list[np.ndarray]:
+    """Running sums over the repeats with one block's per-repeat values (b, ...)
+    folded in: ``add.reduce([running sum, block...])``, the row-after-row
+    sum numpy computes along the first axis of an (R, m) array, so that the
+    mean of :func:`random_fields` equals the one over all repeats held at
+    once bit for bit."""
+    if sums is None:
+        return [np.add.reduce(p, axis=0) for p in parts]
+    return [
+        np.add.reduce(np.concatenate([s[np.newaxis], p]), axis=0)
+        for s, p in zip(sums, parts, strict=True)
+    ]
+
+
+def _keep_correlations(
+    per_repeat: dict[str, np.ndarray],
+    fields: dict[str, np.ndarray],
+    valid: np.ndarray,
+    used: int,
+    repeats: int,
+) -> None:
+    """Store the Pearson and Spearman correlations of Bias² and Var across
+    systems of a block's used repeats (:func:`tradeoff.correlations`, the
+    distribution of the tradeoff over partitions) from position ``used`` on."""
+    block_r = correlations(fields["bias2"][valid], fields["var"][valid])
+    for name, r in zip(("pearson", "spearman"), block_r, strict=True):
+        if name not in per_repeat:
+            per_repeat[name] = np.empty(repeats)
+        per_repeat[name][used : used + int(valid.sum())] = r
+
+
 @quiet
 def random_fields(
     values: np.ndarray,
@@ -449,47 +481,24 @@ def random_fields(
     per_repeat: dict[str, np.ndarray] = {}
     for orders in random_order_blocks(n, repeats, seed, block):
         fields, c, keep = grouped_fields(
-            values,
-            target,
-            orders,
-            k,
-            normalize=normalize,
-            target_spec=target_spec,
-            statistic=statistic,
-        )
+            values, target, orders, k,
+            normalize=normalize, target_spec=target_spec, statistic=statistic,
+        )  # fmt: skip
         names = list(fields)
         dropped += int(keep.size - np.count_nonzero(keep))
         samples += keep.size
-        valid = keep.any(axis=1)
+        valid = np.asarray(keep.any(axis=1))
         if not valid.any():
             continue
         c = c[valid]
         c_lo, c_hi = min(c_lo, float(c.min())), max(c_hi, float(c.max()))
         if "bias2" in fields and "var" in fields:
-            block_r = correlations(fields["bias2"][valid], fields["var"][valid])
-            for name, r in zip(("pearson", "spearman"), block_r, strict=True):
-                if name not in per_repeat:
-                    per_repeat[name] = np.empty(repeats)
-                per_repeat[name][used : used + len(c)] = r
+            _keep_correlations(per_repeat, fields, valid, used, repeats)
         used += len(c)
-        parts = [fields[f][valid] for f in names] + [c]
-        if sums is None:
-            sums = [np.add.reduce(p, axis=0) for p in parts]
-        else:
-            sums = [
-                np.add.reduce(np.concatenate([s[np.newaxis], p]), axis=0)
-                for s, p in zip(sums, parts, strict=True)
-            ]
+        sums = _folded(sums, [fields[f][valid] for f in names] + [c])
     if sums is None:
         nan = np.full(m, np.nan)
-        return RepeatAverage(
-            dict.fromkeys(names, nan),
-            float("nan"),
-            0,
-            repeats,
-            dropped,
-            samples,
-        )
+        return RepeatAverage(dict.fromkeys(names, nan), float("nan"), 0, repeats, dropped, samples)
     # A c that is the same in every repeat (a constant target, or 1 after
     # normalization) is that value exactly, not a rounded sum / R.
     c_mean = c_lo if c_lo == c_hi else float(sums[-1] / used)
@@ -526,14 +535,10 @@ def analyse(
     Raises ValueError (one line) when no topic or sample is left.
     """
     parsed = parse_group(group) if isinstance(group, str) or group is None else group
-    spec = target
     if m.values.shape[1] == 0:
         raise ValueError(f"{m.measure}: no topics to analyse")
     if m.values.shape[0] == 0:
         raise ValueError(f"{m.measure}: no systems to analyse")
-    group_text = None if parsed is None else f"{parsed[0]}:{parsed[1]}"
-    normalized = normalize != "none"
-
     # Per-topic normalization: minmax always comes before grouping; ratio is
     # per topic only without grouping (with grouping it is per sample, below).
     topic_norm = normalize if parsed is None or normalize == "minmax" else "none"
@@ -542,94 +547,119 @@ def analyse(
         raise ValueError(f"{m.measure}: no topics left after {normalize} normalization")
     values = mat.values
     x_t = np.ones(values.shape[1]) if topic_norm != "none" else virtual_target(values)
-
+    setting = _Setting(m, mat, x_t, normalize, target, statistic, notes)
     if parsed is None:
-        c = _constant(x_t, spec, normalized)
-        return Analysis(
-            measure=m.measure,
-            systems=m.systems,
-            fields=statistic(values, x_t, c),
-            c=float(c),
-            n_topics=len(mat.topics),
-            n_groups=None,
-            group=None,
-            normalize=normalize,
-            notes=notes,
-            per_topic=mat,
-        )
-
+        return _ungrouped(setting)
     kind, k = parsed
     # The risk measures want ratio per topic, which grouping does per sample.
     per_topic = mat if topic_norm == normalize else normalized_topics(m, normalize)[0]
-    topics = mat.topics
-    raw = m.values[:, np.isin(m.topics, topics)]  # difficulty uses the raw target
-    n = values.shape[1]
-    sizes = group_sizes(n, k)
-    n_formed = len(sizes)
-
+    grouped = _Grouped(f"{kind}:{k}", k, per_topic)
     if kind == "difficulty":
-        orders = difficulty_order(virtual_target(raw), topics)[np.newaxis, :]
-        fields, c_r, keep = grouped_fields(
-            values, x_t, orders, k, normalize=normalize, target_spec=spec, statistic=statistic
-        )
-        kept = keep[0]
-        dropped = int((~kept).sum())
-        if dropped:
-            notes.append(
-                f"{m.measure}: {dropped} of {n_formed} {_plural(n_formed, 'group')} dropped "
-                "by ratio normalization (target 0)"
-            )
-        if not kept.any():
-            raise ValueError(f"{m.measure}: no groups left after ratio normalization")
-        return Analysis(
-            measure=m.measure,
-            systems=m.systems,
-            fields={f: v[0] for f, v in fields.items()},
-            c=float(c_r[0]),
-            n_topics=int(sizes[kept].sum()),
-            n_groups=int(kept.sum()),
-            group=group_text,
-            normalize=normalize,
-            notes=notes,
-            per_topic=per_topic,
-        )
+        return _by_difficulty(setting, grouped)
+    return _by_random(setting, grouped, int(repeats), seed)
 
+
+@dataclass(frozen=True)
+class _Setting:
+    """One measure as :func:`analyse` analyses it: ``m`` as given, ``mat``
+    after the per-topic normalization (minmax, or ratio without grouping),
+    the per-topic target ``x_t`` of its scores, the options, and the notes
+    so far (appended to)."""
+
+    m: ScoreMatrix
+    mat: ScoreMatrix
+    x_t: np.ndarray
+    normalize: str
+    target: str | float
+    statistic: Statistic
+    notes: list[str]
+
+    def result(self, fields: dict[str, np.ndarray], c: float, **counts: Any) -> Analysis:
+        """The analysis of these fields (``counts``: the topics, groups, group
+        and per-topic matrix of the grouping, if any)."""
+        return Analysis(
+            measure=self.m.measure, systems=self.m.systems, fields=fields, c=c,
+            normalize=self.normalize, notes=self.notes, **counts,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    """A grouping of :func:`analyse`: its label (``difficulty:K``,
+    ``random:K``), K and the per-topic matrix the risk measures read
+    (normalized per topic, which grouping does per sample)."""
+
+    label: str
+    k: int
+    per_topic: ScoreMatrix
+
+
+def _ungrouped(setting: _Setting) -> Analysis:
+    """The fields of the per-topic scores themselves (docs/numbers.md): without
+    normalization exactly :func:`decompose` of the matrix and its virtual target."""
+    c = _constant(setting.x_t, setting.target, setting.normalize != "none")
+    fields = setting.statistic(setting.mat.values, setting.x_t, c)
+    return setting.result(
+        fields, float(c), n_topics=len(setting.mat.topics), n_groups=None, group=None,
+        per_topic=setting.mat,
+    )  # fmt: skip
+
+
+def _by_difficulty(setting: _Setting, grouped: _Grouped) -> Analysis:
+    """The fields of groups of K topics in the order of their difficulty (the
+    raw virtual target, :func:`difficulty_order`), as one order of
+    :func:`grouped_fields`; ratio normalization drops the groups whose target is 0."""
+    m, topics = setting.m, setting.mat.topics
+    raw = m.values[:, np.isin(m.topics, topics)]  # difficulty uses the raw target
+    sizes = group_sizes(setting.mat.values.shape[1], grouped.k)
+    n_formed = len(sizes)
+    orders = difficulty_order(virtual_target(raw), topics)[np.newaxis, :]
+    fields, c_r, keep = grouped_fields(
+        setting.mat.values, setting.x_t, orders, grouped.k,
+        normalize=setting.normalize, target_spec=setting.target, statistic=setting.statistic,
+    )  # fmt: skip
+    kept = keep[0]
+    dropped = int((~kept).sum())
+    if dropped:
+        setting.notes.append(
+            f"{m.measure}: {dropped} of {n_formed} {_plural(n_formed, 'group')} dropped "
+            "by ratio normalization (target 0)"
+        )
+    if not kept.any():
+        raise ValueError(f"{m.measure}: no groups left after ratio normalization")
+    return setting.result(
+        {f: v[0] for f, v in fields.items()}, float(c_r[0]), n_topics=int(sizes[kept].sum()),
+        n_groups=int(kept.sum()), group=grouped.label, per_topic=grouped.per_topic,
+    )  # fmt: skip
+
+
+def _by_random(setting: _Setting, grouped: _Grouped, repeats: int, seed: int) -> Analysis:
+    """The fields of random groups of K topics averaged over ``repeats``
+    random orders (:func:`random_fields`), noting the samples and repeats
+    ratio normalization dropped."""
+    measure, n = setting.m.measure, setting.mat.values.shape[1]
+    n_formed = len(group_sizes(n, grouped.k))
     avg = random_fields(
-        values,
-        x_t,
-        k,
-        int(repeats),
-        seed,
-        normalize=normalize,
-        target_spec=spec,
-        statistic=statistic,
-    )
+        setting.mat.values, setting.x_t, grouped.k, repeats, seed,
+        normalize=setting.normalize, target_spec=setting.target, statistic=setting.statistic,
+    )  # fmt: skip
     if avg.dropped:
-        notes.append(
-            f"{m.measure}: ratio normalization dropped {avg.dropped} of {avg.samples} samples "
+        setting.notes.append(
+            f"{measure}: ratio normalization dropped {avg.dropped} of {avg.samples} samples "
             f"(target 0) over {avg.repeats} repeats"
         )
     if not avg.used:
-        raise ValueError(f"{m.measure}: no groups left after ratio normalization")
+        raise ValueError(f"{measure}: no groups left after ratio normalization")
     if avg.used < avg.repeats:
         empty = avg.repeats - avg.used
-        notes.append(
-            f"{m.measure}: {empty} {_plural(empty, 'repeat')} with every group dropped "
+        setting.notes.append(
+            f"{measure}: {empty} {_plural(empty, 'repeat')} with every group dropped "
             "left out of the average"
         )
-    return Analysis(
-        measure=m.measure,
-        systems=m.systems,
-        fields=avg.fields,
-        c=avg.c,
-        n_topics=n,
-        n_groups=n_formed,
-        group=group_text,
-        normalize=normalize,
-        notes=notes,
-        per_topic=per_topic,
-        repeat_correlations=avg.correlations or None,
-    )
+    return setting.result(
+        avg.fields, avg.c, n_topics=n, n_groups=n_formed, group=grouped.label,
+        per_topic=grouped.per_topic, repeat_correlations=avg.correlations or None,
+    )  # fmt: skip
 
 
 def _plural(count: int, word: str) -> str:
