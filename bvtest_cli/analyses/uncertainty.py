@@ -663,28 +663,29 @@ def _tally(stream: BlockStream, estimate: np.ndarray, budget: int) -> _Tally:
     return _Tally(count, minimum, maximum, below, lo, scale, histogram)
 
 
-def order_statistics(
-    stream: BlockStream, tally: _Tally, cell: np.ndarray, rank: np.ndarray, *, budget: int
-) -> np.ndarray:
-    """The ``rank[t]``-th smallest (0-based) finite replicate of cell ``cell[t]``,
-    for every t, without keeping the replicates: the tally's histogram gives
-    each target a first bin; then one pass over ``stream`` per finer histogram,
-    and one to collect the few values left.
+@dataclass
+class _Search:
+    """Where :func:`order_statistics` stands, per target: the values below its
+    candidates (``offset``), how many candidates are left (``left``), the
+    range [lo, hi] they span, and the bins chosen so far (``levels``): a
+    target's candidates are the values in every chosen bin."""
 
-    A target's candidates are the values in every bin chosen so far
-    (``levels``); ``offset`` counts the values below them, ``left`` how many
-    they are. Histograms have ``bins`` bins and collections ``cap`` slots per
-    target, both sized so that they stay within ``budget`` elements.
-    """
-    targets = cell.size
-    bins = int(np.clip(budget // max(1, 4 * targets), 16, _MAX_BINS))
-    cap = int(max(64, budget // max(1, 2 * targets)))
-    offset = np.zeros(targets, dtype=np.int64)
-    left = np.zeros(targets, dtype=np.int64)
-    lo, hi = np.zeros(targets), np.zeros(targets)
-    levels: list[_Level] = []
+    rank: np.ndarray
+    offset: np.ndarray
+    left: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    levels: list[_Level]
+
+    @classmethod
+    def of(cls, rank: np.ndarray) -> _Search:
+        targets = rank.size
+        offset = np.zeros(targets, dtype=np.int64)
+        left = np.zeros(targets, dtype=np.int64)
+        return cls(rank, offset, left, np.zeros(targets), np.zeros(targets), [])
 
     def choose(
+        self,
         level_lo: np.ndarray,
         level_scale: np.ndarray,
         level_bins: int,
@@ -695,62 +696,94 @@ def order_statistics(
     ) -> None:
         """Keep, for each target ``who``, the bin of ``counts`` (len(who), bins + 2)
         that holds its order statistic; the next histogram spans that bin."""
+        targets = self.rank.size
         cum = np.cumsum(counts, axis=1)
-        wanted = (rank[who] - offset[who])[:, np.newaxis]
+        wanted = (self.rank[who] - self.offset[who])[:, np.newaxis]
         chosen = (cum <= wanted).sum(axis=1)  # the first bin whose cumulative count passes it
         at = np.arange(who.size)
         before = np.where(chosen > 0, cum[at, np.maximum(chosen - 1, 0)], 0)
-        offset[who] += before
-        left[who] = cum[at, chosen] - before
+        self.offset[who] += before
+        self.left[who] = cum[at, chosen] - before
         full = (np.zeros(targets), np.ones(targets), np.full(targets, -1.0))
         full[0][who], full[1][who], full[2][who] = level_lo, level_scale, chosen
-        levels.append(_Level(*full[:2], level_bins, full[2]))
+        self.levels.append(_Level(*full[:2], level_bins, full[2]))
         edge = level_lo + 2.0 * (chosen - 1.0) / level_scale
         new_lo = np.where(chosen > 0, np.maximum(smin, edge), smin)
         new_hi = np.where(chosen <= level_bins, np.minimum(smax, edge + 2.0 / level_scale), smax)
         crossed = new_lo > new_hi  # rounding of the edges: span the candidates
-        lo[who], hi[who] = np.where(crossed, smin, new_lo), np.where(crossed, smax, new_hi)
+        self.lo[who] = np.where(crossed, smin, new_lo)
+        self.hi[who] = np.where(crossed, smax, new_hi)
 
-    everyone = np.arange(targets)
-    choose(
-        tally.lo[cell],
-        tally.scale[cell],
-        tally.histogram.shape[1] - 2,
-        tally.histogram[cell],
-        everyone,
-        tally.minimum[cell],
-        tally.maximum[cell],
-    )
+
+def _search_pass(
+    stream: BlockStream,
+    cell: np.ndarray,
+    search: _Search,
+    ic: np.ndarray,
+    ih: np.ndarray,
+    h_lo: np.ndarray,
+    h_scale: np.ndarray,
+    bins: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One pass of :func:`order_statistics` over the replicates: the
+    candidates of the targets ``ic`` collected (pool, (len(ic), slots), inf
+    past the filled ones), those of ``ih`` histogrammed over [h_lo, h_lo +
+    2·bins/h_scale) with their min and max. Returns (pool, counts, smin, smax)."""
+    need = np.concatenate([ic, ih])
+    pool = np.full((ic.size, max(1, int(search.left[ic].max()) if ic.size else 1)), np.inf)
+    filled = np.zeros(ic.size, dtype=np.int64)
+    counts = np.zeros((ih.size, bins + 2), dtype=np.int64)
+    smin, smax = np.full(ih.size, np.inf), np.full(ih.size, -np.inf)
+    for v in stream():
+        vals = v[:, cell[need]]
+        member = np.isfinite(vals)
+        for level in search.levels:
+            member &= level.keeps(vals, need)
+        mc, vc = member[:, : ic.size], vals[:, : ic.size]
+        rows, cols = np.nonzero(mc)
+        if rows.size:
+            within = np.cumsum(mc, axis=0)[rows, cols] - 1
+            pool[cols, filled[cols] + within] = vc[rows, cols]
+            filled += mc.sum(axis=0)
+        mh, vh = member[:, ic.size :], vals[:, ic.size :]
+        _count_bins(counts, vh, mh, h_lo, h_scale, bins)
+        np.minimum(smin, np.where(mh, vh, np.inf).min(axis=0), out=smin)
+        np.maximum(smax, np.where(mh, vh, -np.inf).max(axis=0), out=smax)
+    return pool, counts, smin, smax
+
+
+def order_statistics(
+    stream: BlockStream, tally: _Tally, cell: np.ndarray, rank: np.ndarray, *, budget: int
+) -> np.ndarray:
+    """The ``rank[t]``-th smallest (0-based) finite replicate of cell ``cell[t]``,
+    for every t, without keeping the replicates: the tally's histogram gives
+    each target a first bin; then one pass over ``stream`` per finer histogram,
+    and one to collect the few values left (:func:`_search_pass`).
+
+    A target's candidates are the values in every bin chosen so far
+    (:class:`_Search`). Histograms have ``bins`` bins and collections ``cap``
+    slots per target, both sized so that they stay within ``budget`` elements.
+    """
+    targets = cell.size
+    bins = int(np.clip(budget // max(1, 4 * targets), 16, _MAX_BINS))
+    cap = int(max(64, budget // max(1, 2 * targets)))
+    search = _Search.of(rank)
+    search.choose(
+        tally.lo[cell], tally.scale[cell], tally.histogram.shape[1] - 2, tally.histogram[cell],
+        np.arange(targets), tally.minimum[cell], tally.maximum[cell],
+    )  # fmt: skip
     done = tally.minimum[cell] == tally.maximum[cell]  # one distinct value in the cell
     value = np.where(done, tally.minimum[cell], np.nan)
     for passes in range(_MAX_HISTOGRAM_PASSES + 1):
         active = ~done
         if not active.any():
             break
+        left, offset = search.left, search.offset
         limit = cap if passes < _MAX_HISTOGRAM_PASSES else int(left.max())
         ic = np.flatnonzero(active & (left <= limit))  # collected this pass
         ih = np.flatnonzero(active & (left > limit))  # histogrammed this pass
-        need = np.concatenate([ic, ih])
-        pool = np.full((ic.size, max(1, int(left[ic].max()) if ic.size else 1)), np.inf)
-        filled = np.zeros(ic.size, dtype=np.int64)
-        counts = np.zeros((ih.size, bins + 2), dtype=np.int64)
-        smin, smax = np.full(ih.size, np.inf), np.full(ih.size, -np.inf)
-        h_lo, h_scale = lo[ih], _scale(lo[ih], hi[ih], bins)
-        for v in stream():
-            vals = v[:, cell[need]]
-            member = np.isfinite(vals)
-            for level in levels:
-                member &= level.keeps(vals, need)
-            mc, vc = member[:, : ic.size], vals[:, : ic.size]
-            rows, cols = np.nonzero(mc)
-            if rows.size:
-                within = np.cumsum(mc, axis=0)[rows, cols] - 1
-                pool[cols, filled[cols] + within] = vc[rows, cols]
-                filled += mc.sum(axis=0)
-            mh, vh = member[:, ic.size :], vals[:, ic.size :]
-            _count_bins(counts, vh, mh, h_lo, h_scale, bins)
-            np.minimum(smin, np.where(mh, vh, np.inf).min(axis=0), out=smin)
-            np.maximum(smax, np.where(mh, vh, -np.inf).max(axis=0), out=smax)
+        h_lo, h_scale = search.lo[ih], _scale(search.lo[ih], search.hi[ih], bins)
+        pool, counts, smin, smax = _search_pass(stream, cell, search, ic, ih, h_lo, h_scale, bins)
         if ic.size:
             pool.sort(axis=1)
             value[ic] = pool[np.arange(ic.size), rank[ic] - offset[ic]]
@@ -758,7 +791,7 @@ def order_statistics(
         if ih.size:
             tied = smin == smax  # every candidate equal: that is the value
             value[ih[tied]], done[ih[tied]] = smin[tied], True
-            choose(h_lo, h_scale, bins, counts, ih, smin, smax)
+            search.choose(h_lo, h_scale, bins, counts, ih, smin, smax)
     return value
 
 
@@ -839,6 +872,129 @@ def contrasts(statistic: Statistic, ia: np.ndarray, ib: np.ndarray) -> Statistic
     return paired
 
 
+def _flattener(names: list[str]) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """A block of replicates of the fields ``names`` as (b, cells) (:func:`_flat`)."""
+
+    def flat(values: Mapping[str, np.ndarray]) -> np.ndarray:
+        return _flat({k: values[k] for k in names})
+
+    return flat
+
+
+@dataclass(frozen=True)
+class _Bootstrap:
+    """One topic bootstrap of ``statistic`` on ``x`` (Efron & Tibshirani
+    1993): B resamples drawn from ``seed`` in blocks of ``block`` rows,
+    intervals at confidence ``level``, replicates kept within ``budget``
+    elements and streamed beyond."""
+
+    x: np.ndarray
+    statistic: Statistic
+    B: int
+    seed: int
+    level: float
+    block: int | None
+    budget: int
+
+    def stored_ends(
+        self,
+        estimate: dict[str, np.ndarray],
+        methods: dict[str, str],
+        jack: dict[str, np.ndarray],
+        infl: dict[str, np.ndarray],
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Every field's (lo, hi) from its replicates held at once."""
+        reps = bootstrap_replicates(self.x, self.statistic, B=self.B, seed=self.seed,
+                                    block=self.block)  # fmt: skip
+        ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for name, e in estimate.items():
+            if methods[name] == "bca":
+                ends[name] = bca_interval(reps[name], e, jack[name], self.level)
+            elif methods[name] == "studentized":
+                t = studentized_replicates(
+                    reps[name], e, infl[name], B=self.B, seed=self.seed,
+                    rows=_block_rows(self.x, self.block),
+                )  # fmt: skip
+                ends[name] = studentized_interval(percentile_interval(t, self.level), e, infl[name])
+            else:
+                ends[name] = percentile_interval(reps[name], self.level)
+        return ends
+
+    def streamed_ends(
+        self,
+        estimate: dict[str, np.ndarray],
+        methods: dict[str, str],
+        jack: dict[str, np.ndarray],
+        infl: dict[str, np.ndarray],
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Every field's (lo, hi) in bounded memory (:func:`streamed_intervals`):
+        one stream of θ* (percentile, BCa), one of t* (studentized)."""
+        ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for group in ("direct", "studentized"):
+            names = [k for k, m in methods.items() if (m == "studentized") == (group != "direct")]
+            if not names:
+                continue
+            if group == "direct":
+                lo, hi = self.direct_ends(names, estimate, methods, jack)
+            else:
+                lo, hi = self.studentized_ends(names, estimate, infl)
+            start = 0
+            for name in names:
+                e = estimate[name]
+                part = slice(start, start + e.size)
+                start += e.size
+                ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
+        return ends
+
+    def direct_ends(
+        self,
+        names: list[str],
+        estimate: dict[str, np.ndarray],
+        methods: dict[str, str],
+        jack: dict[str, np.ndarray],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) of the percentile and BCa fields ``names``, side by side, from
+        one re-playable stream of θ*: a pass per method present (BCa needs its
+        acceleration, percentile none)."""
+        B, level, budget = self.B, self.level, self.budget
+        est = np.concatenate([estimate[k].ravel() for k in names])
+        stream = replayed(self.x, self.statistic, _flattener(names), B=B, seed=self.seed,
+                          block=self.block)  # fmt: skip
+        accel = [
+            _acceleration(jack[k]).ravel()
+            if methods[k] == "bca"
+            else np.full(estimate[k].size, np.nan)
+            for k in names
+        ]
+        bca = np.concatenate([np.full(estimate[k].size, methods[k] == "bca") for k in names])
+        if bca.any():
+            lo, hi = streamed_intervals(
+                stream, est, B, level=level, acceleration=np.concatenate(accel), budget=budget
+            )
+        if not bca.all():
+            lo_p, hi_p = streamed_intervals(stream, est, B, level=level, budget=budget)
+            lo = np.where(bca, lo, lo_p) if bca.any() else lo_p
+            hi = np.where(bca, hi, hi_p) if bca.any() else hi_p
+        return lo, hi
+
+    def studentized_ends(
+        self, names: list[str], estimate: dict[str, np.ndarray], infl: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) of the studentized fields ``names``, side by side, from one
+        re-playable stream of t* (:func:`studentized_stream`)."""
+        x = self.x
+        est = np.concatenate([estimate[k].ravel() for k in names])
+        n = x.shape[-1]
+        influence = np.concatenate([infl[k].reshape(n, -1) for k in names], axis=1)
+        stream = studentized_stream(
+            x, self.statistic, _flattener(names), est, influence, B=self.B, seed=self.seed,
+            block=self.block,
+        )  # fmt: skip
+        q = streamed_intervals(stream, np.zeros_like(est), self.B, level=self.level,
+                               budget=self.budget)  # fmt: skip
+        return studentized_interval(q, est, influence)
+
+
 def bootstrap_intervals(
     x: np.ndarray,
     statistic: Statistic,
@@ -865,65 +1021,11 @@ def bootstrap_intervals(
     needs_jack = any(m != "percentile" for m in methods.values())
     jack = jackknife_replicates(x, statistic, block=block) if needs_jack else {}
     infl = {k: influence_values(jack[k]) for k, m in methods.items() if m == "studentized"}
-    ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    run = _Bootstrap(x, statistic, B, seed, level, block, budget)
     if sum(v.size for v in estimate.values()) * B > budget:
-        # bounded memory: one stream of θ* (percentile, BCa), one of t* (studentized)
-        for group in ("direct", "studentized"):
-            names = [k for k, m in methods.items() if (m == "studentized") == (group != "direct")]
-            if not names:
-                continue
-
-            def flat(values: Mapping[str, np.ndarray], names: list[str] = names) -> np.ndarray:
-                return _flat({k: values[k] for k in names})
-
-            est = np.concatenate([estimate[k].ravel() for k in names])
-            if group == "direct":
-                stream = replayed(x, statistic, flat, B=B, seed=seed, block=block)
-                accel = [
-                    _acceleration(jack[k]).ravel()
-                    if methods[k] == "bca"
-                    else np.full(estimate[k].size, np.nan)
-                    for k in names
-                ]
-                bca = np.concatenate(
-                    [np.full(estimate[k].size, methods[k] == "bca") for k in names]
-                )
-                # a pass per method present (BCa needs its acceleration, percentile none)
-                if bca.any():
-                    lo, hi = streamed_intervals(
-                        stream, est, B, level=level, acceleration=np.concatenate(accel),
-                        budget=budget,
-                    )  # fmt: skip
-                if not bca.all():
-                    lo_p, hi_p = streamed_intervals(stream, est, B, level=level, budget=budget)
-                    lo = np.where(bca, lo, lo_p) if bca.any() else lo_p
-                    hi = np.where(bca, hi, hi_p) if bca.any() else hi_p
-            else:
-                n = x.shape[-1]
-                influence = np.concatenate([infl[k].reshape(n, -1) for k in names], axis=1)
-                stream = studentized_stream(
-                    x, statistic, flat, est, influence, B=B, seed=seed, block=block
-                )
-                q = streamed_intervals(stream, np.zeros_like(est), B, level=level, budget=budget)
-                lo, hi = studentized_interval(q, est, influence)
-            start = 0
-            for name in names:
-                e = estimate[name]
-                part = slice(start, start + e.size)
-                start += e.size
-                ends[name] = lo[part].reshape(e.shape), hi[part].reshape(e.shape)
+        ends = run.streamed_ends(estimate, methods, jack, infl)
     else:
-        reps = bootstrap_replicates(x, statistic, B=B, seed=seed, block=block)
-        for name, e in estimate.items():
-            if methods[name] == "bca":
-                ends[name] = bca_interval(reps[name], e, jack[name], level)
-            elif methods[name] == "studentized":
-                t = studentized_replicates(
-                    reps[name], e, infl[name], B=B, seed=seed, rows=_block_rows(x, block)
-                )
-                ends[name] = studentized_interval(percentile_interval(t, level), e, infl[name])
-            else:
-                ends[name] = percentile_interval(reps[name], level)
+        ends = run.stored_ends(estimate, methods, jack, infl)
     out: dict[str, Interval] = {}
     for name, e in estimate.items():
         undefined = ~np.isfinite(e)
