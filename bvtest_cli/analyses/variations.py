@@ -496,6 +496,99 @@ class VariationsResult:
     notes: tuple[str, ...]
 
 
+def _inter_moments_of(
+    x: np.ndarray, design: Design, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Inter mode: each topic's one variation, the moments taken across the
+    topics (a portfolio of topics, Zuccon et al. 2016)."""
+    if (design.counts() != 1).any():
+        raise ValueError("inter mode needs exactly one variation per topic")
+    if len(design.topics) < 2:
+        raise InputError("inter mode needs at least 2 topics")
+    xt = np.empty_like(x)
+    xt[:, design.topic_of] = x
+    if weights is not None and 1.0 - float((np.asarray(weights) ** 2).sum()) <= 0:
+        raise InputError("the weights put everything on one topic: no variance across topics")
+    return inter_moments(xt, weights)
+
+
+def _intra_moments_of(
+    x: np.ndarray, design: Design, weights: np.ndarray | None, notes: list[str]
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Intra mode: per topic, the moments over its variations (each topic its
+    own portfolio, Zuccon et al. 2016 eq. 8); a topic with a single
+    variation has no variance and is left out. Returns (mu, var, the topics kept)."""
+    if weights is not None:
+        notes.append("topic weights are not used in intra mode (each topic is its own portfolio)")
+    grid, mask = to_grid(x, design)
+    keep = mask.sum(axis=1) >= 2
+    if not keep.any():
+        raise InputError("intra mode needs a topic with at least 2 variations")
+    if not keep.all():
+        notes.append(
+            f"{int((~keep).sum())} topic(s) have a single variation (no variance); "
+            "left out of the intra-topic evaluation"
+        )
+    mu, var = intra_moments(grid[:, keep], mask[keep])
+    return mu, var, tuple(t for t, k in zip(design.topics, keep, strict=True) if k)
+
+
+def _mode_moments(
+    x: np.ndarray, design: Design, mode: str, weights: np.ndarray | None, notes: list[str]
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(mu, var, the topics analysed) of the scores x in ``mode``: general
+    (every (topic, user) cell), inter or intra."""
+    if mode == "general":
+        grid, mask = to_grid(x, design)
+        if not mask.all():
+            raise ValueError("general mode needs every (topic, user) cell")
+        return (*general_moments(grid, weights), tuple(design.topics))
+    if mode == "inter":
+        return (*_inter_moments_of(x, design, weights), tuple(design.topics))
+    return _intra_moments_of(x, design, weights, notes)
+
+
+def _topic_correlations(
+    mu: np.ndarray, var: np.ndarray, a: np.ndarray, notes: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Intra mode's rank correlations: per topic, (N, m) moments → (N, A)
+    correlations, and their plain mean over the topics where they are
+    defined. Returns (tau, tau_ap, topic_tau, topic_tau_ap)."""
+    topic_tau, topic_tau_ap = rank_correlations(mu.T, var.T, a)
+    undefined = int(np.isnan(topic_tau_ap).all(axis=-1).sum())
+    if undefined:
+        notes.append(
+            f"{undefined} topic(s) where every system has the same mean: no rank correlation there"
+        )
+    return _mean_defined(topic_tau), _mean_defined(topic_tau_ap), topic_tau, topic_tau_ap
+
+
+def _crossovers_of(
+    systems: Sequence[str],
+    mu: np.ndarray,
+    var: np.ndarray,
+    a: np.ndarray,
+    topics: Sequence[str] | None,
+) -> tuple[Crossover, ...]:
+    """The crossovers with α* within [min α, max α] of the grid: per topic
+    (intra mode, ``topics`` the topics of mu's columns) or of the whole
+    moments (``topics`` None)."""
+    lo, hi = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
+    if topics is not None:
+        where, ia, ib, al = crossovers(mu.T, var.T, lo, hi)
+        return tuple(
+            Crossover(systems[i], systems[j], float(v), topics[w])
+            for w, i, j, v in zip(
+                where.tolist(), ia.tolist(), ib.tolist(), al.tolist(), strict=True
+            )
+        )
+    _, ia, ib, al = crossovers(mu, var, lo, hi)
+    return tuple(
+        Crossover(systems[i], systems[j], float(v))
+        for i, j, v in zip(ia.tolist(), ib.tolist(), al.tolist(), strict=True)
+    )
+
+
 def analyse(
     matrix: ScoreMatrix,
     design: Design,
@@ -518,70 +611,18 @@ def analyse(
     if tuple(matrix.topics) != tuple(design.variations):
         raise ValueError("matrix columns and design variations differ")
     a = alpha_values(alphas)
-    x = matrix.values
     notes: list[str] = []
-    topics = design.topics
-    topic_tau = topic_tau_ap = None
-    if weights is not None and np.shape(weights) != (len(topics),):
+    if weights is not None and np.shape(weights) != (len(design.topics),):
         raise ValueError("weights must have one value per topic of the design")
-    if mode == "general":
-        grid, mask = to_grid(x, design)
-        if not mask.all():
-            raise ValueError("general mode needs every (topic, user) cell")
-        mu, var = general_moments(grid, weights)
-    elif mode == "inter":
-        if (design.counts() != 1).any():
-            raise ValueError("inter mode needs exactly one variation per topic")
-        if len(topics) < 2:
-            raise InputError("inter mode needs at least 2 topics")
-        xt = np.empty_like(x)
-        xt[:, design.topic_of] = x
-        if weights is not None and 1.0 - float((np.asarray(weights) ** 2).sum()) <= 0:
-            raise InputError("the weights put everything on one topic: no variance across topics")
-        mu, var = inter_moments(xt, weights)
-    else:
-        if weights is not None:
-            notes.append(
-                "topic weights are not used in intra mode (each topic is its own portfolio)"
-            )
-        grid, mask = to_grid(x, design)
-        keep = mask.sum(axis=1) >= 2
-        if not keep.any():
-            raise InputError("intra mode needs a topic with at least 2 variations")
-        if not keep.all():
-            notes.append(
-                f"{int((~keep).sum())} topic(s) have a single variation (no variance); "
-                "left out of the intra-topic evaluation"
-            )
-        mu, var = intra_moments(grid[:, keep], mask[keep])
-        topics = tuple(t for t, k in zip(topics, keep, strict=True) if k)
+    mu, var, topics = _mode_moments(matrix.values, design, mode, weights, notes)
     o = portfolio_value(mu, var, a)
-    lo, hi = (float(a.min()), float(a.max())) if a.size else (0.0, 0.0)
+    topic_tau = topic_tau_ap = None
     if mode == "intra":
-        # per topic: (N, m) moments → (N, A) correlations; their plain mean
-        # over the topics where they are defined
-        topic_tau, topic_tau_ap = rank_correlations(mu.T, var.T, a)
-        undefined = int(np.isnan(topic_tau_ap).all(axis=-1).sum())
-        if undefined:
-            notes.append(
-                f"{undefined} topic(s) where every system has the same mean: "
-                "no rank correlation there"
-            )
-        tau, tap = _mean_defined(topic_tau), _mean_defined(topic_tau_ap)
-        where, ia, ib, al = crossovers(mu.T, var.T, lo, hi)
-        cross = tuple(
-            Crossover(matrix.systems[i], matrix.systems[j], float(v), topics[w])
-            for w, i, j, v in zip(
-                where.tolist(), ia.tolist(), ib.tolist(), al.tolist(), strict=True
-            )
-        )
+        tau, tap, topic_tau, topic_tau_ap = _topic_correlations(mu, var, a, notes)
+        cross = _crossovers_of(matrix.systems, mu, var, a, topics)
     else:
         tau, tap = rank_correlations(mu, var, a)
-        _, ia, ib, al = crossovers(mu, var, lo, hi)
-        cross = tuple(
-            Crossover(matrix.systems[i], matrix.systems[j], float(v))
-            for i, j, v in zip(ia.tolist(), ib.tolist(), al.tolist(), strict=True)
-        )
+        cross = _crossovers_of(matrix.systems, mu, var, a, None)
     return VariationsResult(
         measure=matrix.measure,
         mode=mode,
