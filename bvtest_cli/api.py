@@ -85,6 +85,7 @@ __all__ = [
     "evaluate",
     "from_ir_measures",
     "instability",
+    "keywords",
     "pertopic",
     "plot",
     "run",
@@ -346,7 +347,28 @@ def _scores_input(table: Any) -> Any:
         if not records or records[0].header != SCORES_HEADER:
             raise InputError("this report is not a scores table (use bvtest.scores)", label)
         return memory.scores_input(records[0].items)
+    if memory.is_frame(table) and not all(c in table.columns for c in SCORES_HEADER):
+        return memory.scores_input(_wide_rows(table, label))
     return memory.scores_input(memory.score_records(table, label))
+
+
+def _wide_rows(frame: Any, label: str) -> list[tuple[Any, Any, Any, Any]]:
+    """A wide scores frame (a column per run, a row per topic, as a wide CSV
+    file) as (system, topic, measure, value) records; its measure is
+    ``frame.attrs["measure"]`` or the name of its columns."""
+    measure = frame.attrs.get("measure") or frame.columns.name
+    if not measure:
+        raise InputError(
+            "a wide scores frame (a column per run, a row per topic) needs its measure: "
+            "frame.attrs['measure'] = 'AP' (or frame.columns.name)",
+            label,
+        )
+    topics = [str(t) for t in frame.index.tolist()]
+    return [
+        (system, topic, measure, value)
+        for system in frame.columns
+        for topic, value in zip(topics, frame[system].tolist(), strict=True)
+    ]
 
 
 def _in_keywords(exc: InputError) -> InputError:

@@ -22,6 +22,7 @@ DataFrame or (system, topic, measure, value) records.
 from __future__ import annotations
 
 import numbers
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -119,20 +120,19 @@ def _run(name: Any, run: Any) -> InMemory:
             raise InputError("is a directory, expected a run file", path)
         return InMemory(path, lambda: read_bytes(path), name=name)
     label = f"<run {name}>"
-    columns = None
     if is_frame(run):
-        frame = run
+        rows: Any = run
+    else:  # a dict or records, gathered once (an iterator is read once)
+        rows = list(_nested(run, "run", label) if isinstance(run, Mapping) else
+                    _records(run, ("query_id", "doc_id", "score"), label))  # fmt: skip
 
-        def columns() -> Any:
-            return frame_columns(frame, label)
+    def columns() -> Any:
+        return frame_columns(rows, label) if is_frame(rows) else rows_columns(rows)
 
     def lines() -> Iterator[str]:
-        for i, t, d, score in _checked_rows(run, "run", "score", label):
+        for i, t, d, score in _checked_rows(rows, "run", "score", label):
             yield f"{t} Q0 {d} {i} {score} api"
 
-    if not is_frame(run):
-        checked = list(lines())  # errors now, where the run is given
-        return InMemory(label, _text_of(lambda: checked, label), name=name)
     return InMemory(label, _text_of(lines, label), name=name, columns=columns)
 
 
@@ -173,8 +173,36 @@ def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tup
 
 def frame_columns(frame: Any, label: str) -> Any:
     """A run's DataFrame as :class:`~bvtest_cli.io.trec.RunColumns` without
-    a line of text: topic ids and docnos plain words (no white space, no
-    NUL; docnos ASCII), scores finite numbers, no (topic, docno) twice — the
+    a line of text (:func:`columns_of`), or None."""
+    qid_name, docno_name, score_name = _frame_column_names(
+        frame, ("query_id", "doc_id", "score"), label
+    )
+    scores = frame[score_name]
+    if scores.dtype.kind not in "fiu" or len(frame) == 0:
+        return None
+    return columns_of(
+        frame[qid_name].to_numpy(), frame[docno_name].to_numpy().tolist(),
+        scores.to_numpy(dtype=np.float64),
+    )  # fmt: skip
+
+
+def rows_columns(rows: list[tuple[Any, Any, Any]]) -> Any:
+    """(topic, docno, score) records as columns without text, or None."""
+    if not rows:
+        return None
+    topics, docnos, values = (list(c) for c in zip(*rows, strict=True))
+    kinds = set(map(type, values))
+    if not all(issubclass(k, (float, int, np.floating, np.integer)) for k in kinds) or any(
+        issubclass(k, (bool, np.bool_)) for k in kinds
+    ):
+        return None  # a string, a bool, None: the text's rules decide
+    return columns_of(np.array(topics, dtype=object), docnos, np.array(values, dtype=np.float64))
+
+
+def columns_of(topic_ids: np.ndarray, docnos: list[Any], score: np.ndarray) -> Any:
+    """A run as :class:`~bvtest_cli.io.trec.RunColumns` straight from its
+    three columns: topic ids and docnos plain words (no white space, no NUL;
+    docnos ASCII), scores finite numbers, no (topic, docno) twice — the
     columns the file parser makes of the same run. None when anything is not
     so (the run's text then decides, and names the row)."""
     import pandas as pd
@@ -183,26 +211,18 @@ def frame_columns(frame: Any, label: str) -> Any:
     from .hashing import docno_digest, has_duplicate_pairs
     from .trec import RunColumns
 
-    qid_name, docno_name, score_name = _frame_column_names(
-        frame, ("query_id", "doc_id", "score"), label
-    )
-    scores = frame[score_name]
-    if scores.dtype.kind not in "fiu" or len(frame) == 0:
-        return None
-    score = scores.to_numpy(dtype=np.float64)
     if not np.isfinite(score).all():
         return None
-    codes, topics = pd.factorize(frame[qid_name], use_na_sentinel=False)
+    codes, topics = pd.factorize(topic_ids, use_na_sentinel=False)
     names = [_plain_topic(t) for t in topics.tolist()]
     if None in names:
         return None
-    docnos = frame[docno_name].to_numpy()
     try:
-        blob = "\n".join(docnos.tolist()).encode("ascii")
+        blob = "\n".join(docnos).encode("ascii")
     except (TypeError, UnicodeEncodeError):  # not all str, or not ASCII: the text decides
         return None
     fields = find_fields(blob, 1)  # the run parser's own docno column
-    if fields is None or fields.starts.shape[0] != docnos.size:
+    if fields is None or fields.starts.shape[0] != len(docnos):
         return None  # white space in a docno, an empty one, a NUL
     words = fields.words(0)
     docno = np.array(fields.strings(0), dtype=bytes) if words is None else (
@@ -275,6 +295,11 @@ def _records(items: Any, fields: tuple[str, ...], label: str) -> Iterator[tuple]
         raise InputError(
             f"expected records ({', '.join(fields)}), got {type(items).__name__}", label
         )
+    items = list(items)
+    first = type(items[0]) if items else tuple
+    if all(hasattr(first, f) for f in fields) and set(map(type, items)) == {first}:
+        yield from map(operator.attrgetter(*fields), items)  # named tuples of one type
+        return
     for i, item in enumerate(items, 1):
         if all(hasattr(item, f) for f in fields):
             yield tuple(getattr(item, f) for f in fields)

@@ -1,0 +1,255 @@
+"""The API computes from the data it is given: every form a Python user holds
+(dicts, ir_measures' named tuples, pandas frames in ir_measures' and
+PyTerrier's names, a frame of several runs, long and wide scores frames)
+gives the JSON the files give, byte for byte — on the sample track and on
+TREC 2003 Robust — with no file written and no click imported; a frame's
+bad rows get the files' rules and messages, naming the row."""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+import os
+import subprocess
+import sys
+import tempfile
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SAMPLE_QRELS, SAMPLE_RUNS
+
+import bvtest
+from bvtest_cli.errors import InputError
+
+pd = pytest.importorskip("pandas")
+ir_measures = pytest.importorskip("ir_measures")
+
+RUN_FILES = sorted(p for p in Path(SAMPLE_RUNS).iterdir() if p.is_file())
+
+
+def qrels_rows(path: Path) -> list[tuple[str, str, int]]:
+    return [(r[0], r[2], int(r[3])) for r in map(str.split, path.read_text().splitlines()) if r]
+
+
+def text_of(path: Path) -> str:
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+
+
+def run_rows(path: Path) -> list[tuple[str, str, float, int]]:
+    """(qid, docno, score, rank) of a run file, its score text read by float()."""
+    rows = map(str.split, text_of(path).splitlines())
+    return [(r[0], r[2], float(r[4]), int(r[3])) for r in rows if r]
+
+
+def json_of(report) -> str:
+    return report.render("json")
+
+
+def forms_of_qrels(path: Path) -> dict[str, object]:
+    rows = qrels_rows(path)
+    nested: dict[str, dict[str, int]] = {}
+    for q, d, g in rows:
+        nested.setdefault(q, {})[d] = g
+    return {
+        "dict": nested,
+        "ir_measures frame": pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]),
+        "PyTerrier frame": pd.DataFrame(rows, columns=["qid", "docno", "label"]),
+        "Qrel tuples": [ir_measures.Qrel(q, d, g) for q, d, g in rows],
+        "ir_datasets-like iterator": iter(
+            namedtuple("TrecQrel", "query_id doc_id relevance iteration")(q, d, g, "0")
+            for q, d, g in rows
+        ),
+    }
+
+
+def forms_of_runs(files: list[Path]) -> dict[str, object]:
+    rows = {p.name.removesuffix(".gz"): run_rows(p) for p in files}
+    frames = {
+        name: pd.DataFrame(r, columns=["qid", "docno", "score", "rank"]) for name, r in rows.items()
+    }
+    one = pd.concat([f.assign(name=name) for name, f in frames.items()], ignore_index=True)
+    return {
+        "dict of dicts": {n: _nested_run(r) for n, r in rows.items()},
+        "ScoredDoc tuples": {
+            n: [ir_measures.ScoredDoc(q, d, s) for q, d, s, _ in r] for n, r in rows.items()
+        },
+        "dict of PyTerrier frames": frames,
+        "one frame, name column": one,
+        "one frame, run column": one.rename(columns={"name": "run"}),
+        # every run's rows apart, the runs first met in file order
+        "one frame, runs interleaved": one.sort_values(["rank", "name"], kind="stable"),
+        "dict of paths": {p.name.removesuffix(".gz"): str(p) for p in files},
+    }
+
+
+def _nested_run(rows: list[tuple[str, str, float, int]]) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for q, d, s, _ in rows:
+        run.setdefault(q, {})[d] = s
+    return run
+
+
+@pytest.fixture(scope="module")
+def sample_json() -> str:
+    return json_of(bvtest.evaluate(str(SAMPLE_QRELS), str(SAMPLE_RUNS), measures=["AP", "nDCG@10"]))
+
+
+@pytest.mark.parametrize("form", list(forms_of_qrels(Path(SAMPLE_QRELS))))
+def test_every_form_of_qrels_gives_the_files_json(sample_json, form):
+    qrels = forms_of_qrels(Path(SAMPLE_QRELS))[form]
+    report = bvtest.evaluate(qrels, str(SAMPLE_RUNS), measures=["AP", "nDCG@10"])
+    assert json_of(report) == sample_json
+
+
+@pytest.mark.parametrize("form", list(forms_of_runs(RUN_FILES)))
+def test_every_form_of_runs_gives_the_files_json(sample_json, form):
+    runs = forms_of_runs(RUN_FILES)[form]
+    report = bvtest.evaluate(str(SAMPLE_QRELS), runs, measures=["AP", "nDCG@10"])
+    assert json_of(report) == sample_json
+
+
+def test_scores_as_long_and_wide_frames_give_the_files_json(tmp_path):
+    table = bvtest.scores(str(SAMPLE_QRELS), str(SAMPLE_RUNS), measures="AP")
+    path = tmp_path / "scores.tsv"
+    path.write_text(table.render("tsv"))
+    from_file = json_of(bvtest.analyse(str(path)))
+    long = table.to_frame()
+    assert json_of(bvtest.analyse(long)) == from_file
+    assert json_of(bvtest.analyse(list(long.itertuples(index=False, name=None)))) == from_file
+    wide = long.pivot(index="topic", columns="system", values="value")
+    wide.attrs["measure"] = "AP"
+    assert json_of(bvtest.analyse(wide)) == from_file
+
+
+def test_a_wide_frame_needs_its_measure_named():
+    wide = pd.DataFrame({"a": [0.5, 0.25], "b": [0.0, 1.0]}, index=["1", "2"])
+    with pytest.raises(InputError, match="attrs"):
+        bvtest.analyse(wide)
+
+
+def test_robust2003_from_memory_is_the_files(shared_data):
+    qrels_path = shared_data / "robust2003" / "qrels.txt"
+    files = sorted(p for p in (shared_data / "robust2003" / "runs").iterdir() if p.is_file())
+    options = {"measures": ["AP", "nDCG@10", "P@10"]}
+    expected = json_of(bvtest.evaluate(str(qrels_path), [str(p) for p in files], **options))
+    qrels = forms_of_qrels(qrels_path)
+    runs = forms_of_runs(files)
+    for qrels_form, runs_form in (("PyTerrier frame", "one frame, name column"),
+                                  ("Qrel tuples", "ScoredDoc tuples"),
+                                  ("dict", "dict of dicts")):  # fmt: skip
+        report = bvtest.evaluate(qrels[qrels_form], runs[runs_form], **options)
+        assert json_of(report) == expected, (qrels_form, runs_form)
+
+
+def test_no_file_is_written_and_no_temporary_directory_made(monkeypatch, tmp_path):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the API made a temporary file")
+
+    for name in ("TemporaryDirectory", "mkdtemp", "NamedTemporaryFile", "mkstemp"):
+        monkeypatch.setattr(tempfile, name, refuse)
+    monkeypatch.chdir(tmp_path)
+    runs = {"x": {"1": {"a": 2.0, "b": 1.0}}, "y": [("1", "b", 2.0), ("1", "a", 1.0)]}
+    before = sorted(os.listdir(tempfile.gettempdir()))
+    report = bvtest.evaluate({"1": {"a": 1, "b": 0}}, runs, measures="AP", alphas=0, jobs=2)
+    assert report.to_dict()["measures"]["AP"]["systems"]["y"]["mean"] == 0.5
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, 2.0],
+                          "name": ["z", "z"]})  # fmt: skip
+    assert (
+        bvtest.evaluate({"1": {"a": 1}}, frame, measures="AP").to_dict()["measures"]["AP"][
+            "systems"
+        ]["z"]["mean"]
+        == 0.5
+    )
+    assert sorted(os.listdir(tempfile.gettempdir())) == before
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_import_bvtest_imports_no_click():
+    code = (
+        "import sys, bvtest; bvtest.evaluate({'1': {'a': 1}}, {'x': {'1': {'a': 1.0}}}, "
+        "measures='AP'); assert 'click' not in sys.modules, 'click imported'"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+# --------------------------------------------------------------------------- a frame's bad rows
+
+
+def frame(**columns) -> object:
+    base = {"qid": ["1", "1", "2"], "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+    return pd.DataFrame({**base, **columns})
+
+
+QRELS = {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
+
+
+@pytest.mark.parametrize(
+    ("columns", "fragments"),
+    [
+        ({"score": [3.0, float("nan"), 1.0]}, ("<run r>:2:", "not a finite number")),
+        ({"score": [3.0, float("inf"), 1.0]}, ("<run r>:2:", "not a finite number")),
+        ({"docno": ["a", "a", "c"]}, ("<run r>:2:", "duplicate docno")),
+        ({"docno": ["a", "b c", "c"]}, ("<run r>:2:", "white space")),
+        ({"docno": ["a", "", "c"]}, ("<run r>:2:", "empty docno")),
+        ({"qid": ["1", None, "2"]}, ("<run r>:2:", "not a string")),
+        ({"score": ["3", "2", "1"]}, ("<run r>:1:", "is a string, not a number")),
+    ],
+)
+def test_a_frames_bad_row_is_named_as_a_files_line(columns, fragments):
+    with pytest.raises(InputError) as info:
+        bvtest.evaluate(QRELS, {"r": frame(**columns)}, measures="AP")
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_what_the_frame_path_cannot_take_still_gives_the_texts_numbers():
+    """Non-ASCII docnos, integer topic ids and an empty-looking frame go
+    through the text; the numbers are those of the same rows as a dict."""
+    rows = {"qid": [1, 1, 2], "docno": ["ä", "b", "c"], "score": [3.0, 2.0, 1.0]}
+    qrels = {"1": {"ä": 1, "b": 0}, "2": {"c": 1}}
+    as_frame = bvtest.evaluate(qrels, {"r": pd.DataFrame(rows)}, measures="AP")
+    as_dict = bvtest.evaluate(qrels, {"r": {"1": {"ä": 3.0, "b": 2.0}, "2": {"c": 1.0}}},
+                              measures="AP")  # fmt: skip
+    assert json_of(as_frame) == json_of(as_dict)
+    with pytest.raises(InputError, match="empty"):
+        bvtest.evaluate(QRELS, {"r": pd.DataFrame(columns=["qid", "docno", "score"])},
+                        measures="AP")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- signatures
+
+
+def cli_options(command: str) -> set[str]:
+    from bvtest_cli.cli import cli
+
+    params = {p.name for p in cli.commands[command].params if not getattr(p, "hidden", False)}
+    inputs = {"inputs", "scores", "qrels", "pool", "new_runs", "runs", "fmt", "digits", "quiet"}
+    return params - inputs
+
+
+@pytest.mark.parametrize("command", bvtest.commands())
+def test_the_api_signature_is_the_clis_options(command):
+    """The keywords of every API function are the options of its command (both
+    made from the one declaration), each with its default."""
+    function = {"eval": bvtest.evaluate}.get(command) or getattr(bvtest, command)
+    sig = inspect.signature(function)
+    keywords = {n for n, p in sig.parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    keywords -= {"scores", "pool", "new_runs"}
+    assert keywords == cli_options(command)
+    for name in keywords:
+        assert sig.parameters[name].default == bvtest.keywords(command)[name]
+    assert "Keywords" in (function.__doc__ or "")
+
+
+def test_an_unknown_keyword_names_the_valid_ones_before_reading_anything():
+    with pytest.raises(TypeError, match=r"unexpected keyword 'bootstrapp'.*bootstrap"):
+        bvtest.evaluate("no/such/qrels", "no/such/runs", bootstrapp=10)
+
+
+def test_lists_are_lists():
+    report = bvtest.compare(str(SAMPLE_QRELS), str(SAMPLE_RUNS), pair=("sys001", "sys002"),
+                            measures="AP", compare_fields=["mean", "var"])  # fmt: skip
+    fields = {row["field"] for row in report.to_dict()["measures"]["AP"]["pairs"]}
+    assert fields == {"mean", "var"}
