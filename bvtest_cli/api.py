@@ -1,9 +1,11 @@
 """The Python API: every command as a function returning the command's report.
 
 ``import bvtest`` gives these functions. Each one is a thin call of the very
-function the command runs (:data:`bvtest_cli.commands.COMMANDS`), with its options
-parsed by the command's own click declarations, so the API and the CLI check
-the same things and compute the same numbers::
+function the command runs (:data:`bvtest_cli.commands.COMMANDS`), its keywords
+checked by the kinds and parsers the command's options are declared with (the
+declarations the CLI's click parameters are made from; the API imports no
+click and parses no command line), so the API and the CLI check the same
+things and compute the same numbers::
 
     report = bvtest.evaluate("qrels.txt", "runs/", measures=["AP", "nDCG@10"])
     report.to_dict()      # the JSON document of `bvtest eval -f json`
@@ -17,9 +19,9 @@ being a path, a dict ``topic → docno → score`` or an iterable of
 ``ir_measures.ScoredDoc`` / ``(query_id, doc_id, score)``; a scores table as
 a path, a long pandas DataFrame (columns system, topic, measure, value), an
 iterable of such 4-tuples, the report of :func:`scores`, or
-:func:`from_ir_measures`' result. Python objects are written to a private
-temporary directory in the TREC formats and read by the command's readers,
-so every check of a file applies to them; an error names ``<qrels>``,
+:func:`from_ir_measures`' result. Python objects are read from memory by the
+file readers (:mod:`bvtest_cli.io.memory`; nothing is written), so every
+check of a file applies to them; an error names ``<qrels>``,
 ``<run NAME>`` or ``<scores>`` and the 1-based position of the offending
 record as its line.
 
@@ -559,6 +561,38 @@ def keyword_doc(command: str) -> str:
         shown = annotation.__name__ if isinstance(annotation, type) else annotation
         lines.append(f"- ``{attr}``: {shown} = {option.default()!r}. {_help_line(option)}".rstrip())
     return "\n".join(lines)
+
+
+#: The API's command functions by name, for :func:`reference` (docs/api.md).
+def functions() -> dict[str, Callable[..., Report]]:
+    """Every command function of the API: those of its own and one per other
+    command (``bvtest.NAME``), by the name users call."""
+    from .commands import COMMANDS
+
+    own = {"evaluate": evaluate, "analyse": analyse, "scores": scores,
+           "instability": instability, "tradeoff": tradeoff, "pertopic": pertopic,
+           "check": check, "design": design, "sensitivity": sensitivity, "plot": plot}  # fmt: skip
+    covered = {"eval", *own}
+    return own | {name: __getattr__(name) for name in sorted(COMMANDS) if name not in covered}
+
+
+def reference() -> str:
+    """docs/api.md's reference: every function's signature and keywords,
+    made from the declarations (tools/gen_docs.py writes it; a test checks it)."""
+    parts = []
+    for name, function in functions().items():
+        sig = inspect.signature(function)
+        inputs = [str(p) for p in sig.parameters.values() if p.kind is not p.KEYWORD_ONLY]
+        inputs = [i.replace(": 'Any'", "") for i in inputs]
+        summary = inspect.cleandoc(function.__doc__ or "").split("\n\n")[0]
+        title = f"### `bvtest.{name}({', '.join(inputs)}, **keywords)`"
+        keywords = keyword_doc(_command_of(name))
+        parts.append(f"{title}\n\n{' '.join(summary.split())}\n\n{keywords}\n")
+    return "\n".join(parts)
+
+
+def _command_of(function: str) -> str:
+    return {"evaluate": "eval", "analyse": "eval"}.get(function, function)
 
 
 def _signed(command: str) -> Callable[[Callable[..., Report]], Callable[..., Report]]:

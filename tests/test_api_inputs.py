@@ -253,3 +253,14 @@ def test_lists_are_lists():
                             measures="AP", compare_fields=["mean", "var"])  # fmt: skip
     fields = {row["field"] for row in report.to_dict()["measures"]["AP"]["pairs"]}
     assert fields == {"mean", "var"}
+
+
+def test_the_manuals_reference_is_the_signatures():
+    import re
+
+    from bvtest_cli.api import reference
+
+    page = (REPO / "docs" / "api.md").read_text()
+    found = re.search(r"<!-- api-reference -->\n(.*?)<!-- /api-reference -->", page, re.S)
+    assert found, "docs/api.md has no reference block"
+    assert found[1] == reference(), "docs/api.md is stale: python tools/gen_docs.py"

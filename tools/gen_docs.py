@@ -1,4 +1,5 @@
-"""Write each command's ``--help`` into its page of the manual (docs/CMD.md).
+"""Write each command's ``--help`` into its page of the manual (docs/CMD.md),
+and the API's signatures into docs/api.md's reference.
 
 The block between ``<!-- help: CMD -->`` and ``<!-- /help -->`` is the exact
 output of ``bvtest CMD --help`` at 80 columns, so the manual's options cannot
@@ -18,6 +19,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"(<!-- help: (\w+) -->\n)(.*?)(<!-- /help -->)", re.S)
+API_BLOCK = re.compile(r"(<!-- api-reference -->\n)(.*?)(<!-- /api-reference -->)", re.S)
+
+
+def api_reference() -> str:
+    """docs/api.md's reference, from the API's signatures (bvtest_cli.api.reference)."""
+    sys.path.insert(0, str(REPO))
+    from bvtest_cli.api import reference
+
+    return reference()
 
 
 def help_text(command: str) -> str:
@@ -37,6 +47,7 @@ def main() -> None:
     for page in sorted((REPO / "docs").glob("*.md")):
         text = page.read_text()
         new = BLOCK.sub(lambda m: m[1] + block(m[2]) + m[4], text)
+        new = API_BLOCK.sub(lambda m: m[1] + api_reference() + m[3], new)
         if new != text:
             page.write_text(new)
             print(f"updated {page.relative_to(REPO)}")
