@@ -214,8 +214,9 @@ def columns_of(topic_ids: np.ndarray, docnos: list[Any], score: np.ndarray) -> A
     if not np.isfinite(score).all():
         return None
     codes, topics = pd.factorize(topic_ids, use_na_sentinel=False)
-    names = [_plain_topic(t) for t in topics.tolist()]
-    if None in names:
+    plain = [_plain_topic(t) for t in topics.tolist()]
+    names = [t for t in plain if t is not None]
+    if len(names) != len(plain):
         return None
     try:
         blob = "\n".join(docnos).encode("ascii")

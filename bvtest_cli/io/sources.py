@@ -97,6 +97,8 @@ class InMemory(str):
     name: str
     members: tuple[InMemory, ...]
     notes: tuple[str, ...]
+    columns: Callable[[], object] | None
+    _make: Callable[[], bytes] | None
 
     def __new__(
         cls,

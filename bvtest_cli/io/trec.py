@@ -102,7 +102,9 @@ def _direct_columns(source: Source) -> RunColumns | None:
     read its text)."""
     path = source.path
     if isinstance(path, InMemory) and path.columns is not None:
-        return path.columns()  # type: ignore[return-value]
+        columns = path.columns()
+        assert columns is None or isinstance(columns, RunColumns)
+        return columns
     return None
 
 
