@@ -49,6 +49,26 @@ class Section:
     def keys(self) -> list[str]:
         return [str(k) for k, _ in self.items]
 
+    # Typed reading from Python: ``block["AP"]``, ``block.systems``,
+    # ``report.measures["AP"].systems["sys001"].mse``.
+    def __getitem__(self, key: Field | str) -> Node:
+        return self.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return str(key) in self.keys()
+
+    def __getattr__(self, name: str) -> Node:
+        if name.startswith("_") or name in ("items", "intervals"):
+            raise AttributeError(name)
+        try:
+            return self.get(name)
+        except KeyError:
+            shown = ", ".join(self.keys())
+            raise AttributeError(f"no {name!r} here (there are: {shown})") from None
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *(k for k in self.keys() if k.isidentifier())})
+
 
 @dataclass(frozen=True)
 class Table:
@@ -69,6 +89,21 @@ class Table:
         import numpy as np
 
         return np.asarray(self.values[f.name], dtype=float)
+
+    def __getitem__(self, row: str) -> Row:
+        """One row's values by field (``table["sys001"].mse``)."""
+        if row not in self.rows:
+            raise KeyError(f"no row {row!r} (rows: {', '.join(self.rows[:5])}, ...)")
+        return Row(row, self)
+
+    def __iter__(self) -> Iterator[Row]:
+        return (Row(name, self) for name in self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __contains__(self, row: object) -> bool:
+        return row in self.rows
 
     def value(self, row: str, f: Field, alpha: str | None = None) -> float:
         """One cell (NaN when undefined); ``alpha`` must be one of ``alphas``."""
@@ -130,6 +165,70 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Row:
+    """One row of a :class:`Table`: each field an attribute (``row.mse``), a
+    float, or for an alpha-indexed field a dict alpha → float; its interval
+    by :meth:`interval`. NaN where the value is undefined."""
+
+    name: str
+    table: Table
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name in ("name", "table"):
+            raise AttributeError(name)
+        f = next((f for f in self.table.fields if f.name == name), None)
+        if f is None:
+            shown = ", ".join(f.name for f in self.table.fields)
+            raise AttributeError(f"no field {name!r} (fields: {shown})")
+        if f.alpha:
+            return {a: self.table.value(self.name, f, a) for a in self.table.alphas}
+        return self.table.value(self.name, f)
+
+    def interval(self, name: str) -> tuple[float, float] | None:
+        """The (lo, hi) of the field's interval (``--ci``), or None."""
+        values = self.table.intervals.get(name)
+        if values is None:
+            return None
+        lo, hi = values[self.table.rows.index(self.name)]
+        return float(lo), float(hi)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *(f.name for f in self.table.fields)})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self.table.fields[:4])
+        return f"<Row {self.name}: {shown}, ...>"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record of :class:`Records`: its JSON object's keys as attributes
+    (``pair.p_adj``), and as a mapping (``pair["p"]``, ``dict(pair)``)."""
+
+    values: Mapping[str, Value]
+
+    def __getattr__(self, name: str) -> Value:
+        if name.startswith("_") or name == "values":
+            raise AttributeError(name)
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(f"no {name!r} (keys: {', '.join(self.values)})") from None
+
+    def __getitem__(self, key: str) -> Value:
+        return self.values[key]
+
+    def keys(self) -> list[str]:
+        return list(self.values)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *(k for k in self.values if k.isidentifier())})
+
+    def __repr__(self) -> str:
+        return f"Record({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
+
+
+@dataclass(frozen=True)
 class Records:
     """A list of records (verdicts, comparisons): ``as_json(item)`` is the
     item's JSON object (also the columns of table/tsv/csv) and
@@ -155,6 +254,15 @@ class Records:
     # every block, or a reader cannot tell which pair a p belongs to. 0: as
     # :meth:`key_count` finds them
     keys: int = 0
+
+    def __iter__(self) -> Iterator[Record]:
+        return (Record(self.as_json(item)) for item in self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> Record:
+        return Record(self.as_json(self.items[i]))
 
     def key_count(self, columns: Sequence[str]) -> int:
         """How many of the leading ``columns`` (the table's headers) name a
@@ -250,6 +358,15 @@ class Report:
         node = self.body.get("measures")
         assert isinstance(node, Section)
         return node
+
+    @property
+    def pairs(self) -> tuple[Record, ...]:
+        """compare's pairs of every measure, each with its ``measure``."""
+        out = []
+        for measure, block in self.measure_blocks():
+            if "pairs" in block and isinstance(block["pairs"], Records):
+                out += [Record({"measure": measure, **r.values}) for r in block["pairs"]]
+        return tuple(out)
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
         if self.blocks:
