@@ -191,7 +191,7 @@ def _variation_cases() -> dict[str, tuple[str, ...]]:
 
 @pytest.fixture(scope="module")
 def uqv_dir(tmp_path_factory) -> Path:
-    """The 4 topics × 5 variations × 3 runs track of tests/test_variations_cmd.py."""
+    """The 4 topics × 5 variations × 3 runs track of tests/test_commands_variations.py."""
     import sys
 
     sys.path.insert(0, str(REPO / "tools"))

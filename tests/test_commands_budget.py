@@ -3,7 +3,7 @@
 Oracles: `bvtest pool` for depth samples; the file layout read back by a
 plain parser here; the per-file evaluation (`bvtest scores -m xinfAP,statAP`
 on the written samples, itself checked against sample_eval.pl's algorithm
-and the statAP formula in test_sampled_measures.py) for the in-memory
+and the statAP formula in test_measures_sampled.py) for the in-memory
 evaluation of `budget`; the full qrels' MAP restricted to the pool (computed
 here) for statAP's mean; Kendall's τ from scipy; the paper's findings as
 inequalities on TREC 2003 Robust.

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from test_risk import (
+from test_analyses_risk import (
     HALF_3DP,
     HALF_4DP,
     TABLE3,

@@ -1,6 +1,6 @@
 """-f html: one self-contained page holding every value of the JSON document,
 with charts whose marks name their runs (checked here without a browser;
-tests/test_html_browser.py opens the page in Chromium)."""
+tests/test_render_html_browser.py opens the page in Chromium)."""
 
 from __future__ import annotations
 
@@ -453,7 +453,7 @@ def test_eval_page_sets_the_per_run_tables_of_a_measure_side_by_side(track_60):
 def test_eval_page_of_60_runs_is_half_as_tall_as_it_was(track_60, tmp_path):
     """29,000 px at 1280 px before the per-run tables were set side by side."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    from tests.test_html_browser import ARGS, CHROMIUM, WINDOW
+    from tests.test_render_html_browser import ARGS, CHROMIUM, WINDOW
 
     if CHROMIUM is None:
         pytest.skip("no Chromium installed (apt-get install chromium)")

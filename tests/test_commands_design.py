@@ -285,10 +285,10 @@ def test_tssd_row_keys_are_unique_and_say_what_the_row_is():
 
 def test_significance_0001_topic_counts_against_quadrature():
     """The paired t-test's exact topics at α = .001, against the power by
-    quadrature over the sample sd (test_design.quad_smallest), from the
+    quadrature over the sample sd (test_analyses_design.quad_smallest), from the
     variance the report used; at min_diff 0.11, 0.16 and 0.23 the noncentral
     t's NaN powers used to overshoot."""
-    from test_design import quad_smallest
+    from test_analyses_design import quad_smallest
 
     diffs = (0.1, 0.11, 0.16, 0.23)
     doc = json.loads(cli_out(

@@ -2,8 +2,8 @@
 (docs/rankings.md; Cormack & Grossman 2019).
 
 The estimators themselves are checked against a brute-force oracle in
-tests/test_rankings.py and the pools and engineered runs in
-tests/test_pooling.py; these tests run the installed command. Oracles:
+tests/test_analyses_rankings.py and the pools and engineered runs in
+tests/test_analyses_budgets_pooling.py; these tests run the installed command. Oracles:
 identities of the estimators (X = G has b = 0; RMSE² = b² + σ²; the matrix
 holds the per-collection estimates; quadrupling n′ halves σ), pools worked
 out by hand and the qrels restricted to retrieved documents computed here by

@@ -172,7 +172,7 @@ def test_robust2003_page(browser, tmp_path, shared_data, ci):
 def test_other_pages_fit_and_stay_offline(browser, tmp_path):
     """Every other command's page: offline, no console error, fits the window
     (also with run names that are markup)."""
-    from tests.test_html import hostile_track
+    from tests.test_render_html import hostile_track
 
     uqv = Path(__file__).resolve().parents[1] / "docs" / "examples" / "uqv"
     hostile = hostile_track(tmp_path)

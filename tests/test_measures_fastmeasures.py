@@ -124,7 +124,7 @@ def test_float32_false_ties_follow_trec_eval(tmp_path):
 
 def test_err_ranked_equals_gdeval_calc():
     """The vectorised ERR@k equals GdevalERR.calc (tested against gdeval.pl in
-    tests/test_gdeval.py) on the sample track."""
+    tests/test_measures_gdeval.py) on the sample track."""
     qf = read_qrels(str(REPO / "qrels" / "qrels.txt"))
     table = qf.table
     for source in expand_sources([str(REPO / "sample_runs")])[:4]:

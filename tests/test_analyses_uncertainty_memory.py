@@ -4,7 +4,7 @@ Beyond a budget of replicate elements the bootstrap replicates are streamed
 again instead of stored (bvtest_cli.analyses.uncertainty.streamed_intervals). Oracles:
 np.sort / np.quantile of the stored replicates (an independent computation of
 the same order statistics), the stored-replicates path that
-tests/test_uncertainty.py checks against scipy and direct loops, and
+tests/test_analyses_uncertainty.py checks against scipy and direct loops, and
 tracemalloc's peak of the allocations.
 """
 
