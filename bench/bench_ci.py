@@ -5,7 +5,7 @@ Run: ``python bench/bench_ci.py [--B 1000 10000] [--baseline] [--compare] [--rep
 A synthetic pool of 129 runs x 50 topics and 3 measures (scores in [0, 1],
 seeded) stands for ``bvtest eval``'s three default measures. For each B and
 each interval method, a fresh child process computes the intervals of every
-field of the registry (:func:`bvtest_cli.commands.eval.build.registry_statistic`, what
+field of the registry (:func:`bvtest_cli.sections.matrix.registry_statistic`, what
 ``bvtest eval --ci`` bootstraps: the docs/numbers.md and §8 fields, 4 alphas; with
 ``--baseline`` also URisk, TRisk and ZRisk against one run) for the three
 measures, and reports:
@@ -78,8 +78,8 @@ def child(task: str, B: int, method: str, baseline: bool, repeat: int, memory: i
     from bvtest_cli.analyses.paired import CompareSpec, compare_runs
     from bvtest_cli.analyses.uncertainty import bootstrap_intervals
     from bvtest_cli.commands.compare.build import COMPARED
-    from bvtest_cli.commands.eval.build import registry_statistic
     from bvtest_cli.report import registry
+    from bvtest_cli.sections.matrix import registry_statistic
 
     matrices = pool(20240101)
     before = rss_mib()

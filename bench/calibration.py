@@ -60,9 +60,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bvtest_cli.analyses.paired import CompareSpec, TestSpec, compare_runs, mean_test
 from bvtest_cli.analyses.rankings import ranking_accuracy
 from bvtest_cli.analyses.uncertainty import bootstrap_intervals
-from bvtest_cli.commands.eval.build import registry_statistic
 from bvtest_cli.report import registry as r
 from bvtest_cli.report.registry import interval_methods
+from bvtest_cli.sections.matrix import registry_statistic
 
 ALPHAS = np.array([0.0, 1.0, 5.0, 10.0])
 #: The fields with an interval whose estimand is a property of the topic population.

@@ -33,9 +33,9 @@ from bvtest_cli.analyses.uncertainty import (
     pareto_front,
     percentile_interval,
 )
-from bvtest_cli.commands.eval.build import registry_statistic
 from bvtest_cli.measures.scores_file import read_scores
 from bvtest_cli.report import registry
+from bvtest_cli.sections.matrix import registry_statistic
 
 ALPHAS = (0.0, 1.0, 5.0, 10.0)
 

@@ -23,8 +23,8 @@ from bvtest_cli.analyses.uncertainty import (
     bootstrap_replicates,
     order_statistics,
 )
-from bvtest_cli.commands.eval.build import registry_statistic
 from bvtest_cli.report import registry
+from bvtest_cli.sections.matrix import registry_statistic
 
 ALPHAS = np.array([0.0, 1.0, 5.0])
 

@@ -558,9 +558,9 @@ def test_plot_draws_the_front_and_the_intervals(bvtest, pool_file, tmp_path):
 
     # The panel on the report of the same analysis: the staircase goes through
     # the front's runs in order of Bias².
-    from bvtest_cli.commands.eval.build import eval_report
-    from bvtest_cli.commands.inputs import load
     from bvtest_cli.options import Settings
+    from bvtest_cli.sections.inputs import load
+    from bvtest_cli.sections.matrix import eval_report
 
     s = Settings(scores=pool_file, ci=0.9, bootstrap=50)
     report = eval_report(load(s)[0], s)

@@ -30,6 +30,7 @@ LAYERS = {
     "analyses": 3,
     "report": 4,
     "render": 5,
+    "sections": 5,
     "options": 6,
     "commands": 7,
     "cli": 8,
@@ -260,6 +261,46 @@ def test_a_command_has_one_home():
         for path in (PACKAGE / layer).rglob("*.py"):
             source = path.read_text()
             assert "import click" not in source and "from click" not in source, path
+
+
+def test_only_the_command_line_imports_click():
+    """click is the CLI's: only cli.py and the click types made from the
+    option kinds (options/clicktypes.py) import it, so that ``import bvtest``
+    and every command run from Python need no click (tests/test_api_inputs.py
+    runs that import in a process of its own)."""
+    allowed = {PACKAGE / "cli.py", PACKAGE / "options" / "clicktypes.py"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            if any(n == "click" or n.startswith("click.") for n in names) and path not in allowed:
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, found
+    api = (PACKAGE / "api.py").read_text()
+    assert "tempfile" not in api and "make_context" not in api  # no files, no argv
+
+
+def test_no_command_imports_another_commands_home():
+    """What the matrix commands share lives below them (bvtest_cli.sections);
+    a command's modules import only their own package and lower layers
+    (commands/__init__.py, which lists every command, excepted)."""
+    modules = _modules()
+    found = []
+    for module, path in modules.items():
+        parts = module.split(".")
+        if parts[0] != "commands" or len(parts) < 3:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in _resolve(module, node, modules):
+                    other = target.split(".")
+                    if other[0] == "commands" and len(other) > 2 and other[1] != parts[1]:
+                        found.append(f"{module} imports {target}")
+    assert not found, found
 
 
 def test_every_subpackage_says_what_it_holds_and_may_import():

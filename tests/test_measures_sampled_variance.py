@@ -26,13 +26,13 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
 from bvtest_cli.analyses.budgets import sampling
-from bvtest_cli.commands.eval.build import sampling_fields
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels, read_run_columns
 from bvtest_cli.measures.evaluate import evaluate_runs
 from bvtest_cli.measures.fastmeasures import rank_run
 from bvtest_cli.measures.names import parse_measures
 from bvtest_cli.measures.sampled import SampledRankings, evaluate_run, sampling_variance_run
+from bvtest_cli.sections.matrix import sampling_fields
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -21,7 +21,7 @@ applied once per block to the gathered (b, ..., m, n) resamples and once to
 the n leave-one-out matrices stacked as (n, ..., m, n−1) (the jackknife that
 BCa needs) — always one vectorised call per block, never a loop over resamples.
 ``bvtest eval --ci`` and ``bvtest compare`` use the field registry itself as
-the statistic (:func:`bvtest_cli.commands.eval.build.registry_statistic`): every field's
+the statistic (:func:`bvtest_cli.sections.matrix.registry_statistic`): every field's
 own function on the resampled stack, so there is one implementation of each
 formula and a new field gets an interval for free.
 

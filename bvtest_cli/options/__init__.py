@@ -24,7 +24,7 @@ from ..defaults import (
     TESTS,
     VARIATION_MODES,
 )
-from ..errors import BadValue, UsageError
+from ..errors import UsageError
 from ..settings import ALIASES, Settings, typed
 from .declarations import (  # noqa: F401 (Option is the table's type, re-exported)
     Option,
@@ -807,18 +807,11 @@ def declare(
 
     def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
         def wrapper(**kwargs: Any) -> Any:
-            import click
+            from .clicktypes import current_context, usage_errors_as_clicks
 
-            ctx = click.get_current_context()
-            try:
+            ctx = current_context()
+            with usage_errors_as_clicks(ctx):
                 return f(validate(Settings(**kwargs), names, given(ctx)))
-            except BadValue as exc:  # a parser called by the command itself
-                raise click.BadParameter(exc.message, ctx) from None
-            except UsageError as exc:
-                if exc.file is not None:
-                    raise
-                # printed as click prints its own, with the --help hint
-                raise click.UsageError(exc.message, ctx) from None
 
         wrapper.__name__ = f.__name__
         wrapper.__doc__ = f.__doc__

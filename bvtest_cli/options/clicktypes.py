@@ -4,12 +4,13 @@ CLI's side of :mod:`~bvtest_cli.options.kinds` (the only module of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from ..errors import BadValue
+from ..errors import BadValue, UsageError
 from .kinds import Choice, DocCount, Integer, IntRange, Parsed, Real
 
 
@@ -87,6 +88,24 @@ def click_parameter(attr: str, decls: tuple[str, ...], kwargs: dict[str, Any]) -
     if not decls:
         return click.argument(attr, **kwargs)
     return click.option(*decls, attr, **kwargs)
+
+
+def current_context() -> click.Context:
+    return click.get_current_context()
+
+
+@contextlib.contextmanager
+def usage_errors_as_clicks(ctx: click.Context) -> Iterator[None]:
+    """bvtest's usage errors raised while a command runs, printed as click
+    prints its own (``Invalid value …``, the ``--help`` hint)."""
+    try:
+        yield
+    except BadValue as exc:  # a parser called by the command itself
+        raise click.BadParameter(exc.message, ctx) from None
+    except UsageError as exc:
+        if exc.file is not None:
+            raise
+        raise click.UsageError(exc.message, ctx) from None
 
 
 def set_by_user(ctx: click.Context) -> frozenset[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # numpy is imported when a command needs it (start-up)
     import numpy as np
@@ -73,18 +73,83 @@ class Field:
         return self.compute(inputs)
 
 
-def _bv(attr: str) -> Compute:
-    return lambda inputs: getattr(inputs.bv, attr)
+class FieldInputs(Protocol):
+    """What a per-system field is computed from (the matrix commands'
+    ``Inputs``, :mod:`bvtest_cli.sections.fields`): the bias–variance
+    decomposition of the samples and the risk measures of the topics."""
+
+    @property
+    def bv(self) -> Any: ...
+    def zrisk(self) -> np.ndarray: ...
+    def georisk(self) -> np.ndarray: ...
+    def zrisk_target(self) -> np.ndarray: ...
+    def trisk_mean(self) -> np.ndarray: ...
+    def urisk(self) -> np.ndarray: ...
+    def trisk(self) -> np.ndarray: ...
+    def zrisk_baseline(self) -> np.ndarray: ...
 
 
-def _risk(name: str) -> Compute:
-    return lambda inputs: getattr(inputs, name)()
+# Each field's compute function, by name: [Zhang22] eq. 7 and 16 (the
+# decomposition), [Dincer16] eq. 1-7 (the risk measures).
+def mean(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.mean
 
 
-def _risk_field(name: str, meaning: str, cite: str, **kwargs: Any) -> Field:
-    """A risk measure (docs/numbers.md): alpha-indexed, over the per-topic matrix,
-    computed by the ``Inputs`` method of the same name."""
-    return Field(name, meaning, cite, alpha=True, compute=_risk(name), basis="topics", **kwargs)
+def bias2(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.bias2
+
+
+def var(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.var
+
+
+def mse(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.mse
+
+
+def var_rho(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.var_rho
+
+
+def var_target(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.var_target
+
+
+def cov_target(inputs: FieldInputs) -> np.ndarray:
+    return inputs.bv.cov_target
+
+
+def zrisk(inputs: FieldInputs) -> np.ndarray:
+    return inputs.zrisk()
+
+
+def georisk(inputs: FieldInputs) -> np.ndarray:
+    return inputs.georisk()
+
+
+def zrisk_target(inputs: FieldInputs) -> np.ndarray:
+    return inputs.zrisk_target()
+
+
+def trisk_mean(inputs: FieldInputs) -> np.ndarray:
+    return inputs.trisk_mean()
+
+
+def urisk(inputs: FieldInputs) -> np.ndarray:
+    return inputs.urisk()
+
+
+def trisk(inputs: FieldInputs) -> np.ndarray:
+    return inputs.trisk()
+
+
+def zrisk_baseline(inputs: FieldInputs) -> np.ndarray:
+    return inputs.zrisk_baseline()
+
+
+def _risk_field(name: str, meaning: str, cite: str, compute: Compute, **kwargs: Any) -> Field:
+    """A risk measure (docs/numbers.md): alpha-indexed, over the per-topic matrix."""
+    return Field(name, meaning, cite, alpha=True, compute=compute, basis="topics", **kwargs)
 
 
 # --------------------------------------------------------------------------- per system
@@ -95,7 +160,7 @@ MEAN = Field(
     "mean score over topics (or groups)",
     "Zhang22 eq. 7",
     table=True,
-    compute=_bv("mean"),
+    compute=mean,
     better="higher",
 )
 BIAS2 = Field(
@@ -103,7 +168,7 @@ BIAS2 = Field(
     "(mean − c)², c the target constant (--target)",
     "Zhang22 eq. 7",
     table=True,
-    compute=_bv("bias2"),
+    compute=bias2,
     better="lower",
     # (mean − c)² has no influence where the mean meets c: a studentized
     # statistic is unstable there, BCa is not (bench/calibration.py).
@@ -114,7 +179,7 @@ VAR = Field(
     "variance of the run's scores over topics",
     "Zhang22 eq. 7",
     table=True,
-    compute=_bv("var"),
+    compute=var,
     better="lower",
     # A difference of two exchangeable runs' variances is symmetric about 0;
     # there the percentile interval covers .94, bootstrap-t and BCa .90.
@@ -126,7 +191,7 @@ MSE = Field(
     "mean squared error against c; equals bias2 + var",
     "Zhang22 eq. 7",
     table=True,
-    compute=_bv("mse"),
+    compute=mse,
     better="lower",
 )
 VAR_RHO = Field(
@@ -134,22 +199,21 @@ VAR_RHO = Field(
     "Var(ρ), ρ = x_T − x_i: instability relative to the target",
     "Zhang22 eq. 16",
     table=True,
-    compute=_bv("var_rho"),
+    compute=var_rho,
     better="lower",
 )
 VAR_TARGET = Field(
     "var_target",
     "Var(x_T), variance of the virtual target",
     "Zhang22 eq. 16",
-    compute=_bv("var_target"),
+    compute=var_target,
 )
-COV_TARGET = Field(
-    "cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=_bv("cov_target")
-)
+COV_TARGET = Field("cov_target", "Cov(x_T, x_i)", "Zhang22 eq. 16", table=True, compute=cov_target)
 ZRISK = _risk_field(
     "zrisk",
     "ZRisk with every run as a baseline",
     "Dincer16 eq. 6",
+    compute=zrisk,
     table=True,
     nonnegative=True,
     better="higher",
@@ -158,6 +222,7 @@ GEORISK = _risk_field(
     "georisk",
     "GeoRisk = √(mean · Φ(ZRisk/n))",
     "Dincer16 eq. 7",
+    compute=georisk,
     table=True,
     nonnegative=True,
     better="higher",
@@ -166,15 +231,21 @@ ZRISK_TARGET = _risk_field(
     "zrisk_target",
     "ZRisk on the two rows [run; virtual target]",
     "Dincer16 §4.1; Zhang22 Table 8",
+    compute=zrisk_target,
     nonnegative=True,
 )
 TRISK_MEAN = _risk_field(
-    "trisk_mean", "TRisk* against the per-topic mean of all runs", "Dincer16 eq. 3", better="higher"
+    "trisk_mean",
+    "TRisk* against the per-topic mean of all runs",
+    "Dincer16 eq. 3",
+    compute=trisk_mean,
+    better="higher",
 )
 URISK = _risk_field(
     "urisk",
     "URisk against --baseline",
     "Dincer16 eq. 1",
+    compute=urisk,
     baseline=True,
     table=True,
     better="higher",
@@ -183,6 +254,7 @@ TRISK = _risk_field(
     "trisk",
     "TRisk = URisk / SE against --baseline",
     "Dincer16 eq. 2",
+    compute=trisk,
     baseline=True,
     table=True,
     better="higher",
@@ -191,6 +263,7 @@ ZRISK_BASELINE = _risk_field(
     "zrisk_baseline",
     "ZRisk on the two rows [run; baseline]",
     "Dincer16 Table 4",
+    compute=zrisk_baseline,
     baseline=True,
     nonnegative=True,
 )

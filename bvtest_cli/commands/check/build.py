@@ -573,8 +573,8 @@ def build(s: Settings) -> Report:
     """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
-    from ..eval.build import eval_report
-    from ..inputs import load
+    from ...sections.inputs import load
+    from ...sections.matrix import eval_report
 
     gates, measures = plan(s)
     if s.scores is not None:

@@ -4,7 +4,7 @@ For each measure and each pair (a, b) the difference a − b in mean, Var, MSE
 and GeoRisk at every alpha, with a paired topic-bootstrap interval and
 p-value (:func:`bvtest_cli.analyses.paired.compare_runs`), Holm's adjustment over
 the pairs, and for Var the Pitman–Morgan test. The fields are the registry's
-(:func:`bvtest_cli.commands.eval.build.registry_statistic` restricted to them), computed
+(:func:`bvtest_cli.sections.matrix.registry_statistic` restricted to them), computed
 on the whole resampled matrix: every input run is in the pool, so the virtual
 target, c and the GeoRisk expectations are those of ``bvtest eval``.
 
@@ -135,7 +135,7 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
     """Every comparison of one measure (pairs in order, fields in COMPARED
     order), the notes, and the significance matrix of the mean."""
     from ...measures.matrix import target_constant, virtual_target
-    from ..eval.build import baseline_index, bootstrap_statistic
+    from ...sections.matrix import baseline_index, bootstrap_statistic
 
     taken: list[str] = []  # a name taken as a run's (input.X for X, a tag), once per name
     pairs = pairs_for(m.systems, s, taken)
@@ -420,7 +420,7 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    from ..inputs import analysed
+    from ...sections.inputs import analysed
 
     _check_names(s)
     return analysed(s, compare_report)

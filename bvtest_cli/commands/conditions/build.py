@@ -3,7 +3,7 @@
 Session track participants submitted one run per experimental condition
 (RL1–RL4). Each condition is analysed as its own pool of runs, with its own
 virtual target, c, Bias², Var and MSE, and its own tradeoff correlation
-(Table 12's rows), by :func:`bvtest_cli.commands.eval.build.analyse` on the sub-matrix
+(Table 12's rows), by :func:`bvtest_cli.sections.matrix.analyse` on the sub-matrix
 of the condition's runs. Per system: Bias², Var and MSE = Bias² + Var under
 each condition, and the condition with the lowest MSE ("19 of 27 systems
 perform best on RL2"), counted per condition.
@@ -86,7 +86,7 @@ def best_conditions(mse: np.ndarray) -> np.ndarray:
 
 def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, list[str]]:
     """One measure: each condition's pool analysed alone, then per system."""
-    from ..eval.build import analyse
+    from ...sections.matrix import analyse
 
     conditions = sorted({c for _, c in a.values()})
     systems = sorted({sy for sy, _ in a.values()})
@@ -173,6 +173,6 @@ def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 def build(s: Settings) -> Report:
     """``bvtest conditions``: evaluate, analyse per condition, and the figure with --plot."""
     from ...render.plot import plot_conditions, plotted
-    from ..inputs import analysed
+    from ...sections.inputs import analysed
 
     return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())

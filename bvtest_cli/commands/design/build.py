@@ -45,41 +45,12 @@ from ...report import registry as r
 from ...report.limits import refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import line_records
+from ...sections.inputs import load_one_measure
 from ...settings import Settings
 
 #: The bootstrap replicate's columns: the three G-study components, then the
 #: three variance estimates of the topic-set-size designs.
 BOOTSTRAPPED = ("var_systems", "var_topics", "var_residual", "residual", "pairwise95", "within")
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def load(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
-    """The score matrices of the inputs. A wide CSV matrix (``--scores``)
-    holds one measure: the one -m names, or its file's name."""
-    from ...io.sources import STDIN
-    from ...measures.names import parse_measures
-    from ...measures.scores_file import read_scores
-    from ..inputs import load as load_inputs
-
-    if s.scores is None:
-        return load_inputs(s)
-    notes: list[str] = []
-    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)] if s.measures else []
-    matrices = read_scores(s.scores, notes.append, wanted[0] if len(wanted) == 1 else None)
-    if not wanted:
-        return matrices, notes
-    by_name = {m.measure: m for m in matrices}
-    missing = [w for w in wanted if w not in by_name]
-    if missing:
-        hint = "; a wide CSV matrix is one measure: give one -m" if len(by_name) == 1 else ""
-        raise InputError(
-            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})"
-            + hint,
-            "<stdin>" if s.scores == STDIN else s.scores,
-        )
-    return [by_name[w] for w in wanted], notes
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -514,5 +485,5 @@ def build(s: Settings) -> Report:
         # a usage error, in the words of options.NEEDS (whose table its test lists)
         raise InputError("--total means something only with --budget-report FILE")
     budget = read_budget_report(s.budget_report) if s.budget_report is not None else None
-    matrices, notes = load(s)
+    matrices, notes = load_one_measure(s)
     return design_report(matrices, s, budget).prefixed(notes)

@@ -67,8 +67,8 @@ def abs_interval(interval: np.ndarray) -> np.ndarray:
 
 def build(s: Settings) -> Report:
     """``bvtest instability``: eval's report at alpha 0, viewed as Zhang22 Table 8."""
-    from ..eval.build import eval_report
-    from ..inputs import load
+    from ...sections.inputs import load
+    from ...sections.matrix import eval_report
 
     matrices, notes = load(s)
     full = eval_report(matrices, replace(s, alphas=("0",)))

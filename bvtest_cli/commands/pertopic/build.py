@@ -20,8 +20,8 @@ from ...measures.topics import check_shared_topics, topic_set
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import Report, Table, section
+from ...sections.matrix import tradeoff_section
 from ...settings import Settings
-from ..eval.build import tradeoff_section
 
 
 def simulate_ap(

@@ -9,7 +9,7 @@ from ...settings import Settings
 def build(s: Settings) -> Report:
     """``bvtest plot``: evaluate, analyse, draw to --output."""
     from ...render.plot import plot_report, plotted
-    from ..eval.build import eval_report
-    from ..inputs import analysed
+    from ...sections.inputs import analysed
+    from ...sections.matrix import eval_report
 
     return plotted(plot_report, s.output, lambda: analysed(s, eval_report), s.input_paths())

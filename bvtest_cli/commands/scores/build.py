@@ -32,7 +32,7 @@ def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Repo
 
 def build(s: Settings) -> Report:
     """``bvtest scores``: evaluate, then every score."""
-    from ..inputs import load
+    from ...sections.inputs import load
 
     matrices, notes = load(s)
     return scores_report(matrices, notes)

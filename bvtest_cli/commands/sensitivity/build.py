@@ -273,7 +273,7 @@ def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 def build(s: Settings) -> Report:
     """``bvtest sensitivity``: evaluate (or read the scores, a wide CSV matrix
     too), then the sensitivity of every measure."""
-    from ..design.build import load
+    from ...sections.inputs import load_one_measure as load
 
     matrices, notes = load(s)
     return sensitivity_report(matrices, s).prefixed(notes)

@@ -53,7 +53,7 @@ def _cell(
     if grouped:
         items.append((registry.N_GROUPS, n_groups))
     if repeats is not None:  # random:K: the distribution over the repeats
-        from ..eval.build import repeats_section
+        from ...sections.matrix import repeats_section
 
         items.append(("repeats", repeats_section(repeats)))
     return section(*items)
@@ -120,6 +120,6 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(s: Settings) -> Report:
     """``bvtest tradeoff``: evaluate, then the tradeoff table per measure."""
-    from ..inputs import analysed
+    from ...sections.inputs import analysed
 
     return analysed(s, tradeoff_report)

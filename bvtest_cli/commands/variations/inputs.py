@@ -245,7 +245,7 @@ def load(s: Settings) -> Loaded:
     from ...io.trec import named_sources, read_qrels
     from ...measures.evaluate import evaluate_runs, how
     from ...measures.names import parse_measures
-    from ..inputs import load as load_scores
+    from ...sections.inputs import load as load_scores
 
     if s.map is not None and s.split is not None:
         raise UsageError("give either --map FILE or --split SEP, not both")

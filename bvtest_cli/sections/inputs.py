@@ -3,7 +3,8 @@
 
 Shared by the commands whose analyses start from the systems × topics matrix
 (eval, scores, instability, plot, check, compare, conditions, tradeoff,
-variations' scores path).
+variations' scores path; design and sensitivity through
+:func:`load_one_measure`, where a wide CSV matrix is one measure).
 """
 
 from __future__ import annotations
@@ -62,3 +63,29 @@ def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], Repor
     the inputs before the report's own."""
     matrices, notes = load(s)
     return analyse(matrices, s).prefixed(notes)
+
+
+def load_one_measure(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+    """The score matrices of the inputs. A wide CSV matrix (``--scores``)
+    holds one measure: the one -m names, or its file's name."""
+    from ..io.sources import STDIN
+    from ..measures.names import parse_measures
+    from ..measures.scores_file import read_scores
+
+    if s.scores is None:
+        return load(s)
+    notes: list[str] = []
+    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)] if s.measures else []
+    matrices = read_scores(s.scores, notes.append, wanted[0] if len(wanted) == 1 else None)
+    if not wanted:
+        return matrices, notes
+    by_name = {m.measure: m for m in matrices}
+    missing = [w for w in wanted if w not in by_name]
+    if missing:
+        hint = "; a wide CSV matrix is one measure: give one -m" if len(by_name) == 1 else ""
+        raise InputError(
+            f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})"
+            + hint,
+            "<stdin>" if s.scores == STDIN else s.scores,
+        )
+    return [by_name[w] for w in wanted], notes
