@@ -185,7 +185,7 @@ def studentized_range_sf(q: np.ndarray, m: int, df: float) -> np.ndarray:
     ``_SPLINE_NODES`` exact values over [0, q_floor], q_floor the q whose p is
     :data:`TUKEY_P_FLOOR`: log p is smooth in q, and the spline's relative
     error is below 1e-4 (measured against scipy on random q for m = 4, 12 and
-    129; tests/test_tukey.py checks it). Beyond q_floor, p is reported as
+    129; tests/test_analyses_anova_tukey.py checks it). Beyond q_floor, p is reported as
     TUKEY_P_FLOOR, an upper bound. NaN stays NaN, q = ∞ gives 0.
     """
     from scipy.stats import studentized_range  # lazily: scipy.stats is slow to import

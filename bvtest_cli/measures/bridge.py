@@ -118,7 +118,7 @@ def float32_keeps_order(docs: Mapping[str, float]) -> bool:
     """Whether pytrec_eval ranks these scores as bvtest does without help: no
     two distinct doubles round to the same float32 (pytrec_eval converts with
     C's round-to-nearest, which keeps the order of distinct float32 values;
-    tests/test_rank_precision.py checks that) and none overflows. Exact ties
+    tests/test_measures_bridge_ranks.py checks that) and none overflows. Exact ties
     are fine: pytrec_eval breaks them by docno descending, as trec_eval."""
     scores = np.array(list(docs.values()))  # faster than np.fromiter on dict values
     scores.sort()

@@ -17,7 +17,7 @@ ir_measures' default provider), vectorised across the topics of a run:
   ranks the topic's positive grades descending; 0 when the ideal is 0.
 
 Every sum runs left to right in rank order, as trec_eval's loops do, so the
-values equal pytrec_eval's bit for bit (tests/test_fastmeasures.py).
+values equal pytrec_eval's bit for bit (tests/test_measures_fastmeasures.py).
 """
 
 from __future__ import annotations

@@ -324,7 +324,7 @@ def model_notes(models: Sequence[ModelledCell], n: int, source: str) -> list[str
 
 
 #: What the constant-|b| model cost on robust2003 (docs/design.md, measured
-#: by tests/test_design_cmd.py's setting).
+#: by tests/test_commands_design.py's setting).
 CONSTANT_BIAS_COST = (
     "on robust2003 (100 topics) that overstated the RMSE at 4n by up to .021 "
     "(b² shrinks as topics are added)"
