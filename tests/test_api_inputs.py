@@ -16,6 +16,7 @@ import tempfile
 from collections import namedtuple
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import REPO, SAMPLE_QRELS, SAMPLE_RUNS
 
@@ -264,3 +265,62 @@ def test_the_manuals_reference_is_the_signatures():
     found = re.search(r"<!-- api-reference -->\n(.*?)<!-- /api-reference -->", page, re.S)
     assert found, "docs/api.md has no reference block"
     assert found[1] == reference(), "docs/api.md is stale: python tools/gen_docs.py"
+
+
+# ------------------------------------------------------------ hostile values from Python
+
+
+@pytest.mark.parametrize(
+    ("keywords", "fragment"),
+    [
+        ({"alphas": []}, "names nothing"),
+        ({"alphas": [0, 0.0]}, "listed twice"),
+        ({"alphas": [float("nan")]}, "not a finite number"),
+        ({"ci": float("inf")}, "not a finite number"),
+        ({"bootstrap": 10**30, "ci": 0.9}, "bootstrap"),
+        ({"repeats": 2.5}, "repeats=2.5"),
+        ({"per_topic": 1}, "expected True or False"),
+        ({"topic_set": "some"}, "'some' is not one of"),
+        ({"measures": ["AP", "NOPE"]}, "NOPE"),
+    ],
+)
+def test_a_bad_keyword_value_is_an_input_error_naming_it(keywords, fragment):
+    with pytest.raises(InputError) as info:
+        bvtest.evaluate(str(SAMPLE_QRELS), str(SAMPLE_RUNS), **keywords)
+    assert fragment in str(info.value)
+    assert "--" not in str(info.value)  # the API's words, not flags
+
+
+def test_lists_in_any_order_and_of_one_element():
+    one = bvtest.evaluate(QRELS, {"r": frame()}, measures=["AP"], alphas=[5])
+    assert list(one.to_dict()["measures"]["AP"]["systems"]["r"]["zrisk"]) == ["5"]
+    both = bvtest.evaluate(QRELS, {"r": frame()}, measures="AP", alphas=[5, 0])
+    assert list(both.to_dict()["measures"]["AP"]["systems"]["r"]["zrisk"]) == ["5", "0"]
+
+
+@pytest.mark.parametrize(
+    ("docno", "fragment"),
+    [(b"a", "not a string"), ("a\x00b", None), ("\ufeffa", None), ("a\tb", "white space")],
+)
+def test_odd_docnos_from_python_get_a_files_rules(docno, fragment):
+    """A docno that is bytes, or holds a NUL, a byte-order mark or a tab: the
+    dict and the frame of the same rows give the same error or the same numbers."""
+    rows = {"qid": ["1", "1"], "docno": [docno, "b"], "score": [2.0, 1.0]}
+    as_dict = {"1": {docno: 2.0, "b": 1.0}}
+    outcomes = []
+    for run in (as_dict, pd.DataFrame(rows)):
+        try:
+            outcomes.append(json_of(bvtest.evaluate({"1": {"b": 1}}, {"r": run}, measures="AP")))
+        except InputError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+    if fragment is not None:
+        assert fragment in outcomes[0]
+
+
+def test_numpy_and_categorical_columns_are_read_as_their_values():
+    rows = {"qid": np.array([1, 1, 2]), "docno": pd.Categorical(["a", "b", "c"]),
+            "score": np.array([3, 2, 1], dtype=np.int16)}  # fmt: skip
+    report = bvtest.evaluate(QRELS, {"r": pd.DataFrame(rows)}, measures="AP")
+    expected = bvtest.evaluate(QRELS, {"r": frame()}, measures="AP")
+    assert json_of(report) == json_of(expected)
