@@ -14,7 +14,19 @@ from ..errors import BadValue, UsageError
 from .kinds import Choice, DocCount, Integer, IntRange, Parsed, Real
 
 
-class ClickReal(click.FloatRange):
+class _Kind:
+    """A click type whose value is the kind's (its messages click's ``fail``)."""
+
+    kind: Any
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return self.kind.convert(value)
+        except BadValue as exc:
+            click.ParamType.fail(self, exc.message, param, ctx)  # type: ignore[arg-type]
+
+
+class ClickReal(_Kind, click.FloatRange):
     """:class:`~bvtest_cli.options.kinds.Real` as a FloatRange, so --help
     shows the range."""
 
@@ -24,24 +36,12 @@ class ClickReal(click.FloatRange):
         super().__init__(kind.min, kind.max, min_open=kind.min_open, max_open=kind.max_open)
         self.kind = kind
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            return self.kind.convert(value)
-        except BadValue as exc:
-            self.fail(exc.message, param, ctx)
 
-
-class ClickDocCount(click.ParamType):
+class ClickDocCount(_Kind, click.ParamType):
     name = "N"
 
     def __init__(self, kind: DocCount):
         self.kind = kind
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        try:
-            return self.kind.convert(value)
-        except BadValue as exc:
-            self.fail(exc.message, param, ctx)
 
 
 def click_type(kind: Any) -> Any:
