@@ -20,6 +20,7 @@ from scipy import stats
 from bvtest_cli.analyses.significance import (
     CORRECTIONS,
     TIE_TOLERANCE,
+    Resolution,
     adjust,
     bootstrap_test,
     chernoff_bound,
@@ -268,7 +269,7 @@ def test_exact_results_do_not_depend_on_the_batch():
     d[:, :3] += rng(13).normal(0, 0.01, (30, 3))
     base = randomization_test(d)
     for batch in (1, 7, 1000, 1 << 14):
-        other = randomization_test(d, batch=batch)
+        other = randomization_test(d, resolution=Resolution(batch=batch))
         np.testing.assert_array_equal(other.p, base.p)
         np.testing.assert_array_equal(other.significant, base.significant)
     # the pairs in another order: the same p, pair by pair
@@ -288,7 +289,9 @@ def test_monte_carlo_interval_holds_the_exact_p():
     r = rng(15)
     d = r.normal(0, 0.2, (60, 18)) + r.normal(0, 0.1, (60, 1))  # p spread over (0, 1]
     truth = enumerated_p(d)
-    got = randomization_test(d, exact_topics=0, correction="none", max_resamples=1 << 16)
+    got = randomization_test(
+        d, correction="none", max_resamples=1 << 16, resolution=Resolution(exact_topics=0)
+    )
     assert not got.exact.any()
     assert (got.p_lower <= truth).all() and (truth <= got.p_upper).all()
     assert (got.p_lower <= got.p).all() and (got.p <= got.p_upper).all()
@@ -306,7 +309,9 @@ def test_monte_carlo_interval_holds_the_exact_p():
     # resolved decisions are the exact test's, under every correction
     levels = (0.001, 0.01, 0.05)
     for correction in CORRECTIONS:
-        mine = randomization_test(d, exact_topics=0, levels=levels, correction=correction)
+        mine = randomization_test(
+            d, levels=levels, correction=correction, resolution=Resolution(exact_topics=0)
+        )
         ok = mine.resolved
         assert ok.mean() > 0.9
         want = adjust(truth, correction)[:, np.newaxis] <= np.array(levels)
@@ -457,8 +462,9 @@ def test_unresolved_pairs_are_reported():
     d = np.stack([r.normal(0.3, 0.1, 20), on_level, r.normal(0, 0.1, 20)])
     for grids in ((), (1 << 11,)):
         got = randomization_test(
-            d, levels=(level,), correction="none", max_resamples=1 << 14, grids=grids
-        )
+            d, levels=(level,), correction="none", max_resamples=1 << 14,
+            resolution=Resolution(grids=grids),
+        )  # fmt: skip
         np.testing.assert_array_equal(got.unresolved, [1])
         assert got.p_lower[1] <= level <= got.p_upper[1] == got.p[1]
         assert not got.significant[1, 0]  # the conservative decision
@@ -467,8 +473,9 @@ def test_unresolved_pairs_are_reported():
     # without the grid's bounds the Monte-Carlo draws go on to the maximum
     assert got.resamples[1] <= 1 << 14
     mc_only = randomization_test(
-        d, levels=(level,), correction="none", max_resamples=1 << 14, grids=()
-    )
+        d, levels=(level,), correction="none", max_resamples=1 << 14,
+        resolution=Resolution(grids=()),
+    )  # fmt: skip
     assert mc_only.resamples[1] == 1 << 14
 
 
@@ -504,7 +511,12 @@ def test_type_one_error(n):
         # decided under Holm over all the rows, its own p still holds the level
         ("under holm", randomization_test(d, correction="holm", max_resamples=1 << 15).p),
         # the Monte-Carlo p alone, without the grid's bounds
-        ("draws", randomization_test(d, correction="none", max_resamples=1 << 15, grids=()).p),
+        (
+            "draws",
+            randomization_test(
+                d, correction="none", max_resamples=1 << 15, resolution=Resolution(grids=())
+            ).p,
+        ),
     ]:
         rate = (p <= LEVEL).mean()
         assert rate <= CEILING, (name, rate)
@@ -523,6 +535,6 @@ def test_family_wise_error_of_randomization_and_holm():
     for f in range(families):
         n = 14 if f % 2 else 24
         x = r.normal(0.4, 0.15, n) + r.normal(0, 0.1, (5, n))
-        got = randomization_test(x[ia] - x[ib], seed=f, batch=1024)
+        got = randomization_test(x[ia] - x[ib], seed=f, resolution=Resolution(batch=1024))
         errors += got.significant.any()
     assert errors / families <= ceiling

@@ -544,18 +544,242 @@ def grid_bounds(
     return lower, upper
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """How :func:`randomization_test` settles the pairs: ``batch`` sign
+    vectors per block of the enumeration and in the first Monte-Carlo round
+    (rounded up to a multiple of FLIP_BLOCK), pairs with at most
+    ``exact_topics`` (0 … 30) non-zero differences enumerated, the
+    ``grids`` of :func:`grid_bounds` tried coarse to fine, and δ, the
+    probability ``error`` the intervals may miss with (default
+    min(levels)/(10⁶ k))."""
+
+    batch: int = 4096
+    exact_topics: int = 16
+    grids: tuple[int, ...] = GRID_POINTS
+    error: float | None = None
+
+
+def _checked(
+    d: np.ndarray,
+    levels: tuple[float, ...] | list[float],
+    correction: str,
+    draws: int,
+    how: Resolution,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The differences as floats (k, n) and the levels as an array, refusing
+    arguments :func:`randomization_test` cannot take."""
+    d = np.asarray(d, dtype=float)
+    if d.ndim != 2:
+        raise ValueError(f"randomization_test expects differences (k, n), got shape {d.shape}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}; expected one of {CORRECTIONS}")
+    alpha = np.asarray(levels, dtype=float).ravel()
+    if alpha.size == 0 or np.any(~(alpha > 0) | ~(alpha < 1)):
+        raise ValueError(f"levels must lie in (0, 1), got {levels!r}")
+    if how.batch < 1:
+        raise ValueError(f"batch must be positive, got {how.batch}")
+    if draws < 1:
+        raise ValueError(f"draws must be positive, got {draws}")
+    if not 0 <= how.exact_topics <= 30:
+        raise ValueError(f"exact_topics must lie in 0 … 30, got {how.exact_topics}")
+    return d, alpha
+
+
+@dataclass(frozen=True)
+class _Sums:
+    """The pairs' differences as the sign-flip sums see them: ``x`` (k, n),
+    the rows of the pairs with a non-finite difference (not ``valid``) made
+    0; S = Σ d_i (``total``); and the ``threshold`` |S| − TIE_TOLERANCE ·
+    Σ|d_i| a flipped sum reaches to count as at least as extreme."""
+
+    x: np.ndarray
+    valid: np.ndarray
+    total: np.ndarray
+    threshold: np.ndarray
+
+    @classmethod
+    def of(cls, d: np.ndarray) -> _Sums:
+        valid = np.isfinite(d).all(axis=1) & (d.shape[1] > 0)
+        x = np.where(valid[:, np.newaxis], d, 0.0)
+        total = x.sum(axis=1)
+        return cls(x, valid, total, np.abs(total) - TIE_TOLERANCE * np.abs(x).sum(axis=1))
+
+
+def _hoeffding_bound(sums: _Sums) -> np.ndarray:
+    """Hoeffding's bound for Rademacher sums, P(|Σ ε_i d_i| ≥ t) ≤
+    2 exp(−t² / (2 Σ d_i²)) with t = |S|, capped at 1 (1 where every d_i is
+    0). With Chernoff's (:func:`chernoff_bound`, never above it) it gives the
+    deterministic D ≥ p the intervals start from: [0, δ + D]."""
+    squares = (sums.x * sums.x).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        hoeffding = 2.0 * np.exp(-(sums.total**2) / (2 * squares))
+    return np.where(squares > 0, np.minimum(1.0, hoeffding), 1.0)
+
+
+@dataclass
+class _Narrowing:
+    """The intervals [lo, hi] around the pairs' exact p, narrowed in place.
+
+    lo is the largest lower bound met, hi = min(1, δ + min(D, G, min_t U_t))
+    with D the deterministic bound (``certain``, with G the grid's upper
+    bound folded in) and U_t the Clopper–Pearson upper bounds (``upper``).
+    hi is valid: the event E that some U_t < p has probability ≤ Σ_t δ/T = δ
+    whatever the stopping rule (a union over the looks), and outside E,
+    min(D, G, min_t U_t) ≥ p since D ≥ p and G ≥ p always; so P(hi ≤ α) ≤
+    P(p ≤ α − δ) + P(E) ≤ (α − δ) + δ = α. It is not floored by 1/(B + 1):
+    where a deterministic bound is below the Monte-Carlo one it is δ + that
+    bound, and δ is a millionth of Bonferroni's min(levels)/k. Outside an
+    event of probability ≤ 2kδ every exact p lies in its interval, so then
+    every resolved pair's decision is the one the exact test would give.
+
+    After each step the correction's rejection sets with every p at its
+    lower end and with every p at its upper end are computed (adjusted
+    p-values are non-decreasing in every p, so any p-values inside the
+    intervals reject a set between the two), and so is each pair's own
+    decision p ≤ α; a pair on which the two ends agree, corrected and
+    uncorrected, at every level is *resolved* and leaves ``open_``.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    upper: np.ndarray
+    certain: np.ndarray
+    open_: np.ndarray
+    delta: float
+    correction: str
+    alpha: np.ndarray
+
+    def settled(self) -> np.ndarray:
+        """Per pair, whether its decisions are the same at both ends of its interval."""
+        lo = _decisions(self.lo, self.correction, self.alpha)
+        return (lo == _decisions(self.hi, self.correction, self.alpha)).all(axis=1)
+
+    def settle(self) -> bool:
+        """Mark the resolved pairs; whether any pair is left open."""
+        self.open_ &= ~self.settled()
+        return bool(self.open_.any())
+
+    def narrow(
+        self, rows: np.ndarray, low: np.ndarray, up: np.ndarray | None, sure: np.ndarray | None
+    ) -> None:
+        """Fold new bounds of pairs ``rows`` in: ``low`` ≤ p, ``up`` a
+        Clopper–Pearson upper bound, ``sure`` a deterministic one."""
+        lo, hi = self.lo, self.hi
+        lo[rows] = np.maximum(lo[rows], low)
+        if up is not None:
+            self.upper[rows] = np.minimum(self.upper[rows], up)
+        if sure is not None:
+            self.certain[rows] = np.minimum(self.certain[rows], sure)
+        hi[rows] = np.minimum(1.0, self.delta + np.minimum(self.certain[rows], self.upper[rows]))
+        lo[rows] = np.minimum(lo[rows], hi[rows])
+
+
+def _round_ends(first: int, blocks_max: int) -> list[int]:
+    """The Monte-Carlo rounds' cumulative blocks: first, 2·first, 4·first, …
+    (each round draws as many as all before) up to blocks_max."""
+    ends = [min(first, blocks_max)]
+    while ends[-1] < blocks_max:
+        ends.append(min(2 * ends[-1], blocks_max))
+    return ends
+
+
+def _grid_steps(
+    state: _Narrowing, sums: _Sums, grids: tuple[int, ...], most: int, per_look: float
+) -> None:
+    """After the first round: the deterministic bounds of :func:`grid_bounds`
+    on each of the ``grids`` in turn, coarse to fine, each cut to _GRID_WORK
+    / n points (the exact law of the differences rounded to a grid; an
+    interval of a relative width of about n/(2 points) around p); the pairs
+    they leave unresolved draw on only while ``most`` draws could still
+    narrow their interval."""
+    n = sums.x.shape[1]
+    for points in sorted({min(int(g), max(1, _GRID_WORK // n)) for g in grids}):
+        if not state.settle():
+            break
+        rows = np.flatnonzero(state.open_)
+        low, sure = grid_bounds(sums.x[rows], sums.threshold[rows], points)
+        state.narrow(rows, low, None, sure)
+    rows = np.flatnonzero(state.open_)
+    lo, hi = state.lo[rows], state.hi[rows]
+    best_lo, best_up = _clopper_pearson(np.rint(0.5 * (lo + hi) * most), most, per_look)
+    state.open_[rows[best_up - best_lo >= hi - lo]] = False
+
+
+def _monte_carlo(
+    state: _Narrowing,
+    sums: _Sums,
+    seed: int,
+    first: int,
+    blocks_max: int,
+    grids: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sign vectors drawn in rounds (:func:`_round_ends`), the same vectors
+    for every pair still open, until every pair is resolved or has drawn
+    blocks_max blocks. After round t a pair has Clopper–Pearson bounds L_t,
+    U_t from its h hits in B draws, each missing p with probability ≤ δ/T
+    (T rounds at most); after the first, the grids' bounds
+    (:func:`_grid_steps`). Returns per pair its hits and its draws."""
+    k, n = sums.x.shape
+    ends = _round_ends(first, blocks_max)
+    per_look = state.delta / len(ends)
+    hits = np.zeros(k, dtype=np.int64)
+    resamples = np.zeros(k, dtype=np.int64)
+    done_blocks = 0
+    for look, end in enumerate(ends):
+        if not state.settle():
+            break
+        rows = np.flatnonzero(state.open_)
+        dr, tr, thr = sums.x[rows], sums.total[rows], sums.threshold[rows]
+        for b in range(done_blocks, end):
+            hits[rows] += _count_hits(_flip_block(seed, b, n), dr, tr, thr)
+        done_blocks = end
+        resamples[rows] = end * FLIP_BLOCK
+        low, up = _clopper_pearson(hits[rows], end * FLIP_BLOCK, per_look)
+        state.narrow(rows, low, up, None)
+        if look == 0:
+            _grid_steps(state, sums, grids, blocks_max * FLIP_BLOCK, per_look)
+    return hits, resamples
+
+
+def _reported_p(
+    sums: _Sums,
+    state: _Narrowing,
+    exact: np.ndarray,
+    estimate: np.ndarray,
+    resolved: np.ndarray,
+    seed: int,
+    draws: int,
+) -> np.ndarray:
+    """The p a pair reports: the exact p where enumerated, else (1 + h)/(1 +
+    ``draws``), h of its first ``draws`` sign vectors reaching |S| (what a
+    randomization test with ``draws`` permutations reports [Smucker07], never
+    0), moved into [lo, hi] where it falls outside, so that p_adj = adjust(p)
+    ≤ α is the interval's decision for every resolved pair; an unresolved
+    pair reports hi, the conservative end."""
+    lo, hi = state.lo, state.hi
+    p = np.where(exact, estimate, np.nan)
+    drawn = np.flatnonzero(sums.valid & ~exact)
+    if drawn.size:
+        n = sums.x.shape[1]
+        own = _first_draws_hits(
+            sums.x[drawn], sums.total[drawn], sums.threshold[drawn], seed, n, int(draws)
+        )
+        # an unresolved pair keeps the conservative end: its decision is the one at p_upper
+        estimated = np.clip((1 + own) / (1 + draws), lo[drawn], hi[drawn])
+        p[drawn] = np.where(resolved[drawn], estimated, hi[drawn])
+    return p
+
+
 def randomization_test(
     d: np.ndarray,
     *,
     levels: tuple[float, ...] | list[float] = (0.05,),
     correction: str = "holm",
     seed: int = 0,
-    batch: int = 4096,
     max_resamples: int | None = None,
-    exact_topics: int = 16,
-    grids: tuple[int, ...] = GRID_POINTS,
-    error: float | None = None,
     draws: int = 1000,
+    resolution: Resolution | None = None,
 ) -> RandomizationTest:
     """Two-sided paired randomization (sign-flip) test of mean(d) = 0 for each
     pair, with no p-value floor, decided under ``correction`` at ``levels``.
@@ -566,179 +790,60 @@ def randomization_test(
     P(p ≤ α) ≤ α for every α. Sums within TIE_TOLERANCE · Σ|d_i| of the
     observed one count as reaching it, so that ties in floating point count.
 
-    Exact: a pair with at most ``exact_topics`` non-zero differences
-    (flipping a zero changes nothing) is enumerated, 2^(m−1) vectors (a
-    vector and its negation give the same |sum|) in blocks of ``batch``.
-
-    The other pairs get an interval [lo, hi] that holds p, narrowed step by
-    step; after each step the correction's rejection sets with every p at
-    its lower end and with every p at its upper end are computed (adjusted
-    p-values are non-decreasing in every p, so any p-values inside the
-    intervals reject a set between the two), and so is each pair's own
-    decision p ≤ α; a pair on which the two ends agree, corrected and
-    uncorrected, at every level is *resolved* and is left alone from then on
-    (the p and the p_adj a reader compares with α both say what the exact
-    test would):
-
-    1. Hoeffding's bound for Rademacher sums, P(|Σ ε_i d_i| ≥ t) ≤
-       2 exp(−t² / (2 Σ d_i²)), and Chernoff's (:func:`chernoff_bound`, never
-       above it) give the deterministic D ≥ p, their minimum (t = |S|,
-       S = Σ d_i); the interval starts as [0, δ + D].
-    2. Monte Carlo: sign vectors are drawn in rounds — ``batch`` (rounded up
-       to a multiple of FLIP_BLOCK) in the first, as many as all before in
-       each next one, up to ``max_resamples`` (default
-       :func:`default_max_resamples`) — the same vectors for every pair still
-       drawing. After round t a pair has Clopper–Pearson bounds L_t, U_t from
-       its h hits in B draws, each missing p with probability ≤ δ/T (T
-       rounds at most; δ = ``error``, default min(levels)/(10⁶ k)).
-    3. After the first round, the deterministic bounds of :func:`grid_bounds`
-       on each of the ``grids`` in turn, coarse to fine, each cut to
-       _GRID_WORK / n points (the exact law of the differences
-       rounded to a grid; an interval of a relative width of about n/(2
-       points) around p); pairs they leave unresolved draw on only while
-       ``max_resamples`` could still narrow their interval.
-
-    lo is the largest lower bound met, hi = min(1, δ + min(D, G, min_t U_t))
-    with G the grid's upper bound: [lo, hi] is ``p_lower``, ``p_upper``. hi is valid: the
-    event E that some U_t < p has probability ≤ Σ_t δ/T = δ whatever the
-    stopping rule (a union over the looks), and outside E, min(D, G, min_t U_t)
-    ≥ p since D ≥ p and G ≥ p always; so P(hi ≤ α) ≤ P(p ≤ α − δ) + P(E) ≤
-    (α − δ) + δ = α. It is not floored by 1/(B + 1): where a deterministic
-    bound is below the Monte-Carlo one it is δ + that bound, and δ is a
-    millionth of Bonferroni's min(levels)/k. Outside an event of
-    probability ≤ 2kδ every exact p lies in its interval, so then every
-    resolved pair's decision is the one the exact test would give.
-
-    The reported p is the pair's estimate: the exact p where enumerated,
-    else (1 + h)/(1 + ``draws``), h of its first ``draws`` sign vectors
-    reaching |S| (what a randomization test with ``draws`` permutations
-    reports [Smucker07], never 0), moved into [lo, hi] where it falls
-    outside, so that p_adj = adjust(p) ≤ α is the interval's decision for
-    every resolved pair; an unresolved pair reports hi, the conservative end.
+    A pair with at most ``exact_topics`` non-zero differences (flipping a
+    zero changes nothing) is enumerated, 2^(m−1) vectors (a vector and its
+    negation give the same |sum|). The other pairs get an interval [lo, hi]
+    that holds p (:class:`_Narrowing`): deterministic bounds first
+    (:func:`_hoeffding_bound`, :func:`chernoff_bound`), then Monte-Carlo
+    rounds up to ``max_resamples`` sign vectors (default
+    :func:`default_max_resamples`) and the grids' bounds
+    (:func:`_monte_carlo`), narrowed only until each pair's decisions are
+    settled; [lo, hi] is ``p_lower``, ``p_upper``, and the reported p is the
+    pair's estimate from its first ``draws`` vectors (:func:`_reported_p`).
+    ``resolution`` (:class:`Resolution`) sets the blocks, the enumeration,
+    the grids and δ.
 
     Pair j's flips are the first B of one stream: block b of FLIP_BLOCK
     vectors is drawn from ``SeedSequence(seed, spawn_key=(SIGN_FLIPS, b))``,
     so the output depends only on the arguments, byte for byte.
     """
-    d = np.asarray(d, dtype=float)
-    if d.ndim != 2:
-        raise ValueError(f"randomization_test expects differences (k, n), got shape {d.shape}")
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; expected one of {CORRECTIONS}")
-    alpha = np.asarray(levels, dtype=float).ravel()
-    if alpha.size == 0 or np.any(~(alpha > 0) | ~(alpha < 1)):
-        raise ValueError(f"levels must lie in (0, 1), got {levels!r}")
-    if batch < 1:
-        raise ValueError(f"batch must be positive, got {batch}")
-    if draws < 1:
-        raise ValueError(f"draws must be positive, got {draws}")
-    if not 0 <= exact_topics <= 30:
-        raise ValueError(f"exact_topics must lie in 0 … 30, got {exact_topics}")
-    k, n = d.shape
-    valid = np.isfinite(d).all(axis=1) & (n > 0)
+    how = Resolution() if resolution is None else resolution
+    d, alpha = _checked(d, levels, correction, draws, how)
+    k = d.shape[0]
+    sums = _Sums.of(d)
+    valid = sums.valid
     kv = int(valid.sum())
-    delta = float(error) if error is not None else float(alpha.min()) / (1e6 * max(1, kv))
+    delta = float(how.error) if how.error is not None else float(alpha.min()) / (1e6 * max(1, kv))
     if max_resamples is None:
         max_resamples = default_max_resamples(kv, float(alpha.min()))
     blocks_max = max(1, -(-int(max_resamples) // FLIP_BLOCK))
-    first = max(1, -(-int(batch) // FLIP_BLOCK))
+    first = max(1, -(-int(how.batch) // FLIP_BLOCK))
+    bound = _hoeffding_bound(sums)
+    certain = np.minimum(bound, chernoff_bound(sums.x, sums.threshold))  # the smallest met
 
-    x = np.where(valid[:, np.newaxis], d, 0.0)
-    total = x.sum(axis=1)
-    threshold = np.abs(total) - TIE_TOLERANCE * np.abs(x).sum(axis=1)
-    squares = (x * x).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        hoeffding = 2.0 * np.exp(-(total**2) / (2 * squares))
-    bound = np.where(squares > 0, np.minimum(1.0, hoeffding), 1.0)
-    certain = np.minimum(bound, chernoff_bound(x, threshold))  # the smallest upper bound met
-
-    exact = valid & ((x != 0).sum(axis=1) <= exact_topics)
+    exact = valid & ((sums.x != 0).sum(axis=1) <= how.exact_topics)
     estimate = np.full(k, np.nan)
-    estimate[exact] = _exact_p(x[exact], total[exact], threshold[exact], int(batch))
+    estimate[exact] = _exact_p(
+        sums.x[exact], sums.total[exact], sums.threshold[exact], int(how.batch)
+    )
     lo = np.where(exact, estimate, 0.0)
-    upper = np.ones(k)  # the smallest Clopper–Pearson upper bound met
     hi = np.where(exact, estimate, np.minimum(1.0, delta + certain))
     lo[~valid] = hi[~valid] = np.nan
-
-    # the round schedule: cumulative blocks first, 2·first, 4·first, … up to blocks_max
-    ends = [min(first, blocks_max)]
-    while ends[-1] < blocks_max:
-        ends.append(min(2 * ends[-1], blocks_max))
-    per_look = delta / len(ends)
-    hits = np.zeros(k, dtype=np.int64)
-    resamples = np.zeros(k, dtype=np.int64)
-    open_ = valid & ~exact  # pairs not yet resolved
-
-    def settle() -> bool:
-        """Mark the resolved pairs; whether any pair is left open."""
-        nonlocal open_
-        same = _decisions(lo, correction, alpha) == _decisions(hi, correction, alpha)
-        open_ &= ~same.all(axis=1)
-        return bool(open_.any())
-
-    def narrow(rows: np.ndarray, low: np.ndarray, up: np.ndarray | None, sure: np.ndarray | None):
-        lo[rows] = np.maximum(lo[rows], low)
-        if up is not None:
-            upper[rows] = np.minimum(upper[rows], up)
-        if sure is not None:
-            certain[rows] = np.minimum(certain[rows], sure)
-        hi[rows] = np.minimum(1.0, delta + np.minimum(certain[rows], upper[rows]))
-        lo[rows] = np.minimum(lo[rows], hi[rows])
-
-    done_blocks = 0
-    for look, end in enumerate(ends):
-        if not settle():
-            break
-        rows = np.flatnonzero(open_)
-        dr, tr, thr = x[rows], total[rows], threshold[rows]
-        for b in range(done_blocks, end):
-            hits[rows] += _count_hits(_flip_block(seed, b, n), dr, tr, thr)
-        done_blocks = end
-        resamples[rows] = end * FLIP_BLOCK
-        low, up = _clopper_pearson(hits[rows], end * FLIP_BLOCK, per_look)
-        narrow(rows, low, up, None)
-        if look == 0:
-            sizes = sorted({min(int(g), max(1, _GRID_WORK // n)) for g in grids})
-            for points in sizes:
-                if not settle():
-                    break
-                rows = np.flatnonzero(open_)
-                low, sure = grid_bounds(x[rows], threshold[rows], points)
-                narrow(rows, low, None, sure)
-            # draw on only where the most draws allowed could narrow the interval further
-            rows = np.flatnonzero(open_)
-            most = blocks_max * FLIP_BLOCK
-            mid = np.rint(0.5 * (lo[rows] + hi[rows]) * most)
-            best_lo, best_up = _clopper_pearson(mid, most, per_look)
-            open_[rows[best_up - best_lo >= hi[rows] - lo[rows]]] = False
+    state = _Narrowing(lo, hi, np.ones(k), certain, valid & ~exact, delta, correction, alpha)
+    hits, resamples = _monte_carlo(state, sums, seed, first, blocks_max, how.grids)
     mc = valid & ~exact & (resamples > 0)
     estimate[mc] = hits[mc] / resamples[mc]
-    resolved = (_decisions(lo, correction, alpha) == _decisions(hi, correction, alpha)).all(1)
-    p = np.where(exact, estimate, np.nan)
-    drawn = np.flatnonzero(valid & ~exact)
-    if drawn.size:
-        own = _first_draws_hits(x[drawn], total[drawn], threshold[drawn], seed, n, int(draws))
-        # an unresolved pair keeps the conservative end: its decision is the one at p_upper
-        estimated = np.clip((1 + own) / (1 + draws), lo[drawn], hi[drawn])
-        p[drawn] = np.where(resolved[drawn], estimated, hi[drawn])
+    resolved = state.settled()
+    p = _reported_p(sums, state, exact, estimate, resolved, seed, draws)
     p_adjusted = adjust(p, correction)
-    significant = p_adjusted[:, np.newaxis] <= alpha[np.newaxis, :]
     return RandomizationTest(
-        p=p,
-        p_lower=lo,
-        p_upper=hi,
-        estimate=estimate,
-        bound=np.where(valid, bound, np.nan),
-        resamples=resamples,
-        exact=exact,
-        resolved=resolved | ~valid,
-        p_adjusted=p_adjusted,
-        significant=significant,
-        levels=tuple(float(a) for a in alpha),
-        correction=correction,
-        error=delta,
+        p=p, p_lower=lo, p_upper=hi, estimate=estimate,
+        bound=np.where(valid, bound, np.nan), resamples=resamples, exact=exact,
+        resolved=resolved | ~valid, p_adjusted=p_adjusted,
+        significant=p_adjusted[:, np.newaxis] <= alpha[np.newaxis, :],
+        levels=tuple(float(a) for a in alpha), correction=correction, error=delta,
         draws=int(draws),
-    )
+    )  # fmt: skip
 
 
 def _flip_block(seed: int, b: int, n: int) -> np.ndarray:
