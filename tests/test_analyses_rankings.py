@@ -20,6 +20,7 @@ from scipy import stats
 from bvtest_cli.analyses import rankings
 from bvtest_cli.analyses.budgets.pooling import pool
 from bvtest_cli.analyses.rankings import (
+    Batching,
     RankingSet,
     bootstrap_means,
     delta,
@@ -239,7 +240,7 @@ def test_ranking_accuracy_equals_brute_force(n_prime):
         samples=samples,
         n_prime=n_prime,
         seed=seed,
-        batches=batches,
+        batching=Batching(batches=batches),
     )
     npr = n_prime or 10
     assert (res.samples, res.topics, res.batches) == (samples, npr, batches)
@@ -317,9 +318,9 @@ def test_blocked_product_equals_unblocked_and_float64():
     rng = np.random.default_rng(1)
     g = rng.random((30, 20))
     x = g + rng.normal(0, 0.05, g.shape)
-    kwargs = dict(samples=150, seed=4, batches=5)
-    whole = ranking_accuracy(g, {"X": x}, **kwargs)
-    blocked = ranking_accuracy(g, {"X": x}, block_rows=7, **kwargs)
+    kwargs = dict(samples=150, seed=4)
+    whole = ranking_accuracy(g, {"X": x}, batching=Batching(batches=5), **kwargs)
+    blocked = ranking_accuracy(g, {"X": x}, batching=Batching(5, block_rows=7), **kwargs)
     for field in ("delta", "b2", "bias", "sigma", "rmse", "se_b2", "se_bias", "se_sigma"):
         a = getattr(whole.collections[0].accuracy, field)
         b = getattr(blocked.collections[0].accuracy, field)
@@ -396,7 +397,7 @@ def test_bad_arguments_are_value_errors():
         ranking_accuracy(g, {})
     with pytest.raises(ValueError, match="finite"):
         ranking_accuracy(g, {"X": np.full((3, 4), np.nan)})
-    for kwargs in ({"samples": 0}, {"n_prime": 0}, {"batches": 0}, {"seed": -1}):
+    for kwargs in ({"samples": 0}, {"n_prime": 0}, {"batching": Batching(batches=0)}, {"seed": -1}):
         with pytest.raises(ValueError):
             ranking_accuracy(g, {"X": g}, **kwargs)
 
@@ -404,8 +405,9 @@ def test_bad_arguments_are_value_errors():
 def test_batch_standard_errors_shrink_with_more_samples():
     # Monte Carlo error ∝ 1/√B: 16 × the samples, about ¼ the standard error.
     named = small_track(seed=9, m=10, n=15)
-    small = ranking_accuracy(named["G"], {"X": named["X"]}, samples=100, seed=2, batches=20)
-    large = ranking_accuracy(named["G"], {"X": named["X"]}, samples=1600, seed=2, batches=20)
+    twenty = Batching(batches=20)
+    small = ranking_accuracy(named["G"], {"X": named["X"]}, samples=100, seed=2, batching=twenty)
+    large = ranking_accuracy(named["G"], {"X": named["X"]}, samples=1600, seed=2, batching=twenty)
     ratio = large.collections[0].accuracy.se_b2 / small.collections[0].accuracy.se_b2
     assert 0.12 < ratio < 0.5
 

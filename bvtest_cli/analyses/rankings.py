@@ -584,30 +584,23 @@ def _half(d: DeltaEstimate) -> DeltaEstimate:
     return DeltaEstimate(d.value / 2, d.batches / 2)
 
 
-def ranking_accuracy(
-    reference: np.ndarray,
-    collections: Mapping[str, np.ndarray],
-    *,
-    reference_name: str = "reference",
-    samples: int = DEFAULT_SAMPLES,
-    n_prime: int | None = None,
-    seed: int = 0,
-    batches: int = DEFAULT_BATCHES,
-    block_rows: int | None = None,
-    table: bool = True,
-) -> RankingAccuracy:
-    """|b|, σ and RMSE of each test collection's system ranking against the
-    reference (Cormack & Grossman 2019 §2–3, docs/rankings.md).
+@dataclass(frozen=True)
+class Batching:
+    """How :func:`ranking_accuracy` blocks its work: K, the ``batches`` of
+    the batch-means standard errors (at most B), and the rows of one block
+    of the Δ products (``block_rows``, :func:`delta`; the estimates do not
+    depend on it)."""
 
-    ``reference`` and every collection are per-topic scores (m, n) or
-    (s, m, n) of the same m systems on the same n topics (the reference's); s
-    > 1 means s qrels samples of a statistical method. ``samples`` is B,
-    ``n_prime`` the topics per bootstrap sample (default n), ``batches`` the K
-    of the batch-means standard errors (at most B). With two or more
-    collections the result also holds the pairwise table (the paper's Table
-    3) unless ``table`` is False. See the module docstring for roles,
-    streams and ties.
-    """
+    batches: int = DEFAULT_BATCHES
+    block_rows: int | None = None
+
+
+def _named_samples(
+    reference: np.ndarray, collections: Mapping[str, np.ndarray], reference_name: str
+) -> dict[str, np.ndarray]:
+    """The reference and every collection as (s, m, n) samples, by name (the
+    reference first), refusing a name used twice or scores of another shape
+    than the reference's."""
     ref = as_samples(reference)
     _, m, n = ref.shape
     named = {reference_name: ref}
@@ -620,77 +613,131 @@ def ranking_accuracy(
                 f"collection {name!r} scores {named[name].shape[1:]} systems × topics, "
                 f"the reference {(m, n)}"
             )
-    if not collections:
-        raise ValueError("no test collection to compare with the reference")
+    return named
+
+
+def _check_bootstrap(m: int, n: int, samples: int, n_prime: int, batches: int, seed: int) -> None:
+    """Refuse what the bootstrap of Cormack & Grossman 2019 §3 cannot draw:
+    fewer than two systems, no topics, no samples or batches, a negative seed."""
     if m < 2:
         raise ValueError("ranking needs at least two systems")
     if n < 1:
         raise ValueError("no topics")
     if samples < 1:
         raise ValueError(f"the number of bootstrap samples must be at least 1, got {samples}")
-    n_prime = n if n_prime is None else n_prime
     if n_prime < 1:
         raise ValueError(f"the number of topics per sample must be at least 1, got {n_prime}")
     if batches < 1:
         raise ValueError(f"the number of batches must be at least 1, got {batches}")
     if seed < 0:
         raise ValueError(f"the seed must be a non-negative integer, got {seed}")
+
+
+@dataclass(frozen=True)
+class _Sets:
+    """The bootstrap ranking sets of :func:`ranking_accuracy`, drawn on first
+    use: set (name, role) from its own stream (:func:`stream`), so that a
+    set does not depend on which others were drawn (module docstring). A set
+    whose rankings tie every system is noted in ``notes``."""
+
+    named: dict[str, np.ndarray]
+    seed: int
+    samples: int
+    n_prime: int
+    batching: Batching
+    k_batches: int
+    notes: list[str]
+    drawn: dict[tuple[str, str], RankingSet]
+
+    def get(self, name: str, role: str) -> RankingSet:
+        if (name, role) not in self.drawn:
+            rng = stream(self.seed, name, role)
+            means = bootstrap_means(self.named[name], rng, self.samples, self.n_prime)
+            rs = RankingSet(means, self.k_batches)
+            if rs.undefined:
+                self.notes.append(
+                    f"{name}: {rs.undefined} of {self.samples} bootstrap rankings (set {role}) "
+                    "tie every system; tau_b is undefined with them and they are left out"
+                )
+            self.drawn[name, role] = rs
+        return self.drawn[name, role]
+
+    def product(self, x: tuple[str, str], y: tuple[str, str]) -> DeltaEstimate:
+        """Δ between the rankings of sets x and y (:func:`delta`)."""
+        return delta(self.get(*x), self.get(*y), self.batching.block_rows)
+
+
+def _pairwise_table(names: list[str], result: dict[tuple[str, str], Accuracy]) -> PairwiseTable:
+    """Cormack & Grossman 2019 Table 3 from every collection's accuracy against
+    every other one: σ (and its standard error) on the RMSE diagonal."""
+    k = len(names)
+    grid = {f: np.empty((k, k)) for f in ("b2", "bias", "rmse", "se_bias", "se_rmse")}
+    for a, i in enumerate(names):
+        for b, j in enumerate(names):
+            acc = result[i, j]
+            grid["b2"][a, b] = acc.b2
+            grid["bias"][a, b] = acc.bias
+            grid["rmse"][a, b] = acc.sigma if a == b else acc.rmse
+            grid["se_bias"][a, b] = acc.se_bias
+            grid["se_rmse"][a, b] = acc.se_sigma if a == b else acc.se_rmse
+    return PairwiseTable(tuple(names), **grid)
+
+
+def ranking_accuracy(
+    reference: np.ndarray,
+    collections: Mapping[str, np.ndarray],
+    *,
+    reference_name: str = "reference",
+    samples: int = DEFAULT_SAMPLES,
+    n_prime: int | None = None,
+    seed: int = 0,
+    table: bool = True,
+    batching: Batching | None = None,
+) -> RankingAccuracy:
+    """|b|, σ and RMSE of each test collection's system ranking against the
+    reference (Cormack & Grossman 2019 §2–3, docs/rankings.md).
+
+    ``reference`` and every collection are per-topic scores (m, n) or
+    (s, m, n) of the same m systems on the same n topics (the reference's); s
+    > 1 means s qrels samples of a statistical method. ``samples`` is B,
+    ``n_prime`` the topics per bootstrap sample (default n), ``batching``
+    the K of the batch-means standard errors (at most B) and the blocks of
+    the products (:class:`Batching`). With two or more
+    collections the result also holds the pairwise table (the paper's Table
+    3) unless ``table`` is False. See the module docstring for roles,
+    streams and ties.
+    """
+    batching = Batching() if batching is None else batching
+    named = _named_samples(reference, collections, reference_name)
+    _, m, n = named[reference_name].shape
+    if not collections:
+        raise ValueError("no test collection to compare with the reference")
+    n_prime = n if n_prime is None else n_prime
+    _check_bootstrap(m, n, samples, n_prime, batching.batches, seed)
     for name, scores in named.items():
         if not np.isfinite(scores).all():
             raise ValueError(f"collection {name!r} has a score that is not a finite number")
-    k_batches = min(batches, samples)
+    k_batches = min(batching.batches, samples)
 
     names = list(named)
     with_table = table and len(collections) >= 2
     notes: list[str] = []
-    sets: dict[tuple[str, str], RankingSet] = {}
-
-    def ranking_set(name: str, role: str) -> RankingSet:
-        if (name, role) not in sets:
-            rng = stream(seed, name, role)
-            means = bootstrap_means(named[name], rng, samples, n_prime)
-            rs = RankingSet(means, k_batches)
-            if rs.undefined:
-                notes.append(
-                    f"{name}: {rs.undefined} of {samples} bootstrap rankings (set {role}) "
-                    "tie every system; tau_b is undefined with them and they are left out"
-                )
-            sets[name, role] = rs
-        return sets[name, role]
-
-    def product(x: tuple[str, str], y: tuple[str, str]) -> DeltaEstimate:
-        return delta(ranking_set(*x), ranking_set(*y), block_rows)
-
+    sets = _Sets(named, seed, samples, n_prime, batching, k_batches, notes, {})
     sigma2 = {}
     for name in names:
-        sigma2[name] = _half(product((name, "a"), (name, "b")))
-        del sets[name, "b"]  # set b serves σ² only: free its signs
+        sigma2[name] = _half(sets.product((name, "a"), (name, "b")))
+        del sets.drawn[name, "b"]  # set b serves σ² only: free its signs
     pairs = (
         [(i, j) for i in names for j in names]
         if with_table
         else [(x, reference_name) for x in names[1:]]
     )
     result = {
-        (i, j): _accuracy(product((i, "a"), (j, "r")), sigma2[i], sigma2[j]) for i, j in pairs
+        (i, j): _accuracy(sets.product((i, "a"), (j, "r")), sigma2[i], sigma2[j]) for i, j in pairs
     }
     for name in names:
         if math.isnan(sigma2[name].value):
             notes.append(f"{name}: no bootstrap ranking is defined; its estimates are undefined")
-
-    pairwise: PairwiseTable | None = None
-    if with_table:
-        k = len(names)
-        grid = {f: np.empty((k, k)) for f in ("b2", "bias", "rmse", "se_bias", "se_rmse")}
-        for a, i in enumerate(names):
-            for b, j in enumerate(names):
-                acc = result[i, j]
-                grid["b2"][a, b] = acc.b2
-                grid["bias"][a, b] = acc.bias
-                grid["rmse"][a, b] = acc.sigma if a == b else acc.rmse
-                grid["se_bias"][a, b] = acc.se_bias
-                grid["se_rmse"][a, b] = acc.se_sigma if a == b else acc.se_rmse
-        pairwise = PairwiseTable(tuple(names), **grid)
-
     s2g = sigma2[reference_name]
     return RankingAccuracy(
         reference=reference_name,
@@ -700,7 +747,7 @@ def ranking_accuracy(
         sigma_reference=float(np.sqrt(s2g.value)),
         se_sigma_reference=mapped_se(float(s2g.value), standard_error(np.asarray(s2g.batches))),
         collections=tuple(CollectionAccuracy(x, result[x, reference_name]) for x in names[1:]),
-        table=pairwise,
+        table=_pairwise_table(names, result) if with_table else None,
         notes=tuple(notes),
     )
 

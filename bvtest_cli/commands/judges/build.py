@@ -24,7 +24,7 @@ import numpy as np
 from ...analyses.assessors import agreement as ag
 from ...analyses.assessors import judges as jd
 from ...analyses.assessors import ppi
-from ...analyses.rankings import ranking_accuracy, stream_key
+from ...analyses.rankings import Batching, ranking_accuracy, stream_key
 from ...analyses.significance import adjust
 from ...defaults import DEFAULT_MEASURES
 from ...errors import InputError
@@ -228,7 +228,7 @@ def measure_block(
         )
     acc = ranking_accuracy(
         x_h, {"judge": x_j}, reference_name="human", samples=s.bootstrap, seed=s.seed,
-        batches=min(10, s.bootstrap), table=False,
+        table=False, batching=Batching(batches=min(10, s.bootstrap)),
     )  # fmt: skip
     rank = acc.collections[0].accuracy
     table = Table(rows=systems, fields=r.JUDGE_SYSTEM_FIELDS, values=values)
