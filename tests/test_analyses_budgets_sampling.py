@@ -123,7 +123,7 @@ def test_topics_outside_qrels_or_without_pool_are_left_out():
     rankings = {"1": [("a", "b")], "2": [("c",)], "3": [(), ()]}
     qrels = {"1": {"a": 1}, "3": {"x": 1}, "4": {"y": 1}}
     for method in S.METHODS:
-        smp = S.sample(method, rankings, qrels, budget=5, depth=1)
+        smp = S.sample(method, rankings, qrels, budget=5, options=S.MethodOptions(depth=1))
         assert list(smp.topics) == ["1"]
 
 
@@ -456,9 +456,9 @@ def test_errors():
         with pytest.raises(ValueError, match="budget"):
             S.sample(method, rankings, qrels, budget=0)
     with pytest.raises(ValueError, match="depth"):
-        S.sample("depth", rankings, qrels, budget=5, depth=0)
+        S.sample("depth", rankings, qrels, budget=5, options=S.MethodOptions(depth=0))
     with pytest.raises(ValueError, match="strata"):
-        S.sample("pps", rankings, qrels, budget=5, strata=0)
+        S.sample("pps", rankings, qrels, budget=5, options=S.MethodOptions(strata=0))
     with pytest.raises(ValueError, match="strata"):
         S.pps_design(rankings, 0)
     with pytest.raises(ValueError, match="unknown sampling method"):

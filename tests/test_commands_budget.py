@@ -118,7 +118,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     assert bvtest("sample", "--budget", 12, "--seed", 5, "--out", out, QRELS, RUNS).returncode == 0
     from_file = scores_of(bvtest, out / "pps.001.qrels", "xinfAP,statAP")
 
-    from bvtest_cli.analyses.budgets.sampling import pps_design, sample
+    from bvtest_cli.analyses.budgets.sampling import MethodOptions, pps_design, sample
 
     qrels_file = read_qrels(str(QRELS))
     sources = expand_sources([str(RUNS)])
@@ -126,7 +126,8 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     track = read_track(qrels_file, sources, topics, Settings(jobs=1, quiet=True))
     rankings, grades = track.for_sampling()
     design = pps_design(rankings, 12)
-    drawn = sample("pps", rankings, grades, budget=12, seed=5, strata=12, design=design)
+    options = MethodOptions(strata=12, design=design)
+    drawn = sample("pps", rankings, grades, budget=12, seed=5, options=options)
     listed, code, grade = track.sample_columns(drawn.topics, stratum_order(12))
     got = track.evaluator(1).evaluate(("xinfAP", "statAP"), listed, code, grade, 12, "pps")
     checked = 0
@@ -237,7 +238,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     """60 pps samples of 100 per topic (by budget's in-memory evaluation,
     the same doubles as the written files: see above). Truth: AP under the
     qrels restricted to the pool, over every topic with a relevant document."""
-    from bvtest_cli.analyses.budgets.sampling import pps_design, sample
+    from bvtest_cli.analyses.budgets.sampling import MethodOptions, pps_design, sample
     from bvtest_cli.measures.topics import topic_set
 
     robust = shared_data / "robust2003"
@@ -259,7 +260,8 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     design = pps_design(rankings, 20)
     est = {"statAP": [], "xinfAP": []}
     for rep in range(60):
-        drawn = sample("pps", rankings, grades, budget=100, seed=11, repeat=rep, design=design)
+        options = MethodOptions(design=design)
+        drawn = sample("pps", rankings, grades, budget=100, seed=11, repeat=rep, options=options)
         listed, code, grade = track.sample_columns(drawn.topics, stratum_order(20))
         got = evaluator.evaluate(("statAP", "xinfAP"), listed, code, grade, 20, "pps")
         for kind in est:

@@ -573,22 +573,35 @@ def pps_sample(
 # Dispatch and estimation
 
 
+@dataclass(frozen=True)
+class MethodOptions:
+    """What the sampling methods take beyond the budget and the seed:
+    depth-k's ``depth``, pps's ``strata`` and its precomputed ``design``
+    (:func:`pps_design`, else made from the rankings), and the grade that
+    counts as relevant to mtf and hedge (``rel_level``)."""
+
+    depth: int = 10
+    strata: int = 20
+    rel_level: int = 1
+    design: PpsDesign | None = None
+
+
 def sample(
     method: str,
     rankings: Rankings,
     qrels: Grades,
     *,
     budget: int,
-    depth: int = 10,
-    strata: int = 20,
     seed: int = 0,
     repeat: int = 0,
-    rel_level: int = 1,
-    design: PpsDesign | None = None,
+    options: MethodOptions | None = None,
 ) -> Sample:
-    """One collection by ``method`` (one of :data:`METHODS`). ``depth`` is
-    used by ``depth`` only, ``budget`` by the others; the repeat matters for
-    :data:`RANDOM_METHODS` (mtf and hedge use the seed to break ties only)."""
+    """One collection by ``method`` (one of :data:`METHODS`). ``depth``
+    (of ``options``, :class:`MethodOptions`) is used by ``depth`` only,
+    ``budget`` by the others; the repeat matters for :data:`RANDOM_METHODS`
+    (mtf and hedge use the seed to break ties only)."""
+    opts = MethodOptions() if options is None else options
+    depth, strata, rel_level, design = opts.depth, opts.strata, opts.rel_level, opts.design
     if method == "depth":
         return depth_sample(rankings, qrels, depth)
     if method == "mtf":

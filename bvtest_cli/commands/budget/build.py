@@ -21,6 +21,7 @@ import numpy as np
 
 from ...analyses.budgets.pooling import engineered_name
 from ...analyses.budgets.sampling import (
+    MethodOptions,
     PpsDesign,
     depth_for_budget,
     pps_design,
@@ -165,8 +166,8 @@ class Experiment:
         judgments per pooled topic fit the budget) of depth-k, hedge or mtf:
         depth-1 may not fit, when even it pools more than the budget."""
         depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
-        drawn = sample(method, self.rankings, self.grades, budget=budget, depth=depth,
-                       seed=self.s.seed, rel_level=self.s.rel_level)  # fmt: skip
+        drawn = sample(method, self.rankings, self.grades, budget=budget, seed=self.s.seed,
+                       options=MethodOptions(depth=depth, rel_level=self.s.rel_level))  # fmt: skip
         # a pool: one stratum, every listed document judged: statAP is AP
         listed, code, grade = self.track.sample_columns(drawn.topics)
         got = self.evaluator.evaluate(("statAP",), listed, code, grade, 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ...analyses.budgets.sampling import (
     RANDOM_METHODS,
+    MethodOptions,
     pps_design,
     sample,
     strata_for_budget,
@@ -50,8 +51,8 @@ def sample_files(s: Settings) -> Report:
     with new_directory(s.output) as out:
         for rep in range(repeats):
             drawn = sample(
-                s.method, rankings, grades, budget=budget, depth=s.depth or 1,
-                strata=strata, seed=s.seed, repeat=rep, rel_level=s.rel_level, design=design,
+                s.method, rankings, grades, budget=budget, seed=s.seed, repeat=rep,
+                options=MethodOptions(s.depth or 1, strata, s.rel_level, design),
             )  # fmt: skip
             judged_total += drawn.judged()
             text = _sample_text(track, drawn.topics, stratified)
