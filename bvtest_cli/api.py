@@ -88,6 +88,7 @@ __all__ = [
     "from_ir_measures",
     "instability",
     "keywords",
+    "params",
     "pertopic",
     "plot",
     "run",
@@ -99,8 +100,6 @@ __all__ = [
 # Settings attributes the API fills from its input arguments, and output-only
 # options that belong to Report.render (or, for quiet, to nobody: notes are in
 # report.notes and progress counters never run).
-_INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs", "runs")
-_RENDER_ATTRS = ("fmt", "digits", "quiet")
 # Keywords that name one option by the command it serves: both are ``--map``.
 _KEYWORDS = {"condition_map": "map", "variation_map": "map"}
 
@@ -218,10 +217,10 @@ def run(
     given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
     try:
         inputs, notes = _inputs(command, given)
-        settings = settings_for(command, inputs, options)
+        params, chosen, _ = _parts(command, inputs, options)  # checked before any work
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
-            report = Report.of(COMMANDS[command].run(settings))
+            report = Report.of(COMMANDS[command].build(inputs, params, chosen))
     except InputError as exc:
         raise _in_keywords(exc) from None
     return replace(report, notes=notes + report.notes)
@@ -239,26 +238,44 @@ def keywords(command: str) -> dict[str, Any]:
 
 def _keyword_options(command: str) -> dict[str, Any]:
     from .commands import COMMANDS
-    from .options import OPTIONS
+    from .options.params import keyword_options
 
-    cmd = COMMANDS[command]
-    return {
-        name: OPTIONS[name].changed(**cmd.overrides.get(name, {}))
-        for name in cmd.options
-        if name not in _INPUT_ATTRS + _RENDER_ATTRS
-    }
+    return keyword_options(COMMANDS[command])
+
+
+def params(command: str, **keywords: Any) -> Any:
+    """``command``'s parameters as its frozen dataclass (``EvalParams``, …),
+    each checked once; ``bvtest.run(command, ..., **dataclasses.asdict(p))``
+    runs on them.
+
+    >>> p = params("eval", alphas=[0, 5], bootstrap=200)
+    >>> type(p).__name__, p.alphas, p.bootstrap
+    ('EvalParams', ('0', '5'), 200)
+    """
+    from .commands import COMMANDS
+
+    if command not in COMMANDS:
+        raise InputError(f"unknown command {command!r}; commands: {', '.join(commands())}")
+    return COMMANDS[command].params(**keywords)
 
 
 def settings_for(command: str, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
-    """The Settings of ``command`` from keywords, each checked by its option's
-    kind and parser (the CLI's own declarations), then what no single option
+    """The Settings of ``command`` from keywords: its parameters (each
+    checked by its option's kind and parser, the CLI's own declarations:
+    :attr:`~bvtest_cli.options.Command.params`), then what no single option
     can check (:func:`~bvtest_cli.options.validate`)."""
+    return _parts(command, inputs, options)[2]
+
+
+def _parts(
+    command: str, inputs: Mapping[str, Any], options: Mapping[str, Any]
+) -> tuple[Any, frozenset[str], Any]:
     from .commands import COMMANDS
     from .options import Settings, validate
 
+    cmd = COMMANDS[command]
     declared = _keyword_options(command)
-    values: dict[str, Any] = {}
-    set_by_user = set(inputs)
+    keywords = {}
     for keyword, value in options.items():
         attr = _KEYWORDS.get(keyword, keyword)
         if attr not in declared:
@@ -267,23 +284,15 @@ def settings_for(command: str, inputs: Mapping[str, Any], options: Mapping[str, 
                 f"{command}() got an unexpected keyword {keyword!r}{hint} "
                 f"(keywords: {', '.join(sorted(declared))})"
             )
-        if value is None:
-            continue  # the default
-        try:
-            values[attr] = declared[attr].from_python(value)
-        except InputError as exc:
-            raise InputError(f"invalid {attr}={value!r}: {exc.message}") from None
-        set_by_user.add(attr)
-    for attr, option in declared.items():
-        if attr not in values:
-            if option.required:
-                raise InputError(f"missing {attr}")
-            values[attr] = option.default()
-    names = COMMANDS[command].options
-    if "quiet" in names:
+        if value is not None:
+            keywords[attr] = value
+    params = cmd.params(**keywords)
+    given = frozenset(keywords)
+    values = {name: getattr(params, name) for name in declared}
+    if "quiet" in cmd.options:
         values["quiet"] = True  # notes are in report.notes
-    settings = Settings(**values, **inputs)
-    return validate(settings, names, frozenset(set_by_user))
+    settings = validate(Settings(**values, **inputs), cmd.options, frozenset(inputs) | given)
+    return params, given, settings
 
 
 def _inputs(command: str, given: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -29,6 +29,12 @@ from bvtest_cli.report import model as report_module
 Q, R = "qrels/qrels.txt", "sample_runs/"
 SCORES_FILE = "tests/golden/sample-scores.out.tsv"  # the sample track's `bvtest scores`
 
+#: Files this module writes, in a folder of each test process's own (two
+#: xdist workers run the module at once; one's clean-up must not pull the
+#: other's files away).
+SCRATCH = f"tests/api-scratch-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+NEW_RUN_PATH = f"{SCRATCH}/api-new.run"
+
 # command → (CLI arguments, API call). The API call gets the same inputs and
 # options by keyword; -j 1 where the command draws random numbers per run.
 CASES = {
@@ -54,16 +60,16 @@ CASES = {
     "pertopic": (("pertopic", "-k", "6", "-q", "-j", "1", Q, R),
                  lambda: bvtest.pertopic(Q, R, samples=6, per_topic=True, jobs=1)),
     "check": (
-        ("check", Q, R, "tests/api-new.run", "-g", "AP:mse<=sys001",
+        ("check", Q, R, NEW_RUN_PATH, "-g", "AP:mse<=sys001",
          "-g", "nDCG@10:georisk@5>=0.4"),
-        lambda: bvtest.check(Q, R, ["tests/api-new.run"],
+        lambda: bvtest.check(Q, R, [NEW_RUN_PATH],
                              gates=["AP:mse<=sys001", "nDCG@10:georisk@5>=0.4"]),
     ),
 }  # fmt: skip
 
 # rankings (RUNS... with --reference and --collection), pool (no
 # --format: TREC qrels), permute (files in --out, nothing on stdout).
-PERM_CLI, PERM_API = "tests/api-perm-cli", "tests/api-perm"
+PERM_CLI, PERM_API = f"{SCRATCH}/perm-cli", f"{SCRATCH}/perm"
 CASES.update(
     {
         "rankings": (
@@ -101,7 +107,7 @@ CASES["compare-pair"] = (
                            measures="AP", bootstrap=50, alphas=[0, 5]),
 )  # fmt: skip
 # sample (files in --out), budget (Experiment 1, small).
-SAMPLE_CLI, SAMPLE_API = "tests/api-sample-cli", "tests/api-sample"
+SAMPLE_CLI, SAMPLE_API = f"{SCRATCH}/sample-cli", f"{SCRATCH}/sample"
 CASES["sample"] = (
     ("sample", "--budget", "5", "--draws", "2", "--out", SAMPLE_CLI, Q, R),
     lambda: bvtest.sample(Q, R, budgets=5, draws=2, output=SAMPLE_API),
@@ -131,7 +137,7 @@ CASES["judges"] = (
 )  # fmt: skip
 WITHOUT_FORMAT = {"scores", "pool", "permute", "sample"}
 
-NEW_RUN = REPO / "tests" / "api-new.run"
+NEW_RUN = REPO / NEW_RUN_PATH
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -140,11 +146,10 @@ def in_repo():
     old = os.getcwd()
     os.chdir(REPO)
     lines = (SAMPLE_RUNS / "sys003").read_text().replace("sys003", "new").splitlines()
+    NEW_RUN.parent.mkdir(parents=True, exist_ok=True)
     NEW_RUN.write_text("\n".join(lines[::2]) + "\n")  # every other document: a worse run
     yield
-    NEW_RUN.unlink()
-    for directory in (PERM_CLI, PERM_API, SAMPLE_CLI, SAMPLE_API):
-        shutil.rmtree(REPO / directory, ignore_errors=True)
+    shutil.rmtree(REPO / SCRATCH, ignore_errors=True)
     os.chdir(old)
 
 

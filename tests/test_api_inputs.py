@@ -324,3 +324,40 @@ def test_numpy_and_categorical_columns_are_read_as_their_values():
     report = bvtest.evaluate(QRELS, {"r": pd.DataFrame(rows)}, measures="AP")
     expected = bvtest.evaluate(QRELS, {"r": frame()}, measures="AP")
     assert json_of(report) == json_of(expected)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def test_a_commands_parameters_are_a_frozen_dataclass_checked_once():
+    import dataclasses
+
+    p = bvtest.params("compare", compare_fields=["var", "mean"], bootstrap=200, ci=0.9)
+    assert type(p).__name__ == "CompareParams" and dataclasses.is_dataclass(p)
+    assert p.compare_fields == ("mean", "var") and p.bootstrap == 200  # the parsed values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.bootstrap = 5  # type: ignore[misc]
+    with pytest.raises(InputError, match=r"invalid bootstrap=1: "):
+        bvtest.params("compare", bootstrap=1)
+    with pytest.raises(InputError, match="missing gates"):
+        bvtest.params("check")
+    with pytest.raises(TypeError, match="colour"):
+        bvtest.params("eval", colour="red")
+    fields = {f.name: f.default for f in dataclasses.fields(bvtest.params("eval"))}
+    assert fields == bvtest.keywords("eval")
+
+
+def test_a_command_builds_from_inputs_and_parameters():
+    from bvtest_cli.commands import COMMANDS
+    from bvtest_cli.io.memory import qrels_input, runs_input
+
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 2}}
+    runs = {"x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
+            "y": [("1", "b", 2.0), ("1", "a", 1.0), ("2", "d", 1.0)]}  # fmt: skip
+    inputs = {"inputs": (qrels_input(qrels), *runs_input(runs))}
+    report = bvtest.Report.of(
+        COMMANDS["eval"].build(inputs, bvtest.params("eval", measures="AP", alphas=[0]))
+    )
+    assert report.to_dict()["measures"]["AP"]["systems"]["y"]["mean"] == 0.25  # (1/2 + 0) / 2
+    with pytest.raises(InputError, match="only with"):
+        COMMANDS["eval"].build(inputs, bvtest.params("eval", bootstrap=100))  # no ci

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from typing import Any
 
 from ..defaults import (
@@ -836,6 +837,29 @@ class Command:
     def __post_init__(self) -> None:
         if self.name in UNSORTED:
             object.__setattr__(self, "options", tuple(o for o in self.options if o != "sort"))
+
+    @cached_property
+    def params(self) -> type:
+        """The frozen dataclass of this command's parameters
+        (:mod:`~bvtest_cli.options.params`), made when first asked for."""
+        from .params import make_params_type
+
+        return make_params_type(self)
+
+    def build(
+        self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
+    ) -> Any:
+        """The command's report from its inputs (paths or data in memory, by
+        Settings name) and its checked parameters; what no single parameter
+        can check is checked here (:func:`validate`). ``given``: the
+        parameters the user set (default: those that differ from their
+        defaults). Notes are the report's (nothing is printed)."""
+        values = {f.name: getattr(params, f.name) for f in fields(params)}
+        if "quiet" in self.options:
+            values["quiet"] = True
+        settings = Settings(**values, **inputs)
+        chosen = params.given() if given is None else given
+        return self.run(validate(settings, self.options, frozenset(inputs) | chosen))
 
 
 #: Options that mean something only beside another choice: option → (that
