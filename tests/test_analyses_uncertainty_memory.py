@@ -16,13 +16,9 @@ import numpy as np
 import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS, run_bvtest
 
+from bvtest_cli.analyses.orderstats import order_statistics, tally_stream
 from bvtest_cli.analyses.paired import CompareSpec, compare_runs
-from bvtest_cli.analyses.uncertainty import (
-    _tally,
-    bootstrap_intervals,
-    bootstrap_replicates,
-    order_statistics,
-)
+from bvtest_cli.analyses.uncertainty import bootstrap_intervals, bootstrap_replicates
 from bvtest_cli.report import registry
 from bvtest_cli.sections.matrix import registry_statistic
 
@@ -118,7 +114,7 @@ def test_order_statistics_on_hard_streams():
         return iter(blocks)
 
     estimate = np.zeros(values.shape[1])
-    tally = _tally(stream, estimate, budget=64)
+    tally = tally_stream(stream, estimate, budget=64)
     finite = np.isfinite(values)
     np.testing.assert_array_equal(tally.count, finite.sum(axis=0))
     cells, ranks, want = [], [], []
