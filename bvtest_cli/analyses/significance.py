@@ -24,6 +24,7 @@ second of start-up), no I/O.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -546,13 +547,11 @@ def grid_bounds(
 
 @dataclass(frozen=True)
 class Resolution:
-    """How :func:`randomization_test` settles the pairs: ``batch`` sign
-    vectors per block of the enumeration and in the first Monte-Carlo round
-    (rounded up to a multiple of FLIP_BLOCK), pairs with at most
-    ``exact_topics`` (0 … 30) non-zero differences enumerated, the
-    ``grids`` of :func:`grid_bounds` tried coarse to fine, and δ, the
-    probability ``error`` the intervals may miss with (default
-    min(levels)/(10⁶ k))."""
+    """How :func:`randomization_test` settles the pairs: ``batch`` sign vectors
+    per block (the first round's rounded up to a multiple of FLIP_BLOCK),
+    enumeration of the pairs with at most ``exact_topics`` (0 … 30) non-zero
+    differences, the ``grids`` of :func:`grid_bounds` (coarse to fine), and
+    δ = ``error``, what the intervals may miss with (default min(levels)/(10⁶ k))."""
 
     batch: int = 4096
     exact_topics: int = 16
@@ -561,11 +560,7 @@ class Resolution:
 
 
 def _checked(
-    d: np.ndarray,
-    levels: tuple[float, ...] | list[float],
-    correction: str,
-    draws: int,
-    how: Resolution,
+    d: np.ndarray, levels: Sequence[float], correction: str, draws: int, how: Resolution
 ) -> tuple[np.ndarray, np.ndarray]:
     """The differences as floats (k, n) and the levels as an array, refusing
     arguments :func:`randomization_test` cannot take."""
@@ -588,10 +583,9 @@ def _checked(
 
 @dataclass(frozen=True)
 class _Sums:
-    """The pairs' differences as the sign-flip sums see them: ``x`` (k, n),
-    the rows of the pairs with a non-finite difference (not ``valid``) made
-    0; S = Σ d_i (``total``); and the ``threshold`` |S| − TIE_TOLERANCE ·
-    Σ|d_i| a flipped sum reaches to count as at least as extreme."""
+    """The differences as the sign-flip sums see them: ``x`` (k, n), 0 on the
+    pairs not ``valid`` (a non-finite difference); S = Σ d_i (``total``); the
+    ``threshold`` |S| − TIE_TOLERANCE · Σ|d_i| a flipped sum reaches to count."""
 
     x: np.ndarray
     valid: np.ndarray
@@ -633,12 +627,10 @@ class _Narrowing:
     event of probability ≤ 2kδ every exact p lies in its interval, so then
     every resolved pair's decision is the one the exact test would give.
 
-    After each step the correction's rejection sets with every p at its
-    lower end and with every p at its upper end are computed (adjusted
-    p-values are non-decreasing in every p, so any p-values inside the
-    intervals reject a set between the two), and so is each pair's own
-    decision p ≤ α; a pair on which the two ends agree, corrected and
-    uncorrected, at every level is *resolved* and leaves ``open_``.
+    After each step the rejection sets with every p at its lower end and with
+    every p at its upper end are computed (adjusted p-values are
+    non-decreasing in every p), and each pair's own p ≤ α; a pair whose two
+    ends agree, corrected and uncorrected, at every level leaves ``open_``.
     """
 
     lo: np.ndarray
@@ -675,15 +667,6 @@ class _Narrowing:
         lo[rows] = np.minimum(lo[rows], hi[rows])
 
 
-def _round_ends(first: int, blocks_max: int) -> list[int]:
-    """The Monte-Carlo rounds' cumulative blocks: first, 2·first, 4·first, …
-    (each round draws as many as all before) up to blocks_max."""
-    ends = [min(first, blocks_max)]
-    while ends[-1] < blocks_max:
-        ends.append(min(2 * ends[-1], blocks_max))
-    return ends
-
-
 def _grid_steps(
     state: _Narrowing, sums: _Sums, grids: tuple[int, ...], most: int, per_look: float
 ) -> None:
@@ -707,21 +690,18 @@ def _grid_steps(
 
 
 def _monte_carlo(
-    state: _Narrowing,
-    sums: _Sums,
-    seed: int,
-    first: int,
-    blocks_max: int,
-    grids: tuple[int, ...],
+    state: _Narrowing, sums: _Sums, seed: int, first: int, blocks_max: int, grids: tuple[int, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Sign vectors drawn in rounds (:func:`_round_ends`), the same vectors
-    for every pair still open, until every pair is resolved or has drawn
-    blocks_max blocks. After round t a pair has Clopper–Pearson bounds L_t,
+    """Sign vectors drawn in rounds, each as many as all before, the same
+    vectors for every pair still open, until every pair is resolved or has
+    drawn blocks_max blocks. After round t a pair has Clopper–Pearson bounds L_t,
     U_t from its h hits in B draws, each missing p with probability ≤ δ/T
     (T rounds at most); after the first, the grids' bounds
     (:func:`_grid_steps`). Returns per pair its hits and its draws."""
     k, n = sums.x.shape
-    ends = _round_ends(first, blocks_max)
+    ends = [min(first, blocks_max)]  # cumulative blocks first, 2·first, 4·first, …
+    while ends[-1] < blocks_max:
+        ends.append(min(2 * ends[-1], blocks_max))
     per_look = state.delta / len(ends)
     hits = np.zeros(k, dtype=np.int64)
     resamples = np.zeros(k, dtype=np.int64)
@@ -743,21 +723,16 @@ def _monte_carlo(
 
 
 def _reported_p(
-    sums: _Sums,
-    state: _Narrowing,
-    exact: np.ndarray,
-    estimate: np.ndarray,
-    resolved: np.ndarray,
-    seed: int,
-    draws: int,
-) -> np.ndarray:
+    sums: _Sums, state: _Narrowing, exact: np.ndarray, estimate: np.ndarray, seed: int, draws: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The p a pair reports: the exact p where enumerated, else (1 + h)/(1 +
     ``draws``), h of its first ``draws`` sign vectors reaching |S| (what a
     randomization test with ``draws`` permutations reports [Smucker07], never
     0), moved into [lo, hi] where it falls outside, so that p_adj = adjust(p)
     ≤ α is the interval's decision for every resolved pair; an unresolved
-    pair reports hi, the conservative end."""
+    pair reports hi, the conservative end. Returns (p, whether each pair is resolved)."""
     lo, hi = state.lo, state.hi
+    resolved = state.settled()
     p = np.where(exact, estimate, np.nan)
     drawn = np.flatnonzero(sums.valid & ~exact)
     if drawn.size:
@@ -768,7 +743,7 @@ def _reported_p(
         # an unresolved pair keeps the conservative end: its decision is the one at p_upper
         estimated = np.clip((1 + own) / (1 + draws), lo[drawn], hi[drawn])
         p[drawn] = np.where(resolved[drawn], estimated, hi[drawn])
-    return p
+    return p, resolved
 
 
 def randomization_test(
@@ -790,18 +765,13 @@ def randomization_test(
     P(p ≤ α) ≤ α for every α. Sums within TIE_TOLERANCE · Σ|d_i| of the
     observed one count as reaching it, so that ties in floating point count.
 
-    A pair with at most ``exact_topics`` non-zero differences (flipping a
-    zero changes nothing) is enumerated, 2^(m−1) vectors (a vector and its
-    negation give the same |sum|). The other pairs get an interval [lo, hi]
-    that holds p (:class:`_Narrowing`): deterministic bounds first
-    (:func:`_hoeffding_bound`, :func:`chernoff_bound`), then Monte-Carlo
-    rounds up to ``max_resamples`` sign vectors (default
-    :func:`default_max_resamples`) and the grids' bounds
-    (:func:`_monte_carlo`), narrowed only until each pair's decisions are
-    settled; [lo, hi] is ``p_lower``, ``p_upper``, and the reported p is the
-    pair's estimate from its first ``draws`` vectors (:func:`_reported_p`).
-    ``resolution`` (:class:`Resolution`) sets the blocks, the enumeration,
-    the grids and δ.
+    A pair with few non-zero differences is enumerated (:class:`Resolution`).
+    The others get an interval [lo, hi] = [``p_lower``, ``p_upper``] that
+    holds p (:class:`_Narrowing`), narrowed by deterministic bounds
+    (:func:`_hoeffding_bound`) and up to ``max_resamples`` sign vectors
+    (default :func:`default_max_resamples`; :func:`_monte_carlo`) only until
+    each pair's decisions are settled; the reported p is the pair's estimate
+    from its first ``draws`` vectors (:func:`_reported_p`).
 
     Pair j's flips are the first B of one stream: block b of FLIP_BLOCK
     vectors is drawn from ``SeedSequence(seed, spawn_key=(SIGN_FLIPS, b))``,
@@ -809,7 +779,6 @@ def randomization_test(
     """
     how = Resolution() if resolution is None else resolution
     d, alpha = _checked(d, levels, correction, draws, how)
-    k = d.shape[0]
     sums = _Sums.of(d)
     valid = sums.valid
     kv = int(valid.sum())
@@ -819,22 +788,19 @@ def randomization_test(
     blocks_max = max(1, -(-int(max_resamples) // FLIP_BLOCK))
     first = max(1, -(-int(how.batch) // FLIP_BLOCK))
     bound = _hoeffding_bound(sums)
-    certain = np.minimum(bound, chernoff_bound(sums.x, sums.threshold))  # the smallest met
-
-    exact = valid & ((sums.x != 0).sum(axis=1) <= how.exact_topics)
-    estimate = np.full(k, np.nan)
-    estimate[exact] = _exact_p(
-        sums.x[exact], sums.total[exact], sums.threshold[exact], int(how.batch)
-    )
+    x, total, threshold = sums.x, sums.total, sums.threshold
+    certain = np.minimum(bound, chernoff_bound(x, threshold))  # the smallest upper bound met
+    exact = valid & ((x != 0).sum(axis=1) <= how.exact_topics)
+    estimate = np.full(len(d), np.nan)
+    estimate[exact] = _exact_p(x[exact], total[exact], threshold[exact], int(how.batch))
     lo = np.where(exact, estimate, 0.0)
     hi = np.where(exact, estimate, np.minimum(1.0, delta + certain))
     lo[~valid] = hi[~valid] = np.nan
-    state = _Narrowing(lo, hi, np.ones(k), certain, valid & ~exact, delta, correction, alpha)
+    state = _Narrowing(lo, hi, np.ones(len(d)), certain, valid & ~exact, delta, correction, alpha)
     hits, resamples = _monte_carlo(state, sums, seed, first, blocks_max, how.grids)
     mc = valid & ~exact & (resamples > 0)
     estimate[mc] = hits[mc] / resamples[mc]
-    resolved = state.settled()
-    p = _reported_p(sums, state, exact, estimate, resolved, seed, draws)
+    p, resolved = _reported_p(sums, state, exact, estimate, seed, draws)
     p_adjusted = adjust(p, correction)
     return RandomizationTest(
         p=p, p_lower=lo, p_upper=hi, estimate=estimate,
