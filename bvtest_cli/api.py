@@ -238,7 +238,7 @@ def keywords(command: str) -> dict[str, Any]:
 
 def _keyword_options(command: str) -> dict[str, Any]:
     from .commands import COMMANDS
-    from .options.params import keyword_options
+    from .options import keyword_options
 
     return keyword_options(COMMANDS[command])
 

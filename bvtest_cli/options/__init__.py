@@ -33,8 +33,8 @@ from .declarations import (  # noqa: F401 (Option is the table's type, re-export
 )
 from .declarations import arg as _arg
 from .declarations import count as _count
-from .declarations import level as _level
 from .declarations import opt as _opt
+from .design_options import DESIGN_OPTIONS
 from .kinds import Choice, Integer, IntRange
 from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     BUDGET_METHODS,
@@ -70,63 +70,6 @@ _MEASURE_HELP = (
     f"(map, ndcg_cut.10, P.10); repeatable or comma-separated [default: "
     f"{','.join(DEFAULT_MEASURES)}; with --scores: every measure in the file]."
 )
-
-
-#: Test-collection design (`design`): reliability and topic-set sizes.
-DESIGN_OPTIONS: tuple[Option, ...] = (
-    _opt(
-        "drop", "--drop", type=Real(0.0, 1.0, max_open=True),
-        show_default=True, metavar="F",
-        help="Leave out the systems whose mean is below the F quantile of the system "
-        "means first (the worst fraction F; systems tied at the cut stay).",
-    ),
-    _opt(
-        "topic_counts", "--topic-counts", metavar="N[,N...]",
-        callback=parsed_by(parse_positive_list),
-        help="Numbers of topics of the D-study [default: n, 2n and 4n, n the topics "
-        "of the scores].",
-    ),
-    _level("reliability", "--reliability", "R",
-           "The Eρ² and Φ a collection should reach: the fewest topics that do."),
-    _level("significance", "--significance", "A",
-           "Significance level α of a statistical test (two-sided)."),
-    _level("beta", "--beta", "B",
-           "Type II error rate β of the topic-set-size designs (power 1 − β)."),
-    _opt(
-        "min_diffs", "--min-diff", show_default=True,
-        metavar="D[,D...]", callback=parsed_by(parse_positive_floats),
-        help="Smallest difference in mean score the t-test should detect (and the "
-        "smallest range of means the ANOVA should), in the measure's units.",
-    ),
-    _opt(
-        "ci_widths", "--ci-width", show_default=True,
-        metavar="W[,W...]", callback=parsed_by(parse_positive_floats),
-        help="Widest confidence interval (at level 1 − --significance) of a difference "
-        "in mean score the collection should give.",
-    ),
-    _opt(
-        "systems", "--systems", type=IntRange(2), metavar="M",
-        help="Systems compared by the ANOVA design [default: the systems analysed].",
-    ),
-    _opt(
-        "variance", "--variance", type=Choice(["residual", "pairwise95", "within"]),
-        show_default=True,
-        help="The variance the t-test and CI designs start from: residual (twice the "
-        "ANOVA residual mean square), pairwise95 (95th percentile of the paired-"
-        "difference variances) or within (the one-way within-system variance, which the "
-        "ANOVA design always uses).",
-    ),
-    _opt(
-        "budget_report", "--budget-report", metavar="FILE",
-        help="A `bvtest budget -f json` report: predict each of its cells' RMSE at other "
-        "numbers of topics and spend --total judgments where it is least.",
-    ),
-    _opt(
-        "totals", "--total", metavar="T[,T...]", callback=parsed_by(parse_positive_list),
-        help="Total judgments to allocate (with --budget-report) [default: n·N for each "
-        "budget N of the report, n its topics].",
-    ),
-)  # fmt: skip
 
 
 #: Every option of every command, declared once, by concept; a command names
@@ -844,7 +787,7 @@ class Command:
         (:mod:`~bvtest_cli.options.params`), made when first asked for."""
         from .params import make_params_type
 
-        return make_params_type(self)
+        return make_params_type(self.name, keyword_options(self))
 
     def build(
         self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
@@ -860,6 +803,22 @@ class Command:
         settings = Settings(**values, **inputs)
         chosen = params.given() if given is None else given
         return self.run(validate(settings, self.options, frozenset(inputs) | chosen))
+
+
+#: Settings attributes that are a command's inputs (the API's arguments) or
+#: the rendering of its report (``Report.render``), not its parameters.
+INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs", "runs")
+RENDER_ATTRS = ("fmt", "digits", "quiet")
+
+
+def keyword_options(command: Command) -> dict[str, Option]:
+    """The options of ``command`` that are its parameters, with the
+    command's own changes to them, in help order."""
+    return {
+        name: OPTIONS[name].changed(**command.overrides.get(name, {}))
+        for name in command.options
+        if name not in INPUT_ATTRS + RENDER_ATTRS
+    }
 
 
 #: Options that mean something only beside another choice: option → (that

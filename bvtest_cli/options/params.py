@@ -24,23 +24,6 @@ from typing import Any
 
 from ..errors import InputError
 
-#: Settings attributes that are a command's inputs (the API's arguments) or
-#: the rendering of its report (``Report.render``), not its parameters.
-INPUT_ATTRS = ("inputs", "scores", "qrels", "pool", "new_runs", "runs")
-RENDER_ATTRS = ("fmt", "digits", "quiet")
-
-
-def keyword_options(command: Any) -> dict[str, Any]:
-    """The options of ``command`` that are its parameters, with the
-    command's own changes to them, in help order."""
-    from . import OPTIONS
-
-    return {
-        name: OPTIONS[name].changed(**command.overrides.get(name, {}))
-        for name in command.options
-        if name not in INPUT_ATTRS + RENDER_ATTRS
-    }
-
 
 def params_type(command: Any) -> type:
     """The frozen dataclass of ``command``'s parameters (``EvalParams``, …),
@@ -48,8 +31,9 @@ def params_type(command: Any) -> type:
     return command.params
 
 
-def make_params_type(command: Any) -> type:
-    options = keyword_options(command)
+def make_params_type(command: str, options: Mapping[str, Any]) -> type:
+    """The dataclass of ``command`` whose fields are ``options`` (attribute →
+    Option, the command's own changes made)."""
 
     def __post_init__(self: Any) -> None:
         for f in fields(self):
@@ -74,12 +58,12 @@ def make_params_type(command: Any) -> type:
         (attr, Any, field(default=option.default(), metadata={"option": option}))
         for attr, option in options.items()
     ]
-    title = "".join(part.title() for part in command.name.split("-")) + "Params"
+    title = "".join(part.title() for part in command.split("-")) + "Params"
     made = make_dataclass(
         title, spec, frozen=True, namespace={"__post_init__": __post_init__, "given": given}
     )
     made.__module__ = __name__
-    made.__doc__ = f"The parameters of ``bvtest {command.name}`` (its options as keywords)."
+    made.__doc__ = f"The parameters of ``bvtest {command}`` (its options as keywords)."
     return made
 
 
