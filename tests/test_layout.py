@@ -303,6 +303,21 @@ def test_no_command_imports_another_commands_home():
     assert not found, found
 
 
+def test_a_field_names_its_compute_function():
+    """Every per-system field's compute is a named module-level function of
+    the registry (``compute=mse``), never a string looked up with getattr."""
+    import inspect
+
+    from bvtest_cli.report import registry
+
+    for f in registry.SYSTEM_FIELDS:
+        if f.compute is None:
+            continue
+        assert f.compute.__name__ in (f.name, f"_{f.name}"), (f.name, f.compute)
+        assert inspect.getmodule(f.compute) is registry, f.name
+    assert "getattr(inputs" not in (PACKAGE / "report" / "registry.py").read_text()
+
+
 def test_every_subpackage_says_what_it_holds_and_may_import():
     for init in PACKAGE.glob("*/__init__.py"):
         doc = ast.get_docstring(ast.parse(init.read_text()))

@@ -120,14 +120,25 @@ def _run(name: Any, run: Any) -> InMemory:
             raise InputError("is a directory, expected a run file", path)
         return InMemory(path, lambda: read_bytes(path), name=name)
     label = f"<run {name}>"
-    if is_frame(run):
+    if is_frame(run) or isinstance(run, Mapping):
         rows: Any = run
-    else:  # a dict or records, gathered once (an iterator is read once)
-        rows = list(_nested(run, "run", label) if isinstance(run, Mapping) else
-                    _records(run, ("query_id", "doc_id", "score"), label))  # fmt: skip
+        if isinstance(run, Mapping):
+            bad = next((t for t, docs in run.items() if not isinstance(docs, Mapping)), None)
+            if bad is not None:  # the structure now, where the run is given
+                next(iter(_nested({bad: run[bad]}, "run", label)))
+    elif isinstance(run, (str, bytes)) or not isinstance(run, Iterable):
+        raise InputError(
+            f"expected records (query_id, doc_id, score), got {type(run).__name__}", label
+        )
+    else:
+        rows = list(run)  # an iterator is read once; its records are read where evaluated
 
     def columns() -> Any:
-        return frame_columns(rows, label) if is_frame(rows) else rows_columns(rows)
+        if is_frame(rows):
+            return frame_columns(rows, label)
+        if isinstance(rows, Mapping):
+            return nested_columns(rows)
+        return record_columns(rows, label)
 
     def lines() -> Iterator[str]:
         for i, t, d, score in _checked_rows(rows, "run", "score", label):
@@ -207,17 +218,44 @@ def frame_columns(frame: Any, label: str) -> Any:
     )  # fmt: skip
 
 
+def nested_columns(run: Mapping[Any, Mapping[Any, Any]]) -> Any:
+    """``{topic: {docno: score}}`` as columns without text, or None."""
+    sizes = [len(docs) for docs in run.values()]
+    if not sizes or not all(sizes):
+        return None
+    topics = np.repeat(np.array(list(run), dtype=object), sizes)
+    docnos = [d for docs in run.values() for d in docs]
+    values = [v for docs in run.values() for v in docs.values()]
+    return _typed_columns(topics, docnos, values)
+
+
+def record_columns(items: list[Any], label: str) -> Any:
+    """Records (named tuples of one type, e.g. ``ScoredDoc``, or plain
+    tuples) as columns without text, or None. A field at a time: one C loop
+    each, no tuple per row."""
+    fields = ("query_id", "doc_id", "score")
+    first = type(items[0]) if items else tuple
+    if items and all(hasattr(first, f) for f in fields) and set(map(type, items)) == {first}:
+        topics, docnos, values = (list(map(operator.attrgetter(f), items)) for f in fields)
+        return _typed_columns(np.array(topics, dtype=object), docnos, values)
+    return rows_columns(list(_records(items, fields, label)))
+
+
 def rows_columns(rows: list[tuple[Any, Any, Any]]) -> Any:
     """(topic, docno, score) records as columns without text, or None."""
     if not rows:
         return None
     topics, docnos, values = (list(c) for c in zip(*rows, strict=True))
+    return _typed_columns(np.array(topics, dtype=object), docnos, values)
+
+
+def _typed_columns(topics: np.ndarray, docnos: list[Any], values: list[Any]) -> Any:
     kinds = set(map(type, values))
     if not all(issubclass(k, (float, int, np.floating, np.integer)) for k in kinds) or any(
         issubclass(k, (bool, np.bool_)) for k in kinds
     ):
         return None  # a string, a bool, None: the text's rules decide
-    return columns_of(np.array(topics, dtype=object), docnos, np.array(values, dtype=np.float64))
+    return columns_of(topics, docnos, np.array(values, dtype=np.float64))
 
 
 def columns_of(topic_ids: np.ndarray, docnos: list[Any], score: np.ndarray) -> Any:
