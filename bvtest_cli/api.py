@@ -217,7 +217,7 @@ def run(
     given = {"qrels": qrels, "runs": runs, "scores": scores, "pool": pool, "new_runs": new_runs}
     try:
         inputs, notes = _inputs(command, given)
-        params, chosen, _ = _parts(command, inputs, options)  # checked before any work
+        params, chosen = _params(command, options)  # checked before any work
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
             report = Report.of(COMMANDS[command].build(inputs, params, chosen))
@@ -263,36 +263,32 @@ def settings_for(command: str, inputs: Mapping[str, Any], options: Mapping[str, 
     """The Settings of ``command`` from keywords: its parameters (each
     checked by its option's kind and parser, the CLI's own declarations:
     :attr:`~bvtest_cli.options.Command.params`), then what no single option
-    can check (:func:`~bvtest_cli.options.validate`)."""
-    return _parts(command, inputs, options)[2]
-
-
-def _parts(
-    command: str, inputs: Mapping[str, Any], options: Mapping[str, Any]
-) -> tuple[Any, frozenset[str], Any]:
+    can check (:meth:`~bvtest_cli.options.Command.settings`)."""
     from .commands import COMMANDS
-    from .options import Settings, validate
 
-    cmd = COMMANDS[command]
+    params, given = _params(command, options)
+    return COMMANDS[command].settings(inputs, params, given)
+
+
+def _params(command: str, options: Mapping[str, Any]) -> tuple[Any, frozenset[str]]:
+    """``command``'s parameters from keywords, and the keywords given."""
+    from .commands import COMMANDS
+
+    check_keywords(command, options)
+    keywords = {_KEYWORDS.get(k, k): v for k, v in options.items() if v is not None}
+    return COMMANDS[command].params(**keywords), frozenset(keywords)
+
+
+def check_keywords(command: str, options: Mapping[str, Any], function: str = "") -> None:
+    """An unknown keyword is a TypeError naming the valid ones."""
     declared = _keyword_options(command)
-    keywords = {}
-    for keyword, value in options.items():
-        attr = _KEYWORDS.get(keyword, keyword)
-        if attr not in declared:
-            hint = "; use report.render(fmt, digits)" if attr in ("fmt", "digits") else ""
-            raise TypeError(
-                f"{command}() got an unexpected keyword {keyword!r}{hint} "
-                f"(keywords: {', '.join(sorted(declared))})"
-            )
-        if value is not None:
-            keywords[attr] = value
-    params = cmd.params(**keywords)
-    given = frozenset(keywords)
-    values = {name: getattr(params, name) for name in declared}
-    if "quiet" in cmd.options:
-        values["quiet"] = True  # notes are in report.notes
-    settings = validate(Settings(**values, **inputs), cmd.options, frozenset(inputs) | given)
-    return params, given, settings
+    unknown = [k for k in options if _KEYWORDS.get(k, k) not in declared]
+    if unknown:
+        hint = "; use report.render(fmt, digits)" if unknown[0] in ("fmt", "digits") else ""
+        raise TypeError(
+            f"{function or command}() got an unexpected keyword {unknown[0]!r}{hint} "
+            f"(keywords: {', '.join(sorted(declared))})"
+        )
 
 
 def _inputs(command: str, given: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -615,18 +611,12 @@ def _signed(command: str) -> Callable[[Callable[..., Report]], Callable[..., Rep
             if p.kind is not inspect.Parameter.VAR_KEYWORD
         ]  # fmt: skip
         sig = signature_of(command, tuple(own))
-        known = {p.name for p in sig.parameters.values()} | set(_keyword_options(command))
+        inputs = {p.name for p in own}
 
         @functools.wraps(f)
         def call(*args: Any, **kwargs: Any) -> Report:
-            unknown = [k for k in kwargs if k not in known and k not in _KEYWORDS]
-            if unknown:
-                keywords = sorted(_keyword_options(command))
-                hint = "; use report.render(fmt, digits)" if unknown[0] in ("fmt", "digits") else ""
-                raise TypeError(
-                    f"{f.__name__}() got an unexpected keyword {unknown[0]!r}{hint} "
-                    f"(keywords: {', '.join(keywords)})"
-                )
+            keywords = {k: v for k, v in kwargs.items() if k not in inputs}
+            check_keywords(command, keywords, f.__name__)  # before anything is read
             return f(*args, **kwargs)
 
         call.__signature__ = sig  # type: ignore[attr-defined]

@@ -789,20 +789,26 @@ class Command:
 
         return make_params_type(self.name, keyword_options(self))
 
-    def build(
+    def settings(
         self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
-    ) -> Any:
-        """The command's report from its inputs (paths or data in memory, by
-        Settings name) and its checked parameters; what no single parameter
-        can check is checked here (:func:`validate`). ``given``: the
-        parameters the user set (default: those that differ from their
-        defaults). Notes are the report's (nothing is printed)."""
+    ) -> Settings:
+        """The Settings of a run on ``inputs`` (paths or data in memory, by
+        Settings name) with checked ``params``; what no single parameter can
+        check is checked here (:func:`validate`). ``given``: the parameters
+        the user set (default: those that differ from their defaults). Quiet:
+        notes are the report's, nothing is printed."""
         values = {f.name: getattr(params, f.name) for f in fields(params)}
         if "quiet" in self.options:
             values["quiet"] = True
         settings = Settings(**values, **inputs)
         chosen = params.given() if given is None else given
-        return self.run(validate(settings, self.options, frozenset(inputs) | chosen))
+        return validate(settings, self.options, frozenset(inputs) | chosen)
+
+    def build(
+        self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
+    ) -> Any:
+        """The command's report from its inputs and checked parameters."""
+        return self.run(self.settings(inputs, params, given))
 
 
 #: Settings attributes that are a command's inputs (the API's arguments) or
