@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import inspect
+import math
 import os
 import subprocess
 import sys
@@ -361,3 +362,25 @@ def test_a_command_builds_from_inputs_and_parameters():
     assert report.to_dict()["measures"]["AP"]["systems"]["y"]["mean"] == 0.25  # (1/2 + 0) / 2
     with pytest.raises(InputError, match="only with"):
         COMMANDS["eval"].build(inputs, bvtest.params("eval", bootstrap=100))  # no ci
+
+
+def test_tied_scores_in_a_frame_break_as_in_a_file():
+    """Equal scores are ranked by docno, descending, as trec_eval ranks a
+    file's: the frame, the dict and the file of the same rows agree."""
+    rows = [("1", "a", 1.0), ("1", "b", 1.0), ("1", "c", 1.0), ("2", "d", 0.5), ("2", "e", 0.5)]
+    qrels = {"1": {"a": 1, "c": 0}, "2": {"d": 1}}
+    as_frame = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    as_dict = {"1": {"a": 1.0, "b": 1.0, "c": 1.0}, "2": {"d": 0.5, "e": 0.5}}
+    doc = json_of(bvtest.evaluate(qrels, {"r": as_frame}, measures="AP"))
+    assert doc == json_of(bvtest.evaluate(qrels, {"r": as_dict}, measures="AP"))
+    # hand values: topic 1 ranks c, b, a (AP 1/3), topic 2 ranks e, d (AP 1/2)
+    mean = bvtest.evaluate(qrels, {"r": as_frame}, measures="AP").measures["AP"].systems["r"].mean
+    assert math.isclose(mean, (1 / 3 + 1 / 2) / 2, rel_tol=1e-12)
+
+
+def test_pairs_from_python_as_a_list_of_tuples():
+    report = bvtest.compare(str(SAMPLE_QRELS), str(SAMPLE_RUNS), measures="AP",
+                            pair=[("sys001", "sys002"), ("sys001", "sys003")])  # fmt: skip
+    assert {(p.a, p.b) for p in report.pairs} == {("sys001", "sys002"), ("sys001", "sys003")}
+    with pytest.raises(InputError, match="expected 2 values"):
+        bvtest.compare(str(SAMPLE_QRELS), str(SAMPLE_RUNS), pair=[("sys001",)])
