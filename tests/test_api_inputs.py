@@ -384,3 +384,12 @@ def test_pairs_from_python_as_a_list_of_tuples():
     assert {(p.a, p.b) for p in report.pairs} == {("sys001", "sys002"), ("sys001", "sys003")}
     with pytest.raises(InputError, match="expected 2 values"):
         bvtest.compare(str(SAMPLE_QRELS), str(SAMPLE_RUNS), pair=[("sys001",)])
+
+
+def test_the_parameters_modules_examples_run():
+    import doctest
+
+    from bvtest_cli.options import params
+
+    result = doctest.testmod(params, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

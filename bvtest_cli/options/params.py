@@ -5,7 +5,7 @@ the option's kind and parser; an error names the parameter. The API builds
 these from keywords; ``Command.build`` runs the command on them.
 
     >>> from bvtest_cli.commands import COMMANDS
-    >>> EvalParams = params_type(COMMANDS["eval"])
+    >>> EvalParams = COMMANDS["eval"].params
     >>> EvalParams(alphas=[0, 5], bootstrap=200).alphas
     ('0', '5')
     >>> EvalParams(bootstrap=1)
@@ -23,12 +23,6 @@ from dataclasses import field, fields, make_dataclass
 from typing import Any
 
 from ..errors import InputError
-
-
-def params_type(command: Any) -> type:
-    """The frozen dataclass of ``command``'s parameters (``EvalParams``, …),
-    made once per command (:attr:`Command.params`)."""
-    return command.params
 
 
 def make_params_type(command: str, options: Mapping[str, Any]) -> type:
@@ -65,8 +59,3 @@ def make_params_type(command: str, options: Mapping[str, Any]) -> type:
     made.__module__ = __name__
     made.__doc__ = f"The parameters of ``bvtest {command}`` (its options as keywords)."
     return made
-
-
-def params_of(command: Any, keywords: Mapping[str, Any]) -> Any:
-    """``command``'s parameters from keywords (None: the default)."""
-    return params_type(command)(**{k: v for k, v in keywords.items() if v is not None})
