@@ -673,30 +673,33 @@ def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
 def _budget_charts(report: Report) -> list[str]:
     """budget: |b|, σ and RMSE per method and budget, a chart per topic-set
     size, the reference σ as a line and the least-RMSE cell marked."""
-    keys = report.body.keys()
-    if "cells" not in keys or "reference" not in keys:
+    body = report.body
+    if registry.BUDGET_CELLS not in body or registry.BUDGET_REFERENCE not in body:
         return []
-    cells, reference = report.body.get("cells"), report.body.get("reference")
+    cells, reference = body.get(registry.BUDGET_CELLS), body.get(registry.BUDGET_REFERENCE)
     assert isinstance(cells, Records) and isinstance(reference, Records)
+    scale_of, sigma = registry.BUDGET_SCALE.name, registry.RANK_SIGMA.name
     rows = [cells.as_json(c) for c in cells.items]
-    refs = {r["topics_scale"]: r for r in map(reference.as_json, reference.items)}
+    refs = {r[scale_of]: r for r in map(reference.as_json, reference.items)}
     charts = []
-    for scale in dict.fromkeys(r["topics_scale"] for r in rows):
-        part = [r for r in rows if r["topics_scale"] == scale]
-        groups = [(label, [_finite(r[k]) for r in part])
-                  for label, k in (("|b|", "bias"), ("σ", "sigma"), ("RMSE", "rmse"))]  # fmt: skip
+    for scale in dict.fromkeys(r[scale_of] for r in rows):
+        part = [r for r in rows if r[scale_of] == scale]
+        groups = [(label, [_finite(r[f.name]) for r in part])
+                  for label, f in (("|b|", registry.RANK_BIAS), ("σ", registry.RANK_SIGMA),
+                                   ("RMSE", registry.RANK_RMSE))]  # fmt: skip
         rmse = np.array(groups[2][1])
         best = int(np.nanargmin(rmse)) if np.isfinite(rmse).any() else None
         ref = refs.get(scale)
         line = None
         if ref is not None:
-            line = svg.Reference(f"reference σ {fmt(ref['sigma'], 3)}", _finite(ref["sigma"]))
+            line = svg.Reference(f"reference σ {fmt(ref[sigma], 3)}", _finite(ref[sigma]))
         caption = (f"|b|, σ and RMSE per method and budget, topic-set size {scale}·n "
                    "(★ least RMSE; dashed: σ of the full qrels)")  # fmt: skip
-        charts.append(svg.bars([str(r["method"]) for r in part], groups,
+        charts.append(svg.bars([str(r[registry.BUDGET_METHOD.name]) for r in part], groups,
                                "distance 1 − τ from the true ranking (lower is better)", caption,
                                best=best, reference=line,
-                               supergroups=[f"budget {r['budget']}" for r in part]))  # fmt: skip
+                               supergroups=[f"budget {r[registry.BUDGET_BUDGET.name]}"
+                                            for r in part]))  # fmt: skip
     return ['<div class="charts">\n' + "\n".join(charts) + "\n</div>"] if charts else []
 
 
@@ -771,14 +774,15 @@ def _notes(report: Report) -> list[str]:
 
 def _banner(report: Report) -> list[str]:
     """check: whether every gate held."""
-    keys = report.body.keys()
-    if "passed" not in keys or "verdicts" not in keys:
+    body = report.body
+    if registry.CHECK_PASSED not in body or registry.CHECK_VERDICTS not in body:
         return []
-    passed = bool(plain(report.body.get("passed")))
-    verdicts = report.body.get("verdicts")
+    passed = bool(plain(body.get(registry.CHECK_PASSED)))
+    verdicts = body.get(registry.CHECK_VERDICTS)
     failed = 0
     if isinstance(verdicts, Records):
-        failed = sum(1 for v in verdicts.items if verdicts.as_json(v).get("passed") is False)
+        failed = sum(1 for v in verdicts.items
+                     if verdicts.as_json(v).get(registry.CHECK_PASSED) is False)  # fmt: skip
     if passed:
         return ['<p class="banner pass">PASS — every gate holds</p>']
     return [f'<p class="banner fail">FAIL — {failed or "a"} gate(s) failed</p>']
@@ -792,9 +796,8 @@ def _summary(block: Section, digits: int) -> list[str]:
     """A measure's headline: the tradeoff, the least-MSE run, the Pareto set
     (rankings: the least-RMSE collection, overall and per reference row)."""
     lines = []
-    keys = block.keys()
-    if "tradeoff" in keys and isinstance(block.get("tradeoff"), Section):
-        tr = leaves_of(block.get("tradeoff"))
+    if registry.TRADEOFF in block and isinstance(block.get(registry.TRADEOFF), Section):
+        tr = leaves_of(block.get(registry.TRADEOFF))
         if registry.PEARSON.name in tr:
             r, p = tr[registry.PEARSON.name], tr.get(registry.PEARSON_P.name)
             text = f"Bias²–Var tradeoff across runs: Pearson r = {_text(r, digits)}"
@@ -818,7 +821,8 @@ def _summary(block: Section, digits: int) -> list[str]:
         if registry.BIAS2 in t.fields and registry.VAR in t.fields:
             front = [r for r, on in zip(t.rows, _front(t), strict=True) if on]
             lines.append(f"Pareto set of (Bias², Var): {_names(front)}")
-    if "matrix" in keys and isinstance(matrix := block.get("matrix"), Section):
+    matrix = block.get(registry.RANK_MATRIX) if registry.RANK_MATRIX in block else None
+    if isinstance(matrix, Section):
         rmse = next((v for k, v in matrix.items if str(k) == registry.PAIR_RMSE.name), None)
         if isinstance(rmse, Section):
             for g, row in rmse.items:

@@ -321,6 +321,11 @@ SPEARMAN_P = Field(
     "spearman_p", "two-sided p-value of spearman", "Zhang22 §5.3", short="p", probability=True
 )
 TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
+# The key of a block's section of the TRADEOFF_FIELDS. Section and record names
+# are plain strings, not Fields: a Field as a key would be a quantity of the
+# page's glossary. Declared here so the builder and the renderers that look
+# the section up spell it once.
+TRADEOFF = "tradeoff"
 
 # --------------------------------------------------------------------------- views
 
@@ -487,6 +492,8 @@ RANKING_TABLE_FIELDS: tuple[Field, ...] = (
     RANK_BIAS, RANK_SE_BIAS, RANK_SIGMA, RANK_SE_SIGMA, RANK_RMSE, RANK_SE_RMSE,
 )  # fmt: skip
 PAIR_FIELDS: tuple[Field, ...] = (PAIR_BIAS, PAIR_RMSE, PAIR_B2, PAIR_SE_BIAS, PAIR_SE_RMSE)
+# The key of rankings' section of the PAIR_FIELDS panels (Table 3)
+RANK_MATRIX = "matrix"
 BUDGET_CELL_FIELDS: tuple[Field, ...] = (
     BUDGET_BUDGET, BUDGET_SCALE, BUDGET_METHOD, RANK_BIAS, RANK_SIGMA, RANK_RMSE,
     RANK_SE_BIAS, RANK_SE_SIGMA, RANK_SE_RMSE, BUDGET_ASSESSMENTS,
@@ -494,6 +501,15 @@ BUDGET_CELL_FIELDS: tuple[Field, ...] = (
 BUDGET_REFERENCE_FIELDS: tuple[Field, ...] = (
     BUDGET_SCALE, RANK_SIGMA, RANK_SE_SIGMA, BUDGET_ASSESSMENTS,
 )  # fmt: skip
+# The keys of budget's records: the cells (BUDGET_CELL_FIELDS) and the rows of
+# the full qrels (BUDGET_REFERENCE_FIELDS)
+BUDGET_CELLS = "cells"
+BUDGET_REFERENCE = "reference"
+
+# `bvtest check`: the keys of its report, the verdicts (records) and whether
+# every gate held; CHECK_PASSED is also the key of each verdict's own outcome.
+CHECK_VERDICTS = "verdicts"
+CHECK_PASSED = "passed"
 # ======================================================================================
 
 

@@ -221,7 +221,7 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
         *counts,
         (registry.C, a.c),
         ("systems", table),
-        ("tradeoff", tradeoff_section(t, tradeoff_intervals)),
+        (registry.TRADEOFF, tradeoff_section(t, tradeoff_intervals)),
     ]
     if a.repeat_correlations is not None:
         items.append(("tradeoff_repeats", repeats_section(a.repeat_correlations)))

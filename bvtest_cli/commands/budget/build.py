@@ -359,8 +359,8 @@ def budget_report(s: Settings) -> Report:
         (r.N_SYSTEMS, m),
         (r.BUDGET_REPEATS, s.draws),
         (r.BUDGET_STRATA, s.strata),
-        ("cells", _records(cells, r.BUDGET_CELL_FIELDS)),
-        ("reference", _records(reference_rows, r.BUDGET_REFERENCE_FIELDS)),
+        (r.BUDGET_CELLS, _records(cells, r.BUDGET_CELL_FIELDS)),
+        (r.BUDGET_REFERENCE, _records(reference_rows, r.BUDGET_REFERENCE_FIELDS)),
     ]
     return Report(section(*items), notes=tuple(notes))
 

@@ -418,7 +418,7 @@ def verdict_dict(verdict: Verdict) -> dict[str, Any]:
         "value": plain(verdict.value),
         "bound": plain(verdict.bound),
         "bound_run": verdict.bound_run,
-        "passed": verdict.passed,
+        registry.CHECK_PASSED: verdict.passed,
     }
     if verdict.gate.tested:
         out.update(
@@ -630,7 +630,8 @@ def build(s: Settings) -> Report:
         raise InputError(str(exc)) from None
     passed = all(v.passed for v in verdicts)
     body = section(
-        ("verdicts", Records(tuple(verdicts), verdict_dict, verdict_fields)), ("passed", passed)
+        (registry.CHECK_VERDICTS, Records(tuple(verdicts), verdict_dict, verdict_fields)),
+        (registry.CHECK_PASSED, passed),
     )
     report_notes = (*report.notes, *test_notes)
     if not passed:

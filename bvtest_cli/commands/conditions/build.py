@@ -106,7 +106,7 @@ def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, 
             for k, f in enumerate(fields):
                 cube[k, i, j] = table.value(run, f)
         cond_rows.append(len(rows))
-        cond_children.append(section(("tradeoff", block.get("tradeoff"))))
+        cond_children.append(section((registry.TRADEOFF, block.get(registry.TRADEOFF))))
     best = best_conditions(cube[2])
     condition_table = Table(
         rows=tuple(conditions),

@@ -130,7 +130,7 @@ def pertopic_report(result, measure: str, s: Settings) -> Report:
         (registry.N_TOPICS, len(result.topics)),
         (registry.N_SYSTEMS, len(result.systems)),
         ("systems", systems),
-        ("tradeoff", tradeoff_section(result.tradeoff)),
+        (registry.TRADEOFF, tradeoff_section(result.tradeoff)),
         ("topics", topics),
     )
     notes = [

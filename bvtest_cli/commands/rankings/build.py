@@ -168,7 +168,7 @@ def accuracy_report(
     ]
     notes = [negative_b2_note(c.name, c.accuracy.b2) for c in res.collections if c.accuracy.b2 < 0]
     if res.table is not None:
-        items.append(("matrix", _matrix(res)))
+        items.append((r.RANK_MATRIX, _matrix(res)))
         b2 = res.table.b2
         negative = int((b2 < 0).sum())
         if negative:
