@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
-from .io.sources import SCORES_HEADER
+from .io.sources import SCORES_HEADER, Inputs
 from .report import model
 from .report.model import Records
 
@@ -218,9 +218,12 @@ def run(
     try:
         inputs, notes = _inputs(command, given)
         params, chosen = _params(command, options)  # checked before any work
+        if "quiet" in COMMANDS[command].options:  # notes are the report's; no counters
+            params = params.parsed({**vars(params), "quiet": True})
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
-            report = Report.of(COMMANDS[command].build(inputs, params, chosen))
+            named = Inputs.of(inputs, COMMANDS[command].options)
+            report = Report.of(COMMANDS[command].build(named, params, chosen))
     except InputError as exc:
         raise _in_keywords(exc) from None
     return replace(report, notes=notes + report.notes)
@@ -257,17 +260,6 @@ def params(command: str, **keywords: Any) -> Any:
     if command not in COMMANDS:
         raise InputError(f"unknown command {command!r}; commands: {', '.join(commands())}")
     return COMMANDS[command].params(**keywords)
-
-
-def settings_for(command: str, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
-    """The Settings of ``command`` from keywords: its parameters (each
-    checked by its option's kind and parser, the CLI's own declarations:
-    :attr:`~bvtest_cli.options.Command.params`), then what no single option
-    can check (:meth:`~bvtest_cli.options.Command.settings`)."""
-    from .commands import COMMANDS
-
-    params, given = _params(command, options)
-    return COMMANDS[command].settings(inputs, params, given)
 
 
 def _params(command: str, options: Mapping[str, Any]) -> tuple[Any, frozenset[str]]:

@@ -1,7 +1,7 @@
 """The command line: one declaration per command and one runner.
 
 Every command names its options (declared once in :mod:`bvtest_cli.options`)
-and is a function Settings → Report; the runner renders the report, writes
+and is a function (inputs, parameters) → Report; the runner renders the report, writes
 notes to stderr (unless ``--quiet``) and results to stdout, all at once after
 everything is computed. A user mistake is one line ``bvtest: FILE:LINE:
 message`` and exit status 2, never a traceback.
@@ -21,6 +21,7 @@ import click
 from . import __version__
 from .commands import COMMANDS
 from .errors import InputError, say
+from .io.sources import Inputs
 from .options import Command, Settings, declare
 from .report.model import Report
 
@@ -43,8 +44,9 @@ def _click_command(command: Command) -> click.Command:
 
     @cli.command(command.name, help=command.run.__doc__, short_help=summary(command))
     @declare(command.options, command.overrides)
-    def run(s: Settings) -> None:
-        report = command.run(s)
+    def run(s: Settings, given: frozenset[str]) -> None:
+        inputs, params = Inputs.of(vars(s), command.options), command.params.parsed(vars(s))
+        report = command.build(inputs, params, given)
         text = "" if s.output is not None else render_report(report, s, command.name)
         emit(text, () if s.quiet else report.notes)
         if report.status:

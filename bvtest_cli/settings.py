@@ -148,7 +148,7 @@ ALIASES: dict[str, dict[str, tuple[str, str, str]]] = {
 }
 
 
-def typed(s: Settings, command: str, attr: str, flag: str) -> str:
+def typed(s: object, command: str, attr: str, flag: str) -> str:
     """The flag that set ``attr`` in ``command`` as the user typed it: a
     deprecated alias when that was given (a message about --draws the user
     never typed would not say which of their flags is wrong), else ``flag``."""

@@ -345,19 +345,24 @@ def test_a_commands_parameters_are_a_frozen_dataclass_checked_once():
     with pytest.raises(TypeError, match="colour"):
         bvtest.params("eval", colour="red")
     fields = {f.name: f.default for f in dataclasses.fields(bvtest.params("eval"))}
-    assert fields == bvtest.keywords("eval")
+    # besides its keywords, how the report is shown (set by the doors, no keyword)
+    rendering = {"fmt": "trec", "digits": 4, "quiet": False}
+    assert {k: v for k, v in fields.items() if k not in rendering} == bvtest.keywords("eval")
+    assert {k: fields[k] for k in rendering} == rendering
 
 
 def test_a_command_builds_from_inputs_and_parameters():
     from bvtest_cli.commands import COMMANDS
+    from bvtest_cli.commands.params import EvalParams
     from bvtest_cli.io.memory import qrels_input, runs_input
+    from bvtest_cli.io.sources import Inputs
 
     qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 2}}
     runs = {"x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
             "y": [("1", "b", 2.0), ("1", "a", 1.0), ("2", "d", 1.0)]}  # fmt: skip
-    inputs = {"inputs": (qrels_input(qrels), *runs_input(runs))}
+    inputs = Inputs(qrels=qrels_input(qrels), runs=tuple(runs_input(runs)))
     report = bvtest.Report.of(
-        COMMANDS["eval"].build(inputs, bvtest.params("eval", measures="AP", alphas=[0]))
+        COMMANDS["eval"].build(inputs, EvalParams(measures="AP", alphas=[0], quiet=True))
     )
     assert report.to_dict()["measures"]["AP"]["systems"]["y"]["mean"] == 0.25  # (1/2 + 0) / 2
     with pytest.raises(InputError, match="only with"):

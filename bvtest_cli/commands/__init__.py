@@ -2,8 +2,9 @@
 
 A command module holds the command's help (its function's docstring), the
 options it takes by name (declared once in :mod:`bvtest_cli.options`, with
-the keywords it changes in some of them) and its function Settings → Report,
-which calls the report layer. Heavy imports stay inside the functions, so
+the keywords it changes in some of them) and its function (inputs,
+parameters) → Report, which calls the report layer; :mod:`.params` holds
+each command's parameters as a dataclass. Heavy imports stay inside the functions, so
 ``bvtest --help`` loads no numpy. May import every lower layer: report,
 render, analyses, measures, io, and the foundation (errors, defaults,
 settings, options); :mod:`bvtest_cli.cli` and :mod:`bvtest_cli.api` build on
@@ -15,9 +16,9 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import wraps
 
+from ..io.sources import Inputs
 from ..options import Command
 from ..report.model import Report, show_html_with
-from ..settings import Settings
 from . import (
     budget,
     check,
@@ -38,17 +39,19 @@ from . import (
     tradeoff,
     variations,
 )
+from .params import PARAMS, CommandParams
 
 
 def _named(command: Command) -> Command:
-    """``command``, whose report names it (a report's repr says which command made it)."""
+    """``command`` with its parameters' dataclass, whose report names it (a
+    report's repr says which command made it)."""
     run = command.run
 
     @wraps(run)  # the docstring is the command's help
-    def run_named(s: Settings) -> Report:
-        return replace(run(s), command=command.name)
+    def run_named(inputs: Inputs, p: CommandParams) -> Report:
+        return replace(run(inputs, p), command=command.name)
 
-    return replace(command, run=run_named)
+    return replace(command, run=run_named, params=PARAMS[command.name])
 
 
 def _html_fragment(report: Report) -> str:

@@ -15,9 +15,10 @@ import re
 import sys
 import unicodedata
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError, printable
 
@@ -347,3 +348,48 @@ def score_field(field: bytes, what: str, label: str, lineno: int) -> float:
             lineno,
         )
     return value
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a command reads, each a path (``-``: standard input) or data in
+    memory (:class:`InMemory`): the qrels and the runs (QRELS RUNS…, or
+    check's QRELS POOL NEW_RUN…: the pool is ``pool``, the new runs
+    ``new_runs``), or a scores file instead of both. The doors fill it; the
+    readers of this package read it."""
+
+    qrels: str | None = None
+    runs: tuple[str, ...] = ()
+    scores: str | None = None
+    pool: str | None = None
+    new_runs: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], names: Iterable[str]) -> Inputs:
+        """The inputs among a command's values by option name (``inputs``:
+        QRELS then RUNS…; ``runs``: RUNS… alone), for a command taking ``names``."""
+        taken = set(names)
+        chosen: dict[str, Any] = {}
+        together = values.get("inputs") if "inputs" in taken else None
+        if together:
+            assert isinstance(together, tuple)
+            chosen["qrels"], chosen["runs"] = together[0], tuple(together[1:])
+        for name in ("qrels", "runs", "scores", "pool", "new_runs"):
+            if name in taken and values.get(name) not in (None, ()):
+                chosen[name] = values[name]
+        return cls(**chosen)
+
+    def values(self, names: Iterable[str]) -> dict[str, Any]:
+        """The inputs as a command's values by option name (:meth:`of`'s inverse)."""
+        taken = set(names)
+        out: dict[str, Any] = {}
+        if "inputs" in taken and self.qrels is not None:
+            out["inputs"] = (self.qrels, *self.runs)
+        elif "inputs" in taken and self.runs:
+            out["inputs"] = self.runs
+        for name in ("qrels", "runs", "scores", "pool", "new_runs"):
+            if name in taken and not (name in ("qrels", "runs") and "inputs" in taken):
+                value = getattr(self, name)
+                if value not in (None, ()):
+                    out[name] = value
+        return out

@@ -4,14 +4,14 @@
 reads and evaluates each run in one step, in parallel over runs when
 ``jobs > 1`` (forked workers, runs sent in small batches, only the per-topic
 scores sent back), and collects the results in input order, so the output
-does not depend on the number of jobs. ``how`` turns a command's settings into
-its keywords.
+does not depend on the number of jobs. :class:`Evaluation` is how a command
+asks for it, and ``how`` turns that into the keywords.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import partial
 from typing import Any
 
@@ -19,7 +19,6 @@ import numpy as np
 
 from ..io.sources import Note, Qrels, Run, Source
 from ..io.trec import QrelsFile, QrelsTable, RunColumns, read_run_columns, sort_topics
-from ..settings import Settings
 from .bridge import RunEvaluator, check_grades
 from .matrix import ScoreMatrix
 from .names import MeasureSpec, check_computable
@@ -164,27 +163,54 @@ def evaluate_runs(
 # The evaluation options of a command
 
 
-def how(s: Settings, notes: list[str], n_runs: int) -> dict[str, Any]:
-    """The evaluation options of ``s`` as keywords of :func:`evaluate_runs`
+@dataclass(frozen=True)
+class Evaluation:
+    """How a command evaluates its runs: its evaluation options (``-m``,
+    ``-l``, ``--topic-set``, ``-j``, ``--impl``, ``--err-impl``, ``-q``,
+    ``--name``; eval's ``-M``, ``-J``). A command that does not take one has
+    its default (the option's, which a test checks)."""
+
+    measures: tuple[str, ...] = ()
+    rel_level: int = 1
+    topic_set: str = "judged"
+    sampled_topics: str | None = None  # the old spelling, said in a note
+    jobs: int | None = None
+    err_impl: str = "fast"
+    impl: str = "fast"
+    quiet: bool = False
+    name: str = "file"
+    max_docs: int | None = None
+    judged_only: bool = False
+
+    @classmethod
+    def of(cls, params: object) -> Evaluation:
+        """The evaluation options among a command's parameters."""
+        return cls(
+            **{f.name: getattr(params, f.name) for f in fields(cls) if hasattr(params, f.name)}
+        )
+
+
+def how(e: Evaluation, notes: list[str], n_runs: int) -> dict[str, Any]:
+    """The evaluation options ``e`` as keywords of :func:`evaluate_runs`
     (and of the evaluators built on it): level, jobs, implementations, notes,
     progress."""
     chosen = {
-        "rel_level": s.rel_level,
-        "jobs": s.jobs or default_jobs(),
-        "err_impl": s.err_impl,
-        "impl": s.impl,
+        "rel_level": e.rel_level,
+        "jobs": e.jobs or default_jobs(),
+        "err_impl": e.err_impl,
+        "impl": e.impl,
         "note": notes.append,
-        "tick": progress(n_runs, s.quiet),
+        "tick": progress(n_runs, e.quiet),
     }
     # Only when asked: `rankings` (whose topics are its reference's) never
     # is, and only eval takes -M and -J.
-    if s.topic_set != "judged":
-        chosen["topic_set_rule"] = s.topic_set
-    if s.max_docs is not None:
-        chosen["max_docs"] = s.max_docs
-    if s.judged_only:
+    if e.topic_set != "judged":
+        chosen["topic_set_rule"] = e.topic_set
+    if e.max_docs is not None:
+        chosen["max_docs"] = e.max_docs
+    if e.judged_only:
         chosen["judged_only"] = True
-    if s.sampled_topics is not None:  # copied to topic_set by the option table
+    if e.sampled_topics is not None:  # copied to topic_set by the option table
         notes.append(
             "--sampled-topics is the old spelling of --topic-set: use --topic-set; "
             "--sampled-topics goes in the next release"

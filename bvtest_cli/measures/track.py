@@ -20,7 +20,6 @@ import numpy as np
 
 from ..io.sources import Source, docno_bytes
 from ..io.trec import QrelsFile, RunColumns, read_run_columns
-from ..settings import Settings
 from .fastmeasures import ranking_order
 from .parallel import default_jobs, map_runs, progress
 from .sampled import SampledRankings
@@ -118,15 +117,15 @@ def _ranked_docnos(topics: dict[str, int]):
 
 
 def read_track(
-    qrels_file: QrelsFile, sources: list[Source], topics: list[str], s: Settings
+    qrels_file: QrelsFile, sources: list[Source], topics: list[str], jobs: int | None, quiet: bool
 ) -> Track:
     """Read every run once (in parallel) and number the documents of each topic."""
     wanted = {t: i for i, t in enumerate(topics)}
     runs = map_runs(
         sources,
         partial(_ranked_docnos, wanted),
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
+        jobs=jobs or default_jobs(),
+        tick=progress(len(sources), quiet),
         reader=read_run_columns,
     )
     # qrels that share no topic with the runs leave nothing to sample: an

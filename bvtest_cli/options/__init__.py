@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from ..defaults import (
     CORRECTIONS,
@@ -26,6 +25,7 @@ from ..defaults import (
     VARIATION_MODES,
 )
 from ..errors import UsageError
+from ..io.sources import Inputs
 from ..settings import ALIASES, Settings, typed
 from .declarations import (  # noqa: F401 (Option is the table's type, re-exported)
     Option,
@@ -674,9 +674,10 @@ RANKINGS_BOOTSTRAP = dict(
 DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None, type=IntRange(1))
 
 
-#: Per command: the deprecated alias's attribute → (the attribute it fills now,
-#: the old flag, the new one).
-def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
+P = TypeVar("P")
+
+
+def current_flags(s: P, command: str) -> tuple[P, list[str]]:
     """``s`` with every deprecated alias of ``command`` copied to the attribute
     it fills now, and a note for each one given. The alias keeps its value: it
     records which flag was typed, for messages (:func:`typed_flag`)."""
@@ -685,8 +686,7 @@ def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
         value = getattr(s, old)
         if value is None:
             continue
-        changes: dict[str, Any] = {new: value}
-        s = replace(s, **changes)
+        s = s.changed(**{new: value})  # type: ignore[attr-defined]
         notes.append(
             f"{old_flag} is deprecated in `{command}` (elsewhere it means something else): "
             f"it is {new_flag} now; {old_flag} goes in the next release"
@@ -694,7 +694,7 @@ def current_flags(s: Settings, command: str) -> tuple[Settings, list[str]]:
     return s, notes
 
 
-def typed_flag(s: Settings, command: str, attr: str) -> str:
+def typed_flag(s: object, command: str, attr: str) -> str:
     """The flag that set ``attr`` in ``command`` as the user typed it: a
     deprecated alias when that was given (a message about --draws the user
     never typed would not say which of their flags is wrong), else the
@@ -740,22 +740,24 @@ DESIGN_SCORES = dict(help="A long scores file (from `bvtest scores`; - for stdin
 
 def declare(
     names: Sequence[str], overrides: Mapping[str, Mapping[str, Any]] | None = None
-) -> Callable[[Callable[[Settings], Any]], Callable[..., Any]]:
-    """Decorate ``f(settings)`` with the named options (in help order) and turn
-    the parsed values into one :class:`Settings`. ``overrides`` changes, by
-    option name, keywords of the one declaration for one command (another
-    default, choice set or help); the flag and its attribute stay."""
+) -> Callable[[Callable[[Settings, frozenset[str]], Any]], Callable[..., Any]]:
+    """Decorate ``f(settings, given)`` with the named options (in help order):
+    the parsed values as one :class:`Settings` (the CLI's: what to render and
+    where), and the options the user set. ``overrides`` changes, by option
+    name, keywords of the one declaration for one command (another default,
+    choice set or help); the flag and its attribute stay. A usage error
+    raised inside ``f`` is printed as click prints its own."""
     chosen = [OPTIONS[name].changed(**(overrides or {}).get(name, {})) for name in names]
     known = {f.name for f in fields(Settings)}
     assert all(o.attr in known for o in chosen)
 
-    def decorate(f: Callable[[Settings], Any]) -> Callable[..., Any]:
+    def decorate(f: Callable[[Settings, frozenset[str]], Any]) -> Callable[..., Any]:
         def wrapper(**kwargs: Any) -> Any:
             from .clicktypes import current_context, usage_errors_as_clicks
 
             ctx = current_context()
             with usage_errors_as_clicks(ctx):
-                return f(validate(Settings(**kwargs), names, given(ctx)))
+                return f(Settings(**kwargs), given(ctx))
 
         wrapper.__name__ = f.__name__
         wrapper.__doc__ = f.__doc__
@@ -769,46 +771,55 @@ def declare(
 @dataclass(frozen=True)
 class Command:
     """A command: its name, the options it takes (by name, in help order),
-    the keywords it changes in some of them, and its function Settings →
-    Report, whose docstring is the command's help."""
+    the keywords it changes in some of them, its function (inputs,
+    parameters) → Report, whose docstring is the command's help, and the
+    dataclass of its parameters (:mod:`bvtest_cli.commands.params`)."""
 
     name: str
     options: tuple[str, ...]
-    run: Callable[[Settings], Any]
+    run: Callable[[Inputs, Any], Any]
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    params: Any = None
 
     def __post_init__(self) -> None:
         if self.name in UNSORTED:
             object.__setattr__(self, "options", tuple(o for o in self.options if o != "sort"))
 
-    @cached_property
-    def params(self) -> type:
-        """The frozen dataclass of this command's parameters
-        (:mod:`~bvtest_cli.options.params`), made when first asked for."""
-        from .params import make_params_type
-
-        return make_params_type(self.name, keyword_options(self))
-
-    def settings(
-        self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
-    ) -> Settings:
-        """The Settings of a run on ``inputs`` (paths or data in memory, by
-        Settings name) with checked ``params``; what no single parameter can
-        check is checked here (:func:`validate`). ``given``: the parameters
-        the user set (default: those that differ from their defaults). Quiet:
-        notes are the report's, nothing is printed."""
+    def checked(self, inputs: Inputs, params: Any, given: frozenset[str] | None = None) -> Any:
+        """``params`` once what no single parameter can check is checked
+        (:func:`validate`, with the ``inputs`` given) and the choices one
+        flag makes for another are made (-c: ``topic_set`` all). ``given``:
+        the parameters the user set (default: those that differ from their
+        defaults)."""
+        named = inputs.values(self.options)
         values = {f.name: getattr(params, f.name) for f in fields(params)}
-        if "quiet" in self.options:
-            values["quiet"] = True
-        settings = Settings(**values, **inputs)
         chosen = params.given() if given is None else given
-        return validate(settings, self.options, frozenset(inputs) | chosen)
+        settings = validate(Settings(**values, **named), self.options, frozenset(named) | chosen)
+        return type(params).parsed({f.name: getattr(settings, f.name) for f in fields(params)})
 
-    def build(
-        self, inputs: Mapping[str, Any], params: Any, given: frozenset[str] | None = None
-    ) -> Any:
+    def build(self, inputs: Inputs, params: Any, given: frozenset[str] | None = None) -> Any:
         """The command's report from its inputs and checked parameters."""
-        return self.run(self.settings(inputs, params, given))
+        return self.run(inputs, self.checked(inputs, params, given))
+
+
+def input_paths(inputs: Inputs, p: object) -> tuple[str, ...]:
+    """Every file or directory a command reads (``inputs`` and the files its
+    parameters ``p`` name): an output must be none of them (nor inside one)."""
+    paths = [*([inputs.qrels] if inputs.qrels else []), *inputs.runs, *inputs.new_runs]
+    paths += [x for x in (inputs.scores, inputs.pool) if x]
+    paths += [x for x in (getattr(p, "map", None), getattr(p, "weights", None)) if x]
+    paths += [f.removeprefix("sim:") for _, f in getattr(p, "judges", ())]
+    reference = getattr(p, "reference", None)
+    for _, files in (*([reference] if reference else []), *getattr(p, "collections", ())):
+        paths += files
+    return tuple(paths)
+
+
+def as_settings(inputs: Inputs, params: Any) -> Settings:
+    """The Settings of a command still written over them: ``params`` (checked
+    by :meth:`Command.checked`) and ``inputs`` as one value."""
+    values = {f.name: getattr(params, f.name) for f in fields(params)}
+    return Settings(**values, **inputs.values(params.input_names))
 
 
 #: Settings attributes that are a command's inputs (the API's arguments) or

@@ -1,11 +1,12 @@
-"""A command's parameters as a frozen dataclass of its own, made from its
-option declarations: one field per option it takes (the keyword, its type
-and default), each value checked once, when the parameters are built, by
-the option's kind and parser; an error names the parameter. The API builds
-these from keywords; ``Command.build`` runs the command on them.
+"""A command's parameters as a frozen dataclass of its own: one field per
+option it takes (the keyword, its type and default), each value checked
+once, when the parameters are built, by the option's kind and parser; an
+error names the parameter. The classes themselves are in
+:mod:`bvtest_cli.commands.params`, written from the declarations by
+:func:`params_module` (``python tools/gen_docs.py``; a test checks it is
+current), so mypy and an IDE see every field with its type.
 
-    >>> from bvtest_cli.commands import COMMANDS
-    >>> EvalParams = COMMANDS["eval"].params
+    >>> from bvtest_cli.commands.params import EvalParams
     >>> EvalParams(alphas=[0, 5], bootstrap=200).alphas
     ('0', '5')
     >>> EvalParams(bootstrap=1)
@@ -13,49 +14,177 @@ these from keywords; ``Command.build`` runs the command on them.
     ...
     bvtest_cli.errors.InputError: invalid bootstrap=1: 1 is not in the range 2<=x.
 
+Besides its keywords, a command's parameters hold how its report will be
+shown where the work depends on it (:data:`RENDERING`: ``fmt``, ``digits``,
+``quiet``): the doors set them, they are no keyword of the API.
+
 Imports the foundation and the declarations (no click).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field, fields, make_dataclass
-from typing import Any
+from dataclasses import fields
+from typing import Any, ClassVar
 
 from ..errors import InputError
 
+#: Fields of a command's parameters that are how its report is shown, not
+#: what it computes: set by the doors (the CLI's -f, --digits, -q; the API:
+#: quiet), no keyword of the API, never "given" by the user as a parameter.
+RENDERING = ("fmt", "digits", "quiet")
 
-def make_params_type(command: str, options: Mapping[str, Any]) -> type:
-    """The dataclass of ``command`` whose fields are ``options`` (attribute →
-    Option, the command's own changes made)."""
 
-    def __post_init__(self: Any) -> None:
-        for f in fields(self):
+class Params:
+    """The base of every command's parameters (the generated dataclasses of
+    :mod:`~bvtest_cli.options.command_params`)."""
+
+    command: ClassVar[str]
+    #: The inputs the command takes, by option name (``inputs``: QRELS RUNS…).
+    input_names: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def declared(cls) -> Mapping[str, Any]:
+        """The command's keyword options (attribute → Option), its own
+        changes made."""
+        raise NotImplementedError
+
+    def __post_init__(self) -> None:
+        options = self.declared()
+        for f in fields(self):  # type: ignore[arg-type]
+            if f.name in RENDERING:
+                continue
             value = getattr(self, f.name)
             if (value is None or value is f.default) and options[f.name].required:
                 raise InputError(f"missing {f.name}")
             if value is f.default or value is None:
-                continue  # the declared default, already a Settings value
+                continue  # the declared default, already a parsed value
             try:
                 checked = options[f.name].from_python(value)
             except InputError as exc:
                 raise InputError(f"invalid {f.name}={value!r}: {exc.message}") from None
             object.__setattr__(self, f.name, checked)
 
-    def given(self: Any) -> frozenset[str]:
+    @classmethod
+    def parsed(cls, values: Mapping[str, Any]) -> Any:
+        """Parameters from values the command line's own types already
+        parsed (the same kinds and parsers): not checked again. Values not
+        given keep their defaults."""
+        made = object.__new__(cls)
+        for f in fields(cls):  # type: ignore[arg-type]
+            object.__setattr__(made, f.name, values.get(f.name, f.default))
+        return made
+
+    def changed(self, **values: Any) -> Any:
+        """These parameters with ``values`` the command itself chose (already
+        parsed values, not checked again: :meth:`parsed`)."""
+        return self.parsed({**vars(self), **values})
+
+    def given(self) -> frozenset[str]:
         """The parameters that differ from their defaults."""
+        options = self.declared()
         return frozenset(
-            f.name for f in fields(self) if getattr(self, f.name) != options[f.name].default()
+            f.name
+            for f in fields(self)  # type: ignore[arg-type]
+            if f.name not in RENDERING and getattr(self, f.name) != options[f.name].default()
         )
 
-    spec = [
-        (attr, Any, field(default=option.default(), metadata={"option": option}))
-        for attr, option in options.items()
+    def keywords(self) -> dict[str, Any]:
+        """The parameters by keyword (without :data:`RENDERING`)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)  # type: ignore[arg-type]
+            if f.name not in RENDERING
+        }
+
+
+def class_name(command: str) -> str:
+    """``eval`` → ``EvalParams``."""
+    return "".join(part.title() for part in command.split("-")) + "Params"
+
+
+def params_module(commands: Mapping[str, Any]) -> str:
+    """The source of :mod:`bvtest_cli.commands.params`: a frozen
+    dataclass per command, its fields the command's keyword options (with
+    the command's own changes to them) and the :data:`RENDERING` it takes,
+    each annotated with the Settings attribute's type."""
+    from ..settings import Settings
+    from . import INPUT_ATTRS, OPTIONS, keyword_options
+
+    types = {f.name: str(f.type) for f in fields(Settings)}
+    out = [
+        '"""The parameters of each command, one frozen dataclass per command (its',
+        "options as fields, with their types and defaults).",
+        "",
+        "Written by ``python tools/gen_docs.py`` from the option declarations",
+        "(:func:`bvtest_cli.options.params.params_module`); do not edit: a test",
+        "checks it is current. Each value is checked when the parameters are",
+        "built (:class:`~bvtest_cli.options.params.Params`).",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping",
+        "from dataclasses import dataclass",
+        "from typing import Any, ClassVar",
+        "",
+        "from ..options import keyword_options",
+        "from ..options.params import Params",
+        "",
+        "",
+        "class CommandParams(Params):",
+        '    """The parameters of a command of :data:`~bvtest_cli.commands.COMMANDS`."""',
     ]
-    title = "".join(part.title() for part in command.split("-")) + "Params"
-    made = make_dataclass(
-        title, spec, frozen=True, namespace={"__post_init__": __post_init__, "given": given}
-    )
-    made.__module__ = __name__
-    made.__doc__ = f"The parameters of ``bvtest {command}`` (its options as keywords)."
-    return made
+    for name, command in commands.items():
+        out += ["", "", "@dataclass(frozen=True)", f"class {class_name(name)}(CommandParams):"]
+        out += [f'    """The parameters of ``bvtest {name}``."""', ""]
+        out.append(f"    command: ClassVar[str] = {_literal(name)}")
+        module = name.replace("-", "_")
+        taken = tuple(o for o in command.options if o in INPUT_ATTRS)
+        out.append(f"    input_names: ClassVar[tuple[str, ...]] = {_literal(taken)}")
+        rendering = {
+            attr: OPTIONS[attr].changed(**command.overrides.get(attr, {}))
+            for attr in RENDERING
+            if attr in command.options
+        }
+        for attr, option in {**keyword_options(command), **rendering}.items():
+            out += _field(attr, types[attr], option.default())
+        out += [
+            "",
+            "    @classmethod",
+            "    def declared(cls) -> Mapping[str, Any]:",
+            f"        from .{module} import COMMAND",
+            "",
+            "        return keyword_options(COMMAND)",
+        ]
+    out += [
+        "",
+        "",
+        "#: Each command's parameters by its name.",
+        "PARAMS: dict[str, type[CommandParams]] = {",
+    ]
+    out += [f"    {_literal(name)}: {class_name(name)}," for name in commands]
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _literal(value: Any) -> str:
+    """``value`` as the formatter writes it (double quotes)."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, tuple):
+        items = [_literal(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return repr(value)
+
+
+def _field(attr: str, annotation: str, default: Any) -> list[str]:
+    """A field's lines, a long tuple one item a line (as the formatter
+    writes it)."""
+    if default is None and "None" not in annotation:
+        annotation += " | None"  # a deprecated alias: None when not given
+    line = f"    {attr}: {annotation} = {_literal(default)}"
+    if len(line) <= 100 or not isinstance(default, tuple):
+        return [line]
+    items = [f"        {_literal(v)}," for v in default]
+    return [f"    {attr}: {annotation} = (", *items, "    )"]

@@ -1,7 +1,7 @@
 """Requests too big to fit are refused before anything is allocated.
 
-Once the inputs' size is known (m systems, n topics), :func:`check_request`
-estimates the memory and the work each size-setting option asks for and
+Once the inputs' size is known (m systems, n topics), the ``refuse_*``
+functions estimate the memory and the work each size-setting option asks for and
 refuses, in one line naming the option, a request beyond the limits:
 
 - memory: :data:`MEMORY_ENV` (MiB) if set, else 3/4 of the machine's
@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 import os
 import shutil
+from dataclasses import dataclass
 
 from ..errors import InputError
-from ..settings import Settings
 
 MEMORY_ENV = "BVTEST_MEMORY_MB"
 WORK_LIMIT = 1e12  # ~ 15 minutes at 1e9 operations per second: no analysis needs more
@@ -135,94 +135,116 @@ def ranking_products(collections: int) -> int:
     return (k + 1) + ((k + 1) ** 2 if k >= 2 else k)
 
 
-def check_request(
-    s: Settings,
-    m: int,
-    n: int,
-    command: str = "eval",
-    *,
-    documents: int | None = None,
-    out: str | None = None,
-) -> None:
-    """Refuse what the options of ``s`` ask of m systems × n topics, beyond
-    the limits (InputError naming the option). ``documents``: the pooled
-    documents over all topics once known (sample, budget); ``out``: the
-    directory sample writes to (its file system's free space)."""
-    from ..settings import typed
-
+def refuse_groupings(repeats: int, m: int, n: int) -> None:
+    """``--group random:K`` (and tradeoff): R repeats of a (m, groups)
+    matrix per field, groups ≤ n."""
     m, n = max(m, 1), max(n, 1)
-    # Before the runs are read, a topic pools at least one document: a budget
-    # N pools min(N, pool) documents, and a budget above every pool (judge
-    # everything) costs the pool, however large N is.
+    need = float(repeats) * m * n * _FLOAT * _COPIES
+    refuse_memory("--repeats", repeats, need, f"{repeats} random groupings")
+
+
+def refuse_bootstrap(bootstrap: int, m: int, n: int) -> None:
+    """``--ci``: B resamples of m runs × n topics (streamed beyond
+    ``--ci-memory``: work, not memory)."""
+    m, n = max(m, 1), max(n, 1)
+    refuse_work(
+        "--bootstrap", bootstrap, float(bootstrap) * m * n * 16,
+        f"{bootstrap} bootstrap resamples of {m} runs × {n} topics",
+    )  # fmt: skip
+
+
+def refuse_samples(
+    draws: tuple[str, int], repeats: int, documents: int | None, n: int, out: str | None = None
+) -> None:
+    """``sample``: ``repeats`` samples (``draws``: the flag as typed and
+    its value) of the pooled documents (``documents`` once known, else one
+    per topic); ``out``: the directory written to (its free space)."""
+    flag, value = draws
+    docs = float(documents) if documents is not None else float(max(n, 1))
+    refuse_work(flag, value, repeats * docs * _DOCUMENT_WORK,
+                f"{value} samples of {int(docs)} pooled documents")  # fmt: skip
+    if out is None or documents is None:
+        return
+    parent = os.path.dirname(os.path.realpath(out)) or "."
+    try:
+        free = shutil.disk_usage(parent).free
+    except OSError:
+        free = None
+    need = repeats * docs * _LINE
+    if free is not None and need > free:
+        raise InputError(
+            f"{flag} {value}: {repeats} sample files of {int(docs)} lines need "
+            f"about {_size(need)}, more than the {_size(free)} free where --out writes"
+        )
+
+
+def refuse_simulations(samples: int, m: int, n: int) -> None:
+    """``pertopic -k``: per worker (n, k) draws of a few arrays; k samples of every topic."""
+    m, n = max(m, 1), max(n, 1)
+    refuse_memory("-k", samples, float(samples) * n * _FLOAT * _COPIES * 4,
+                  f"{samples} simulated collections per topic")  # fmt: skip
+    refuse_work("-k", samples, float(samples) * n * m * 1000,
+                f"{samples} simulated collections of {m} runs × {n} topics")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BudgetRequest:
+    """What ``budget`` asks for: the flags as typed with their values
+    (``--draws``/``--repeats``, ``--bootstrap``/``--samples``), the budgets,
+    topic-set scales and methods, and whether engineered runs double the runs."""
+
+    draws: tuple[str, int]
+    bootstrap: tuple[str, int]
+    budgets: tuple[int, ...]
+    topics_scale: tuple[int, ...]
+    methods: tuple[str, ...]
+    engineered: bool
+
+
+def refuse_budget(r: BudgetRequest, m: int, n: int, documents: int | None = None) -> None:
+    """``budget`` on m runs × n topics (``documents``: the pooled documents
+    once known, else one per topic)."""
+    m, n = max(m, 1), max(n, 1)
+    (draws, n_draws), (bootstrap, b) = r.draws, r.bootstrap
     docs = float(documents) if documents is not None else float(n)
-    draws = typed(s, command, "draws", "--draws")
-    bootstrap = typed(s, command, "bootstrap", "--bootstrap")
-    if command == "sample":
-        repeats = s.draws if s.method in ("uniform", "pps") else 1
-        refuse_work(draws, s.draws, repeats * docs * _DOCUMENT_WORK,
-                    f"{s.draws} samples of {int(docs)} pooled documents")  # fmt: skip
-        if out is not None and documents is not None:
-            parent = os.path.dirname(os.path.realpath(out)) or "."
-            try:
-                free = shutil.disk_usage(parent).free
-            except OSError:
-                free = None
-            need = repeats * docs * _LINE
-            if free is not None and need > free:
-                raise InputError(
-                    f"{draws} {s.draws}: {repeats} sample files of {int(docs)} lines need "
-                    f"about {_size(need)}, more than the {_size(free)} free where --out "
-                    "writes"
-                )
-    if (s.group is not None and s.group[0] == "random") or command == "tradeoff":
-        # R repeats of a (m, groups) matrix per field, groups ≤ n
-        need = float(s.repeats) * m * n * _FLOAT * _COPIES
-        refuse_memory("--repeats", s.repeats, need, f"{s.repeats} random groupings")
-    if s.ci is not None:
-        refuse_work(
-            "--bootstrap", s.bootstrap, float(s.bootstrap) * m * n * 16,
-            f"{s.bootstrap} bootstrap resamples of {m} runs × {n} topics",
-        )  # fmt: skip
-    if command == "pertopic":
-        # per worker: (n, k) draws of a few arrays; k samples of every topic
-        refuse_memory("-k", s.samples, float(s.samples) * n * _FLOAT * _COPIES * 4,
-                      f"{s.samples} simulated collections per topic")  # fmt: skip
-        refuse_work("-k", s.samples, float(s.samples) * n * m * 1000,
-                    f"{s.samples} simulated collections of {m} runs × {n} topics")  # fmt: skip
-    if command == "budget":
-        m_all = m * (2 if s.engineered else 1)
-        # per budget: R samples' scores of every run and topic, two estimators;
-        # the bootstrap's counts over the R·n sampled topics
-        pps = any(x in ("xinfAP", "statAP") for x in s.methods)
-        repeats = s.draws if pps else 1
-        refuse_memory(draws, s.draws,
-                      float(repeats) * m_all * n * _FLOAT * (2 + _COPIES) + _BASE,
-                      f"{s.draws} samples of {m_all} runs × {n} topics")  # fmt: skip
-        refuse_work(
-            draws, s.draws, repeats * docs * _DOCUMENT_WORK * len(s.budgets),
-            f"{s.draws} pps samples of {int(docs)} pooled documents per budget",
-        )  # fmt: skip
-        topics = max(s.topics_scale) * n
-        option, value = (bootstrap, s.bootstrap)
-        if _bootstrap_bytes(s.bootstrap, n, m_all) <= memory_limit():
-            option, value = ("--topics-scale", max(s.topics_scale))
-        refuse_memory(option, value, _bootstrap_bytes(s.bootstrap, topics, m_all),
-                      f"{s.bootstrap} bootstrap samples of {topics} topics")  # fmt: skip
-        # each cell (budget, scale, method, and the reference's row) estimates
-        # σ² of its collection and of the reference and Δ between them
-        cells = len(s.budgets) * len(s.topics_scale) * (len(s.methods) + 1)
-        refuse_delta(bootstrap, s.bootstrap, m_all, 3 * cells,
-                     f"{3 * cells} Δ estimates ({cells} cells) over {s.bootstrap}² pairs of "
-                     f"rankings of {m_all} runs")  # fmt: skip
-    if command == "rankings":
-        topics = s.topics or n
-        need = _bootstrap_bytes(s.bootstrap, topics, m)
-        # blame --topics when the default n′ = n would have fitted
-        fits_with_n = _bootstrap_bytes(s.bootstrap, n, m) <= memory_limit()
-        by_topics = s.topics is not None and fits_with_n
-        option, value = ("--topics", topics) if by_topics else (bootstrap, s.bootstrap)
-        refuse_memory(option, value, need, f"{s.bootstrap} bootstrap samples of {topics} topics")
-        products = ranking_products(len(s.collections))
-        refuse_delta(bootstrap, s.bootstrap, m, products,
-                     f"{products} Δ estimates over {s.bootstrap}² pairs of rankings of {m} "
-                     "runs")  # fmt: skip
+    m_all = m * (2 if r.engineered else 1)
+    # per budget: R samples' scores of every run and topic, two estimators;
+    # the bootstrap's counts over the R·n sampled topics
+    repeats = n_draws if any(x in ("xinfAP", "statAP") for x in r.methods) else 1
+    refuse_memory(draws, n_draws,
+                  float(repeats) * m_all * n * _FLOAT * (2 + _COPIES) + _BASE,
+                  f"{n_draws} samples of {m_all} runs × {n} topics")  # fmt: skip
+    refuse_work(
+        draws, n_draws, repeats * docs * _DOCUMENT_WORK * len(r.budgets),
+        f"{n_draws} pps samples of {int(docs)} pooled documents per budget",
+    )  # fmt: skip
+    topics = max(r.topics_scale) * n
+    option, value = (bootstrap, b)
+    if _bootstrap_bytes(b, n, m_all) <= memory_limit():
+        option, value = ("--topics-scale", max(r.topics_scale))
+    refuse_memory(option, value, _bootstrap_bytes(b, topics, m_all),
+                  f"{b} bootstrap samples of {topics} topics")  # fmt: skip
+    # each cell (budget, scale, method, and the reference's row) estimates
+    # σ² of its collection and of the reference and Δ between them
+    cells = len(r.budgets) * len(r.topics_scale) * (len(r.methods) + 1)
+    refuse_delta(bootstrap, b, m_all, 3 * cells,
+                 f"{3 * cells} Δ estimates ({cells} cells) over {b}² pairs of "
+                 f"rankings of {m_all} runs")  # fmt: skip
+
+
+def refuse_rankings(
+    bootstrap: tuple[str, int], topics: int | None, collections: int, m: int, n: int
+) -> None:
+    """``rankings``: B bootstrap samples of n′ topics (``topics``; None: n)
+    of m runs, and the Δ estimates of ``collections`` collections."""
+    m, n = max(m, 1), max(n, 1)
+    flag, b = bootstrap
+    chosen = topics or n
+    need = _bootstrap_bytes(b, chosen, m)
+    # blame --topics when the default n′ = n would have fitted
+    by_topics = topics is not None and _bootstrap_bytes(b, n, m) <= memory_limit()
+    option, value = ("--topics", chosen) if by_topics else (flag, b)
+    refuse_memory(option, value, need, f"{b} bootstrap samples of {chosen} topics")
+    products = ranking_products(collections)
+    refuse_delta(flag, b, m, products,
+                 f"{products} Δ estimates over {b}² pairs of rankings of {m} runs")  # fmt: skip

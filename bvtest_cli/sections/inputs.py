@@ -10,21 +10,25 @@ variations' scores path; design and sensitivity through
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError
-from ..io.sources import STDIN, expand_sources
+from ..io.sources import STDIN, Inputs, expand_sources
 from ..io.trec import named_sources, read_qrels
-from ..measures.evaluate import evaluate_runs, how
+from ..measures.evaluate import Evaluation, evaluate_runs, how
 from ..measures.matrix import ScoreMatrix
 from ..measures.names import parse_measures
 from ..measures.scores_file import read_scores
 from ..process import keep_freed_memory
 from ..report.model import Report
-from ..settings import Settings
+
+P = TypeVar("P")
 
 
-def load(s: Settings, sampling_variances: bool = False) -> tuple[list[ScoreMatrix], list[str]]:
+def load(
+    inputs: Inputs, e: Evaluation, sampling_variances: bool = False
+) -> tuple[list[ScoreMatrix], list[str]]:
     """QRELS + RUNS (evaluated) or ``--scores FILE`` → one matrix per measure
     (docs/inputs.md, docs/measures.md), and the notes about the inputs.
     ``sampling_variances``: statAP's and xinfAP's matrices from QRELS + RUNS
@@ -34,49 +38,50 @@ def load(s: Settings, sampling_variances: bool = False) -> tuple[list[ScoreMatri
     # time (a fifth of eval --ci's CPU on 129 runs × 50 topics)
     keep_freed_memory()
     notes: list[str] = []
-    if s.scores is None:
-        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level, note=notes.append)
-        sources = expand_sources(s.inputs[1:], notes.append)
-        sources = named_sources(sources, s.name, notes.append)
-        qrels_file = read_qrels(s.inputs[0])
+    if inputs.scores is None:
+        assert inputs.qrels is not None  # QRELS RUNS... or --scores (validate)
+        specs = parse_measures(e.measures or DEFAULT_MEASURES, e.rel_level, note=notes.append)
+        sources = expand_sources(inputs.runs, notes.append)
+        sources = named_sources(sources, e.name, notes.append)
+        qrels_file = read_qrels(inputs.qrels)
         matrices = evaluate_runs(
-            qrels_file, sources, specs, **how(s, notes, len(sources)),
+            qrels_file, sources, specs, **how(e, notes, len(sources)),
             sampling_variances=sampling_variances,
         )  # fmt: skip
         return matrices, notes
-    matrices = read_scores(s.scores, notes.append)
-    if not s.measures:
+    matrices = read_scores(inputs.scores, notes.append)
+    if not e.measures:
         return matrices, notes
-    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)]
+    wanted = [spec.name for spec in parse_measures(e.measures, e.rel_level)]
     by_name = {m.measure: m for m in matrices}
     missing = [w for w in wanted if w not in by_name]
     if missing:
         raise InputError(
             f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})",
-            "<stdin>" if s.scores == STDIN else s.scores,
+            "<stdin>" if inputs.scores == STDIN else inputs.scores,
         )
     return [by_name[w] for w in wanted], notes
 
 
-def analysed(s: Settings, analyse: Callable[[list[ScoreMatrix], Settings], Report]) -> Report:
-    """``analyse`` of the score matrices of ``s``'s inputs, with the notes about
-    the inputs before the report's own."""
-    matrices, notes = load(s)
-    return analyse(matrices, s).prefixed(notes)
+def analysed(inputs: Inputs, p: P, analyse: Callable[[list[ScoreMatrix], P], Report]) -> Report:
+    """``analyse`` of the score matrices of the inputs under a command's
+    parameters ``p``, with the notes about the inputs before the report's own."""
+    matrices, notes = load(inputs, Evaluation.of(p))
+    return analyse(matrices, p).prefixed(notes)
 
 
-def load_one_measure(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
+def load_one_measure(inputs: Inputs, e: Evaluation) -> tuple[list[ScoreMatrix], list[str]]:
     """The score matrices of the inputs. A wide CSV matrix (``--scores``)
     holds one measure: the one -m names, or its file's name."""
     from ..io.sources import STDIN
     from ..measures.names import parse_measures
     from ..measures.scores_file import read_scores
 
-    if s.scores is None:
-        return load(s)
+    if inputs.scores is None:
+        return load(inputs, e)
     notes: list[str] = []
-    wanted = [spec.name for spec in parse_measures(s.measures, s.rel_level)] if s.measures else []
-    matrices = read_scores(s.scores, notes.append, wanted[0] if len(wanted) == 1 else None)
+    wanted = [spec.name for spec in parse_measures(e.measures, e.rel_level)] if e.measures else []
+    matrices = read_scores(inputs.scores, notes.append, wanted[0] if len(wanted) == 1 else None)
     if not wanted:
         return matrices, notes
     by_name = {m.measure: m for m in matrices}
@@ -86,6 +91,6 @@ def load_one_measure(s: Settings) -> tuple[list[ScoreMatrix], list[str]]:
         raise InputError(
             f"measure {missing[0]!r} is not in the scores file (it has {', '.join(by_name)})"
             + hint,
-            "<stdin>" if s.scores == STDIN else s.scores,
+            "<stdin>" if inputs.scores == STDIN else inputs.scores,
         )
     return [by_name[w] for w in wanted], notes

@@ -14,7 +14,7 @@ by the compute function its registry entry names over an :class:`Inputs`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -22,14 +22,21 @@ import numpy as np
 from ..analyses import grouping, risk, uncertainty
 from ..analyses.decompose import BiasVariance, decompose
 from ..analyses.tradeoff import Tradeoff, correlate, correlations
+from ..defaults import (
+    DEFAULT_ALPHAS,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CI_MEMORY_MIB,
+    DEFAULT_REPEATS,
+    DEFAULT_SEED,
+)
 from ..errors import InputError
+from ..measures.evaluate import Evaluation
 from ..measures.matrix import ScoreMatrix, target_constant, virtual_target
 from ..report import registry
-from ..report.limits import check_request
+from ..report.limits import refuse_bootstrap, refuse_groupings
 from ..report.model import Node, Records, Report, Section, Table, Value, section
 from ..report.registry import Field
 from ..report.values import as_reported, fmt
-from ..settings import Settings
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,48 @@ class Inputs:
         return risk.zrisk_pair(x, self._base(), alphas)
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """How a command analyses a score matrix (docs/numbers.md,
+    docs/uncertainty.md): the virtual target, topic grouping and its
+    repeats, normalization, the risk measures' alphas and baseline, the
+    variance's ddof, and ``--ci``'s topic bootstrap. A command that does not
+    take one of these options has its default (the option's, which a test
+    checks)."""
+
+    target: str | float = "max"
+    group: tuple[str, int] | None = None
+    normalize: str = "none"
+    repeats: int = DEFAULT_REPEATS
+    seed: int = DEFAULT_SEED
+    alphas: tuple[str, ...] = DEFAULT_ALPHAS
+    baseline: str | None = None
+    ddof: int = 0
+    ci: float | None = None
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    ci_method: str = "auto"
+    ci_memory: int = DEFAULT_CI_MEMORY_MIB
+
+    @classmethod
+    def of(cls, params: object, **changes: object) -> Analysis:
+        """The analysis options among a command's parameters, with ``changes``."""
+        taken = {f.name: getattr(params, f.name) for f in fields(cls) if hasattr(params, f.name)}
+        return cls(**{**taken, **changes})  # type: ignore[arg-type]
+
+    @property
+    def alpha_values(self) -> tuple[float, ...]:
+        return tuple(float(a) for a in self.alphas)
+
+    @property
+    def ci_budget(self) -> int:
+        """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
+        return self.ci_memory * (1 << 20) // 8
+
+    @property
+    def group_text(self) -> str | None:
+        return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
+
+
 def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statistic:
     """The samples-basis fields as one function of (x, target, c, keep)."""
     chosen = [f for f in fields if f.basis == "samples"]
@@ -154,7 +203,7 @@ def baseline_index(systems: Sequence[str], baseline: str | None) -> int | None:
     return list(systems).index(name)
 
 
-def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
+def analyse(m: ScoreMatrix, s: Analysis) -> tuple[Section, list[str]]:
     """docs/numbers.md for one measure: the block of ``bvtest eval``, and its notes.
 
     With ``--ci`` every numeric per-system field and the tradeoff correlations
@@ -164,7 +213,10 @@ def analyse(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     sampling variances (a sampled measure's estimates) adds
     :func:`sampling_fields`.
     """
-    check_request(s, len(m.systems), len(m.topics))
+    if s.group is not None and s.group[0] == "random":
+        refuse_groupings(s.repeats, len(m.systems), len(m.topics))
+    if s.ci is not None:
+        refuse_bootstrap(s.bootstrap, len(m.systems), len(m.topics))
     fields = registry.system_fields(s.baseline is not None)
     base = baseline_index(m.systems, s.baseline)
     try:
@@ -282,7 +334,7 @@ def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) ->
 
 
 def bootstrap_statistic(
-    m: ScoreMatrix, fields: Sequence[Field], s: Settings, baseline: int | None
+    m: ScoreMatrix, fields: Sequence[Field], s: Analysis, baseline: int | None
 ) -> Callable[..., dict[str, np.ndarray]]:
     """:func:`registry_statistic` with the analysis settings of ``s``, for
     resampling the per-topic matrix ``m`` (eval's ``--ci`` and ``compare``)."""
@@ -366,7 +418,7 @@ def registry_statistic(
 
 
 def field_intervals(
-    per_topic: ScoreMatrix, fields: Sequence[Field], s: Settings, base: int | None
+    per_topic: ScoreMatrix, fields: Sequence[Field], s: Analysis, base: int | None
 ) -> dict[str, np.ndarray]:
     """``--ci``: the topic-bootstrap interval of every per-system field and of
     the tradeoff correlations, name → array (..., 2) of (lo, hi) (docs/uncertainty.md).
@@ -411,32 +463,44 @@ def repeats_section(per_repeat: Mapping[str, np.ndarray]) -> Section:
     )
 
 
+@dataclass(frozen=True)
+class Listing:
+    """eval's ``-q``: trec_eval's per-topic lines after the report's own,
+    which are in ``sort`` order with ``digits`` (:func:`per_topic_records`)."""
+
+    sort: str | None = None
+    digits: int = 4
+
+
 def eval_report(
-    matrices: Sequence[ScoreMatrix], s: Settings, topic_rule: str | None = None
+    matrices: Sequence[ScoreMatrix],
+    s: Analysis,
+    e: Evaluation,
+    topic_rule: str,
+    per_topic: Listing | None = None,
 ) -> Report:
     """The report of ``bvtest eval``: every measure's block (with the
     sampling fields where a matrix carries sampling variances), each stating
     its topic set beside its topic count (``topic_rule``: judged or all, the
-    rule the matrices were evaluated by; None: from a scores file, whose
-    topics are the ones it holds). With ``-q`` (``s.per_topic``) the report
+    rule the matrices were evaluated by; "file": from a scores file, whose
+    topics are the ones it holds). With ``per_topic`` (``-q``) the report
     also holds trec_eval's per-topic lines (:func:`per_topic_records`)."""
     from ..measures.names import asked_names
 
     # each block states the -m spelling that asked for it (map) beside its key (AP)
-    asked = asked_names(s.measures, s.rel_level) if s.measures else {}
+    asked = asked_names(e.measures, e.rel_level) if e.measures else {}
     blocks, notes = [], []
     for m in matrices:
         block, block_notes = analyse(m, s)
-        rule = topic_rule or ("file" if s.scores is not None else s.topic_set)
-        block = _with_rule(block, rule)
+        block = _with_rule(block, topic_rule)
         block = replace(
             block, items=((registry.ASKED, asked.get(m.measure, m.measure)), *block.items)
         )
         blocks.append((m.measure, block))
         notes += block_notes
     trec_eval_flags = (
-        *((("max_docs", s.max_docs),) if s.max_docs is not None else ()),
-        *((("judged_only", True),) if s.judged_only else ()),
+        *((("max_docs", e.max_docs),) if e.max_docs is not None else ()),
+        *((("judged_only", True),) if e.judged_only else ()),
     )
     body = section(
         ("group", s.group_text),
@@ -448,11 +512,10 @@ def eval_report(
     report = Report(
         body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)
     )
-    if not s.per_topic:
+    if per_topic is None:
         return report
-    return replace(
-        report, body=section(*body.items, ("per_topic", per_topic_records(matrices, report, s)))
-    )
+    records = per_topic_records(matrices, report, per_topic)
+    return replace(report, body=section(*body.items, ("per_topic", records)))
 
 
 def _with_rule(block: Section, rule: str) -> Section:
@@ -467,7 +530,7 @@ def _with_rule(block: Section, rule: str) -> Section:
 PER_TOPIC_COLUMNS = ("measure", "topic", "value", "run")
 
 
-def per_topic_records(matrices: Sequence[ScoreMatrix], report: Report, s: Settings) -> Records:
+def per_topic_records(matrices: Sequence[ScoreMatrix], report: Report, s: Listing) -> Records:
     """``eval -q``: trec_eval -q's lines with the run as a fourth column,
     ``MEASURE<TAB>TOPIC<TAB>VALUE<TAB>RUN``, run by run: its per-topic lines
     (topic by topic, each measure), then its ``all`` lines, the means. No

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import BudgetParams
 
 
 BUDGET_DRAWS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: BudgetParams) -> Report:
     """How should a budget of assessments be spent? (Cormack & Grossman 2019, Experiment 1)
 
     QRELS is the truth and plays the assessor. For each budget N (judgments
@@ -49,7 +50,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 BUDGET_JOBS = dict(

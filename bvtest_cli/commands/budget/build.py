@@ -16,6 +16,7 @@ output does not depend on ``--jobs``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,19 +33,22 @@ from ...analyses.budgets.sampling import (
 )
 from ...analyses.rankings import RankingAccuracy, ranking_accuracy, stream
 from ...errors import InputError
-from ...io.sources import expand_sources
+from ...io.sources import Inputs, expand_sources
 from ...io.trec import read_qrels
 from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.sampled import SampledRankings
 from ...measures.topics import topic_set
 from ...measures.track import Track, read_track
-from ...options import current_flags
+from ...options import as_settings, current_flags
 from ...report import registry as r
 from ...report.limits import check_request
 from ...report.model import Node, Records, Report, section
 from ...report.registry import Field
 from ...report.values import fmt, plain
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import BudgetParams
 
 
 def engineered(track: Track, seed: int) -> Track:
@@ -377,7 +381,8 @@ def _records(rows: list[tuple], fields: tuple) -> Records:
     return Records(tuple(rows), as_json, as_text, header=names)
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: BudgetParams) -> Report:
     """``bvtest budget``."""
+    s = as_settings(inputs, p)
     s, notes = current_flags(s, "budget")
     return (budget_report(s)).prefixed(notes)

@@ -13,10 +13,11 @@ from ...options import (
     Command,
 )
 from ...options.kinds import Choice
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import CheckParams
 
 
 CHECK_FORMAT = dict(
@@ -53,7 +54,7 @@ CHECK_POOL = dict(metavar="POOL", required=False)
 CHECK_NEW_RUNS = dict(nargs=-1, required=False, metavar="NEW_RUN...]")
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: CheckParams) -> Report:
     """Gate new runs against a pool (CI): exit 0 if every gate passes, 1 if not.
 
     The new runs are evaluated together with the POOL (a directory of runs or
@@ -96,7 +97,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

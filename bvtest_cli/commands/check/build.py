@@ -49,17 +49,22 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...defaults import MAX_ALPHA
 from ...errors import InputError, UsageError
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry
 from ...report.model import Records, Report, Table, section
 from ...report.values import fmt, plain
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import CheckParams
 
 OPERATORS: tuple[str, ...] = ("<=", "<", ">=", ">")
 
@@ -569,10 +574,11 @@ def _check_test_gate(gate: Gate, measure: str, s: Settings) -> None:
         )
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: CheckParams) -> Report:
     """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import load
     from ...sections.matrix import eval_report
 
@@ -598,13 +604,13 @@ def build(s: Settings) -> Report:
     if s.baseline is not None and s.baseline not in pool_names:
         raise InputError(f"baseline {s.baseline!r} is not a pool run (pool: {shown})", "--baseline")
 
-    inputs: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
     if s.scores is None:
         assert s.qrels is not None and s.pool is not None  # checked by _run_names
-        inputs = (s.qrels, s.pool, *s.new_runs)
+        files = (s.qrels, s.pool, *s.new_runs)
     settings = replace(
         s,
-        inputs=inputs,
+        inputs=files,
         measures=measures,
         alphas=s.alphas + missing_alphas(gates, s.alphas),
     )

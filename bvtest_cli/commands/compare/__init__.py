@@ -14,10 +14,11 @@ from ...options import (
     Command,
 )
 from ...options.kinds import Choice
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import CompareParams
 
 
 #: compare's --ci-method: the same choices; auto differs for the difference of Var.
@@ -41,7 +42,7 @@ COMPARE_FORMAT = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: CompareParams) -> Report:
     """Which runs differ significantly: paired tests of runs over the same topics.
 
     Per measure and pair RUN_A − RUN_B: the difference in mean, Var, MSE and
@@ -81,7 +82,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,7 +31,9 @@ from ...analyses.paired import (
 )
 from ...analyses.rankings import TIE_RTOL
 from ...errors import InputError, UsageError
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import COMPARISONS, Records, Report, Section, section
@@ -61,6 +63,9 @@ COLUMNS = (
     "p_pm",
     "p_pm_adj",
 )
+
+if TYPE_CHECKING:
+    from ..params import CompareParams
 
 
 def pairs_for(
@@ -418,8 +423,9 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     return Report(body, notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: CompareParams) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import analysed
 
     _check_names(s)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import EVALUATION, INPUTS, OUTPUT, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import ConditionsParams
 
 
 #: conditions --plot FILE: the same attribute as variations' --plot, its own help.
@@ -25,7 +26,7 @@ CONDITIONS_PLOT = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: ConditionsParams) -> Report:
     """Each experimental condition as its own pool of runs (Zhang22 §5.4, Table 12).
 
     Runs are one system under one condition (e.g. the Session track's
@@ -56,7 +57,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

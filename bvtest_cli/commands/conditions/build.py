@@ -18,15 +18,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...errors import InputError, UsageError, printable
 from ...io.maps import Assignment, check_names, read_conditions
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry
 from ...report.model import Report, Section, Table, section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import ConditionsParams
 
 
 def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
@@ -170,8 +176,9 @@ def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     return Report(body, table_fields=table_fields, notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: ConditionsParams) -> Report:
     """``bvtest conditions``: evaluate, analyse per condition, and the figure with --plot."""
+    s = as_settings(inputs, p)
     from ...render.plot import plot_conditions, plotted
     from ...sections.inputs import analysed
 

@@ -13,10 +13,11 @@ from ...options import (
     OUTPUT,
     Command,
 )
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import DesignParams
 
 
 #: design's --ci (a level always), --bootstrap and --scores (wide CSV matrices too).
@@ -29,7 +30,7 @@ DESIGN_BOOTSTRAP = dict(help="Topic-bootstrap resamples for the intervals of the
                         "fit in memory or take hours are refused.")  # fmt: skip
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: DesignParams) -> Report:
     """How many topics does a test collection need? (G-theory, topic-set-size design)
 
     For every measure, from the systems × topics scores: the G-study
@@ -76,7 +77,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

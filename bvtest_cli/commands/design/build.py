@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,13 +40,18 @@ from ...analyses.design import (
 )
 from ...errors import InputError
 from ...io.budget_json import BudgetReport, read_budget_report
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry as r
 from ...report.limits import refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import line_records
 from ...sections.inputs import load_one_measure
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import DesignParams
 
 #: The bootstrap replicate's columns: the three G-study components, then the
 #: three variance estimates of the topic-set-size designs.
@@ -478,9 +483,10 @@ def design_report(
     return Report(body, notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: DesignParams) -> Report:
     """``bvtest design``: read the budget report (if any), evaluate, then the
     design report per measure."""
+    s = as_settings(inputs, p)
     if s.totals and s.budget_report is None:
         # a usage error, in the words of options.NEEDS (whose table its test lists)
         raise InputError("--total means something only with --budget-report FILE")

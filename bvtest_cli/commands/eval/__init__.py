@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, TREC_EVAL, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import EvalParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: EvalParams) -> Report:
     """Bias², Var, MSE, Var(ρ), risk measures and the tradeoff of every run.
 
     For every measure and run: the mean, Bias² = (mean − c)², Var and
@@ -39,7 +40,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 #: eval's -q: trec_eval's per-topic lines (docs/eval.md#per-topic-lines).

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import CI, EVALUATION, INPUTS, OUTPUT, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import InstabilityParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: InstabilityParams) -> Report:
     """Where instability comes from (Zhang22 Table 8), runs sorted by mean.
 
     Per run: |ZRisk| against the virtual target at alpha 0, Var(ρ) and its
@@ -29,7 +30,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...io.sources import Inputs
+from ...options import as_settings
 from ...report import registry
 from ...report.model import Report, Section, Table, section
-from ...settings import Settings
 
 INSTABILITY_FIELDS = (
     registry.MEAN, registry.ABS_ZRISK_TARGET, registry.VAR_RHO, registry.VAR, registry.COV_TARGET,
 )  # fmt: skip
+
+if TYPE_CHECKING:
+    from ..params import InstabilityParams
 
 
 def instability_view(full: Report) -> Report:
@@ -65,8 +70,9 @@ def abs_interval(interval: np.ndarray) -> np.ndarray:
     return np.stack([np.where(undefined, np.nan, new_lo), np.where(undefined, np.nan, new_hi)], -1)
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: InstabilityParams) -> Report:
     """``bvtest instability``: eval's report at alpha 0, viewed as Zhang22 Table 8."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import load
     from ...sections.matrix import eval_report
 

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 from ...options import REPORT_OUTPUT, RUNS, Command, Real
 from ...options.kinds import IntRange
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import JudgesParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: JudgesParams) -> Report:
     """Automatic judges beside human ones: agreement, each run's bias and variance, PPI.
 
     QRELS are the human judgments, the reference; each --judge NAME=FILE an
@@ -67,7 +68,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 #: judges' --ci: a level always (PPI's intervals are its output).

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,15 +29,19 @@ from ...analyses.significance import adjust
 from ...defaults import DEFAULT_MEASURES
 from ...errors import InputError
 from ...io.judgments import check_rows, check_scale, mapped, read_confusion
-from ...io.sources import expand_sources
+from ...io.sources import Inputs, expand_sources
 from ...io.trec import QrelsFile, named_sources, read_qrels, sort_topics
 from ...measures.collections import evaluate_collections
 from ...measures.names import parse_measures
 from ...measures.topics import list_topics, topic_set
+from ...options import as_settings
 from ...report import registry as r
 from ...report.model import Records, Report, Section, Table, section
 from ...report.values import as_reported, fmt, plain
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import JudgesParams
 
 
 @dataclass(frozen=True)
@@ -477,5 +481,6 @@ def judges_report(s: Settings) -> Report:
     return Report(section(*items), notes=tuple(notes), blocks=tuple(views))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: JudgesParams) -> Report:
+    s = as_settings(inputs, p)
     return judges_report(s)

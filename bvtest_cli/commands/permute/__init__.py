@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import PermuteParams
 
 
 PERMUTE_OUT = dict(
@@ -19,7 +20,7 @@ PERMUTE_OUT = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: PermuteParams) -> Report:
     """Engineered runs (Cormack & Grossman 2019 §4.2) written to --out DIR.
 
     For every run and topic, the relevant documents (under QRELS) are
@@ -37,7 +38,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ...analyses.budgets.pooling import engineer_run, engineered_name, ranked
 from ...errors import InputError
 from ...io.files import checked_target, new_directory
-from ...io.sources import Qrels, Run, expand_sources, output_bytes
+from ...io.sources import Inputs, Qrels, Run, expand_sources, output_bytes
 from ...io.trec import format_run, read_qrels, sort_topics
 from ...measures.parallel import default_jobs, map_runs, progress
 from ...measures.topics import check_shared_topics
+from ...options import as_settings
 from ...report.model import Report, section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import PermuteParams
 
 # --------------------------------------------------------------------------------------
 # permute
@@ -67,6 +72,7 @@ def permute_files(s: Settings) -> Report:
     return Report(section(), notes=notes)
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: PermuteParams) -> Report:
     """``bvtest permute``."""
+    s = as_settings(inputs, p)
     return permute_files(s)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import OUTPUT, RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import PertopicParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: PertopicParams) -> Report:
     """Per-topic Bias² and Var of AP from simulated collections (Zhang22 §3.4).
 
     For every run and topic, k collections are simulated from the run's own
@@ -31,7 +32,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,15 +14,19 @@ from ...analyses.simulate import (
     analyse_samples,
     system_sampler,
 )
-from ...io.sources import STDIN, Qrels, Run, Source, expand_sources
+from ...io.sources import STDIN, Inputs, Qrels, Run, Source, expand_sources
 from ...io.trec import RunColumns, read_qrels, read_run_columns, sort_topics
 from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.topics import check_shared_topics, topic_set
+from ...options import as_settings
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import Report, Table, section
 from ...sections.matrix import tradeoff_section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import PertopicParams
 
 
 def simulate_ap(
@@ -168,8 +173,9 @@ def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
     return result, notes
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: PertopicParams) -> Report:
     """``bvtest pertopic``: simulate, then the report."""
+    s = as_settings(inputs, p)
     measure = "AP" if s.rel_level == 1 else f"AP(rel={s.rel_level})"
     result, notes = simulate_files(s)
     return pertopic_report(result, measure, s).prefixed(notes)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import ANALYSIS, CI, EVALUATION, INPUTS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import PlotParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: PlotParams) -> Report:
     """Draw Bias²/Var/MSE per run, the Bias²–Var tradeoff and GeoRisk vs alpha.
 
     One row of three panels per measure, from the same analysis as eval (same
@@ -30,7 +31,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import PoolParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: PoolParams) -> Report:
     """Depth-K pooled qrels: the judgments of QRELS on the top K of any run.
 
     A document is pooled for a topic when some run ranks it in its top K
@@ -28,7 +29,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ...analyses.budgets.pooling import pool, truncate_run
-from ...io.sources import Run, docno_text, expand_sources
+from ...io.sources import Inputs, Run, docno_text, expand_sources
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.parallel import default_jobs, map_runs, progress
 from ...measures.topics import check_shared_topics
+from ...options import as_settings
 from ...report.model import Records, Report, section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import PoolParams
 
 # --------------------------------------------------------------------------------------
 # pool
@@ -65,6 +70,7 @@ def pool_report(s: Settings) -> Report:
     return Report(section(("qrels", records)), notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: PoolParams) -> Report:
     """``bvtest pool``."""
+    s = as_settings(inputs, p)
     return pool_report(s)

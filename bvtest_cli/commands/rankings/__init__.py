@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import RankingsParams
 
 
 RANKINGS_MEASURE = dict(
@@ -21,7 +22,7 @@ RANKINGS_MEASURE = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: RankingsParams) -> Report:
     """Bias and variance of the system ranking of test collections (Cormack & Grossman 2019).
 
     How accurately does a test collection X (qrels) rank the runs, compared
@@ -69,7 +70,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

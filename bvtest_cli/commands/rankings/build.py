@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...analyses.rankings import RankingAccuracy, ranking_accuracy
 from ...errors import InputError
-from ...io.sources import expand_sources
+from ...io.sources import Inputs, expand_sources
 from ...io.trec import QrelsFile, read_qrels
 from ...measures.collections import evaluate_collections
 from ...measures.evaluate import how
 from ...measures.names import MeasureSpec, is_sampled, parse_measures
-from ...options import current_flags
+from ...options import as_settings, current_flags
 from ...report import registry as r
 from ...report.limits import check_request
 from ...report.model import Node, Report, Section, Table, section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import RankingsParams
 
 # --------------------------------------------------------------------------------------
 # rankings
@@ -224,7 +228,8 @@ def _matrix(res: RankingAccuracy) -> Section:
     )
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: RankingsParams) -> Report:
     """``bvtest rankings``."""
+    s = as_settings(inputs, p)
     s, notes = current_flags(s, "rankings")
     return (rankings_report(s)).prefixed(notes)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import DEPRECATED_ALIAS, RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import SampleParams
 
 
 SAMPLE_OUT = dict(
@@ -49,7 +50,7 @@ SAMPLE_STRATA = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: SampleParams) -> Report:
     """Test collections built under an assessment budget, one file per sample.
 
     QRELS plays the assessor: a document chosen for judgment that QRELS does
@@ -79,7 +80,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

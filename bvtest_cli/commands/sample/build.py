@@ -4,6 +4,8 @@ layout (pps, uniform) or as plain qrels of the judged documents (depth, mtf, hed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...analyses.budgets.sampling import (
     RANDOM_METHODS,
     MethodOptions,
@@ -13,14 +15,17 @@ from ...analyses.budgets.sampling import (
 )
 from ...errors import InputError
 from ...io.files import checked_target, new_directory
-from ...io.sources import docno_text, expand_sources, output_bytes
+from ...io.sources import Inputs, docno_text, expand_sources, output_bytes
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.topics import list_topics
 from ...measures.track import Track, read_track
-from ...options import current_flags
+from ...options import as_settings, current_flags
 from ...report.limits import check_request
 from ...report.model import Report, section
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import SampleParams
 
 
 def sample_files(s: Settings) -> Report:
@@ -109,7 +114,8 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
     return "".join(lines)
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: SampleParams) -> Report:
     """``bvtest sample``."""
+    s = as_settings(inputs, p)
     s, notes = current_flags(s, "sample")
     return (sample_files(s)).prefixed(notes)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import EVALUATION, RUNS, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import ScoresParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: ScoresParams) -> Report:
     """Per-topic scores as a long TSV: system, topic, measure, value.
 
     The topic set is the one every analysis uses (qrels topics with a relevant
@@ -26,7 +27,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

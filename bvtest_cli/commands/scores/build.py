@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...io.sources import SCORES_HEADER
+from ...io.sources import SCORES_HEADER, Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report.model import Records, Report, section
-from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import ScoresParams
 
 
 def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:
@@ -30,8 +34,9 @@ def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Repo
     return Report(section(("scores", records)), notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: ScoresParams) -> Report:
     """``bvtest scores``: evaluate, then every score."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import load
 
     matrices, notes = load(s)

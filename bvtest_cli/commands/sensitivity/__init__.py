@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...options import DESIGN_SCORES, EVALUATION, INPUTS, REPORT_OUTPUT, Command
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import SensitivityParams
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: SensitivityParams) -> Report:
     """How discriminating is each measure? (discriminative power, swap rates)
 
     For every measure, over all m(m − 1)/2 pairs of systems: discriminative
@@ -53,7 +54,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 #: --significance: the α of delta_needed, and a level of discriminative power.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,12 +31,17 @@ from ...analyses.sensitivity import (
 )
 from ...analyses.significance import adjust
 from ...errors import InputError
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry as r
 from ...report.limits import BASE_BYTES, refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import as_reported, line_records
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import SensitivityParams
 
 #: The levels of discriminative power always reported, besides --significance.
 LEVELS = (0.01, 0.05, 0.10)
@@ -270,9 +276,10 @@ def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     return Report(body, notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: SensitivityParams) -> Report:
     """``bvtest sensitivity``: evaluate (or read the scores, a wide CSV matrix
     too), then the sensitivity of every measure."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import load_one_measure as load
 
     matrices, notes = load(s)

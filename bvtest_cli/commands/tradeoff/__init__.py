@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 from ...options import EVALUATION, INPUTS, OUTPUT, Command
 from ...options.kinds import Choice
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import TradeoffParams
 
 
 TRADEOFF_NORMALIZE = dict(
@@ -20,7 +21,7 @@ TRADEOFF_NORMALIZE = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: TradeoffParams) -> Report:
     """Bias² vs Var correlation across runs per grouping (Zhang22 Table 9).
 
     For every measure, Pearson and Spearman (two-sided p-values) of Bias² and
@@ -47,7 +48,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

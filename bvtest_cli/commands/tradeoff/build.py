@@ -13,18 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...analyses import grouping
 from ...analyses.tradeoff import Tradeoff, correlate
+from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
+from ...options import as_settings
 from ...report import registry
 from ...report.limits import check_request
 from ...report.model import Report, Section, section
 from ...report.values import as_reported
 from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import TradeoffParams
 
 RAW = "raw"
 NAN = float("nan")
@@ -118,8 +123,9 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
     return Report(body, table_fields=registry.TRADEOFF_FIELDS, notes=tuple(notes))
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: TradeoffParams) -> Report:
     """``bvtest tradeoff``: evaluate, then the tradeoff table per measure."""
+    s = as_settings(inputs, p)
     from ...sections.inputs import analysed
 
     return analysed(s, tradeoff_report)

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 from ...defaults import VARIATION_ALPHAS
 from ...options import EVALUATION, INPUTS, OUTPUT, Command, parse_variation_alphas, parsed_by
-from ...settings import Settings
 
 if TYPE_CHECKING:
+    from ...io.sources import Inputs
     from ...report.model import Report
+    from ..params import VariationsParams
 
 
 VARIATIONS_ALPHAS = dict(
@@ -28,7 +29,7 @@ VARIATIONS_MAP = dict(
 )
 
 
-def run(s: Settings) -> Report:
+def run(inputs: Inputs, p: VariationsParams) -> Report:
     """Mean–variance evaluation over query variations (Zuccon16).
 
     Runs answer query variations (query ids such as 201-4); the map says the
@@ -69,7 +70,7 @@ def run(s: Settings) -> Report:
     """
     from .build import build
 
-    return build(s)
+    return build(inputs, p)
 
 
 COMMAND = Command(

@@ -18,14 +18,21 @@ Hanbury, CIKM 2016):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...analyses.variations import Crossover, Design, VariationsResult, analyse
 from ...errors import InputError
+from ...io.sources import Inputs
+from ...options import as_settings
 from ...report import registry as R
 from ...report.model import Records, Report, Section, Table, section
 from ...settings import Settings
 from .inputs import build_design, load
+
+if TYPE_CHECKING:
+    from ..params import VariationsParams
 
 
 def variations_report(s: Settings) -> Report:
@@ -146,8 +153,9 @@ def crossover_records(crossovers: tuple[Crossover, ...], intra: bool) -> Records
     return Records(crossovers, as_json=as_json, as_text=as_text)
 
 
-def build(s: Settings) -> Report:
+def build(inputs: Inputs, p: VariationsParams) -> Report:
     """``bvtest variations``: read the inputs, analyse, and the figure with --plot."""
+    s = as_settings(inputs, p)
     from ...render.plot import plot_variations, plotted
 
     return plotted(plot_variations, s.plot, lambda: variations_report(s), s.input_paths())

@@ -1,0 +1,65 @@
+"""Each command's parameters: a frozen dataclass of its own, written from
+the option declarations (bvtest_cli/commands/params.py), every field the
+command's option with its default, each value checked once."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+
+import pytest
+from conftest import REPO
+
+from bvtest_cli.commands import COMMANDS
+from bvtest_cli.commands.params import PARAMS, CompareParams, EvalParams
+from bvtest_cli.errors import InputError
+from bvtest_cli.options import keyword_options
+from bvtest_cli.options.params import RENDERING
+
+
+def test_the_module_is_written_from_the_declarations():
+    sys.path.insert(0, str(REPO / "tools"))
+    from gen_docs import params_source
+
+    written = (REPO / "bvtest_cli" / "commands" / "params.py").read_text()
+    assert written == params_source(), "stale: python tools/gen_docs.py"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_field_is_an_option_of_the_command_with_its_default(name):
+    params = PARAMS[name]
+    assert COMMANDS[name].params is params and params.command == name
+    assert dataclasses.is_dataclass(params) and params.__dataclass_params__.frozen
+    declared = keyword_options(COMMANDS[name])
+    own = {f.name: f.default for f in dataclasses.fields(params) if f.name not in RENDERING}
+    assert own == {attr: option.default() for attr, option in declared.items()}
+    rendering = {f.name for f in dataclasses.fields(params) if f.name in RENDERING}
+    assert rendering == set(RENDERING) & set(COMMANDS[name].options)
+    taken = {"inputs", "scores", "qrels", "runs", "pool", "new_runs"}
+    assert set(params.input_names) == taken & set(COMMANDS[name].options)
+
+
+def test_values_are_checked_once_when_built_and_errors_name_the_parameter():
+    p = CompareParams(compare_fields=["var", "mean"], alphas=[0, 5], pair=("a", "b"))
+    assert p.compare_fields == ("mean", "var") and p.alphas == ("0", "5")
+    assert p.pair == (("a", "b"),)
+    with pytest.raises(InputError, match=r"^invalid bootstrap=1: 1 is not in the range 2<=x"):
+        EvalParams(bootstrap=1)
+    with pytest.raises(InputError, match=r"invalid ci=1.5"):
+        EvalParams(ci=1.5)
+    with pytest.raises(TypeError, match="colour"):
+        EvalParams(colour="red")  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        EvalParams().seed = 1  # type: ignore[misc]
+    # the parsed values of the command line are not checked again
+    parsed = EvalParams.parsed({"alphas": ("0", "5"), "bootstrap": 200})
+    assert parsed == EvalParams(alphas=[0, 5], bootstrap=200)
+    assert parsed.given() == {"alphas", "bootstrap"}
+
+
+def test_the_signature_lists_every_parameter_with_its_type():
+    signature = inspect.signature(EvalParams)
+    assert signature.parameters["bootstrap"].annotation == "int"
+    assert signature.parameters["alphas"].default == ("0", "1", "5", "10")
+    assert signature.parameters["ci"].annotation == "float | None"
