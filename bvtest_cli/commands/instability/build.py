@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...io.sources import Inputs
-from ...options import as_settings
 from ...report import registry
 from ...report.model import Report, Section, Table, section
 
@@ -72,10 +70,12 @@ def abs_interval(interval: np.ndarray) -> np.ndarray:
 
 def build(inputs: Inputs, p: InstabilityParams) -> Report:
     """``bvtest instability``: eval's report at alpha 0, viewed as Zhang22 Table 8."""
-    s = as_settings(inputs, p)
+    from ...measures.evaluate import Evaluation
     from ...sections.inputs import load
-    from ...sections.matrix import eval_report
+    from ...sections.matrix import Analysis, eval_report
 
-    matrices, notes = load(s)
-    full = eval_report(matrices, replace(s, alphas=("0",)))
+    e = Evaluation.of(p)
+    matrices, notes = load(inputs, e)
+    rule = "file" if inputs.scores is not None else p.topic_set
+    full = eval_report(matrices, Analysis.of(p, alphas=("0",)), e, rule)
     return instability_view(full).prefixed(notes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...io.sources import Inputs
-from ...options import as_settings
+from ...options import input_paths
 from ...report.model import Report
 
 if TYPE_CHECKING:
@@ -14,9 +14,15 @@ if TYPE_CHECKING:
 
 def build(inputs: Inputs, p: PlotParams) -> Report:
     """``bvtest plot``: evaluate, analyse, draw to --output."""
-    s = as_settings(inputs, p)
+    from ...measures.evaluate import Evaluation
     from ...render.plot import plot_report, plotted
-    from ...sections.inputs import analysed
-    from ...sections.matrix import eval_report
+    from ...sections.inputs import load
+    from ...sections.matrix import Analysis, eval_report
 
-    return plotted(plot_report, s.output, lambda: analysed(s, eval_report), s.input_paths())
+    def report() -> Report:
+        e = Evaluation.of(p)
+        matrices, notes = load(inputs, e)
+        rule = "file" if inputs.scores is not None else p.topic_set
+        return eval_report(matrices, Analysis.of(p), e, rule).prefixed(notes)
+
+    return plotted(plot_report, p.output, report, input_paths(inputs, p))

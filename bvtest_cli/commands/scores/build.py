@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from ...io.sources import SCORES_HEADER, Inputs
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report.model import Records, Report, section
 
 if TYPE_CHECKING:
@@ -36,8 +35,8 @@ def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Repo
 
 def build(inputs: Inputs, p: ScoresParams) -> Report:
     """``bvtest scores``: evaluate, then every score."""
-    s = as_settings(inputs, p)
+    from ...measures.evaluate import Evaluation
     from ...sections.inputs import load
 
-    matrices, notes = load(s)
+    matrices, notes = load(inputs, Evaluation.of(p))
     return scores_report(matrices, notes)

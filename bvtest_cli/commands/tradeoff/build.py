@@ -21,12 +21,10 @@ from ...analyses import grouping
 from ...analyses.tradeoff import Tradeoff, correlate
 from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report import registry
-from ...report.limits import check_request
+from ...report.limits import refuse_groupings
 from ...report.model import Report, Section, section
 from ...report.values import as_reported
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import TradeoffParams
@@ -35,7 +33,7 @@ RAW = "raw"
 NAN = float("nan")
 
 
-def groupings(s: Settings) -> list[tuple[str, tuple[str, int] | None]]:
+def groupings(s: TradeoffParams) -> list[tuple[str, tuple[str, int] | None]]:
     """(row name, grouping) of the three rows, in table order."""
     return [
         ("all", None),
@@ -64,9 +62,9 @@ def _cell(
     return section(*items)
 
 
-def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
+def measure_table(m: ScoreMatrix, s: TradeoffParams) -> tuple[Section, list[str]]:
     """The six settings of one measure: (block, notes), notes deduplicated."""
-    check_request(s, len(m.systems), len(m.topics), "tradeoff")
+    refuse_groupings(s.repeats, len(m.systems), len(m.topics))
     rows = []
     notes: list[str] = []
     undefined: dict[str, list[str]] = {}  # reason → settings where the correlation is NaN
@@ -104,7 +102,7 @@ def measure_table(m: ScoreMatrix, s: Settings) -> tuple[Section, list[str]]:
     return block, list(dict.fromkeys(notes))
 
 
-def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+def tradeoff_report(matrices: Sequence[ScoreMatrix], s: TradeoffParams) -> Report:
     """The report of ``bvtest tradeoff``."""
     blocks, notes = [], []
     for m in matrices:
@@ -125,7 +123,6 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(inputs: Inputs, p: TradeoffParams) -> Report:
     """``bvtest tradeoff``: evaluate, then the tradeoff table per measure."""
-    s = as_settings(inputs, p)
     from ...sections.inputs import analysed
 
-    return analysed(s, tradeoff_report)
+    return analysed(inputs, p, tradeoff_report)
