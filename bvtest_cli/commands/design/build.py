@@ -41,14 +41,13 @@ from ...analyses.design import (
 from ...errors import InputError
 from ...io.budget_json import BudgetReport, read_budget_report
 from ...io.sources import Inputs
+from ...measures.evaluate import Evaluation
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report import registry as r
 from ...report.limits import refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import line_records
 from ...sections.inputs import load_one_measure
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import DesignParams
@@ -101,12 +100,12 @@ _REPLICATE_WORK = 4e5
 _BASE_BYTES = 64 << 20
 
 
-def check_bootstrap(s: Settings, m: int, n: int) -> None:
+def check_bootstrap(p: DesignParams, m: int, n: int) -> None:
     """Refuse a --bootstrap whose resamples of m systems × n topics would not
     fit in memory or would take hours (report.limits' limits), before any
     is drawn: :func:`bootstrap_topics` draws every resample's topics at once,
     and the B replicates are kept for their percentiles."""
-    b = s.bootstrap
+    b = p.bootstrap
     refuse_memory(
         "--bootstrap", b, float(b) * (8 * n + 8 * m + _REPLICATE_BYTES) + _BASE_BYTES,
         f"{b} topic-bootstrap resamples of {m} systems × {n} topics",
@@ -161,15 +160,15 @@ def dstudy_rows(d: DStudy) -> list[dict[str, Any]]:
 
 
 def _design_row(
-    design: str, s: Settings, size_key: str, size: float, systems: int, sizes: Sequence[Any]
+    design: str, p: DesignParams, size_key: str, size: float, systems: int, sizes: Sequence[Any]
 ) -> dict[str, Any]:
     """One tssd record; ``sizes`` = (exact, approx, low, high), None where
     undefined."""
     exact, approx, low, high = sizes
     return {
         r.TSSD_DESIGN.name: design,
-        r.TSSD_ALPHA.name: s.significance,
-        r.TSSD_BETA.name: None if design == "ci" else s.beta,
+        r.TSSD_ALPHA.name: p.significance,
+        r.TSSD_BETA.name: None if design == "ci" else p.beta,
         # both keys in every row, null where they do not apply, so that every
         # record has the same columns in the table formats
         r.TSSD_MIN_DIFF.name: size if size_key == "min_diff" else None,
@@ -203,7 +202,7 @@ def _sizes(
 
 
 def tssd_rows(
-    s: Settings, var_d: float, var_within: float, ends_d: np.ndarray, ends_within: np.ndarray,
+    p: DesignParams, var_d: float, var_within: float, ends_d: np.ndarray, ends_within: np.ndarray,
     m: int,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The t-test, ANOVA and CI designs: the exact number of topics at the
@@ -211,31 +210,31 @@ def tssd_rows(
     number grows with the variance, so these are the ends of the number's own
     percentile interval), and the approximation at the point estimate.
     Each row's key is :func:`tssd_key`."""
-    a, b = s.significance, s.beta
+    a, b = p.significance, p.beta
     rows = []
-    for d in s.min_diffs:
+    for d in p.min_diffs:
 
         def ttest(v: float, d: float = d) -> tuple[int, int]:
             t = n_ttest(d, v, a, b)
             return t.exact, t.approx
 
-        rows.append(_design_row("ttest", s, "min_diff", d, 2, _sizes(ttest, var_d, ends_d)))
-    for d in s.min_diffs:
+        rows.append(_design_row("ttest", p, "min_diff", d, 2, _sizes(ttest, var_d, ends_d)))
+    for d in p.min_diffs:
 
         def anova(v: float, d: float = d) -> tuple[int, int]:
             t = n_anova(d, v, m, a, b)
             return t.exact, t.approx
 
         rows.append(
-            _design_row("anova", s, "min_diff", d, m, _sizes(anova, var_within, ends_within))
+            _design_row("anova", p, "min_diff", d, m, _sizes(anova, var_within, ends_within))
         )
-    for w in s.ci_widths:
+    for w in p.ci_widths:
 
         def ci(v: float, w: float = w) -> tuple[int, int]:
             c = n_ci(w, v, a)
             return c.expected, c.plugin
 
-        rows.append(_design_row("ci", s, "width", w, 2, _sizes(ci, var_d, ends_d)))
+        rows.append(_design_row("ci", p, "width", w, 2, _sizes(ci, var_d, ends_d)))
     return rows
 
 
@@ -340,7 +339,7 @@ CONSTANT_BIAS_COST = (
 
 
 def measure_block(
-    m: ScoreMatrix, s: Settings, allocation: tuple[Records, Records] | None, notes: list[str]
+    m: ScoreMatrix, p: DesignParams, allocation: tuple[Records, Records] | None, notes: list[str]
 ) -> Section:
     """One measure's block: G-study, D-study, topic-set sizes, and the
     allocation (the budget report's, the same in every measure's block)."""
@@ -351,13 +350,13 @@ def measure_block(
             f"{len(m.systems)} × {len(m.topics)}"
         )
     try:
-        g = gstudy(x, drop=s.drop)
+        g = gstudy(x, drop=p.drop)
     except ValueError as exc:
         raise InputError(f"{m.measure}: {exc}") from None
     if g.systems < len(m.systems):
         notes.append(
-            f"{m.measure}: --drop {s.drop} left out {len(m.systems) - g.systems} of "
-            f"{len(m.systems)} systems (mean below the {s.drop} quantile of the means; "
+            f"{m.measure}: --drop {p.drop} left out {len(m.systems) - g.systems} of "
+            f"{len(m.systems)} systems (mean below the {p.drop} quantile of the means; "
             "systems tied at the cut kept); every result is on the other "
             f"{g.systems}"
         )
@@ -377,14 +376,14 @@ def measure_block(
         )
     kept = x[list(g.kept)]
     n = g.topics
-    counts = s.topic_counts or (n, 2 * n, 4 * n)
-    assert s.ci is not None  # design's --ci is a level always
-    d = dstudy(g, counts, s.ci)
-    need = topics_needed(g, s.reliability, s.ci)
+    counts = p.topic_counts or (n, 2 * n, 4 * n)
+    assert p.ci is not None  # design's --ci is a level always
+    d = dstudy(g, counts, p.ci)
+    need = topics_needed(g, p.reliability, p.ci)
     v = variances(kept)
-    replicates = bootstrap_topics(kept, replicate_statistics, s.bootstrap, s.seed)
+    replicates = bootstrap_topics(kept, replicate_statistics, p.bootstrap, p.seed)
     points = (g.var_systems, g.var_topics, g.var_residual, v.residual, v.pairwise95, v.within)
-    ends = holding(percentile_ends(replicates, s.ci), np.asarray(points, dtype=float))
+    ends = holding(percentile_ends(replicates, p.ci), np.asarray(points, dtype=float))
     column = {name: k for k, name in enumerate(BOOTSTRAPPED)}
 
     def interval(name: str) -> tuple[float, float]:
@@ -418,14 +417,14 @@ def measure_block(
             (r.VARIANCE_RESIDUAL, float(v.residual)),
             (r.VARIANCE_PAIRWISE95, float(v.pairwise95)),
             (r.VARIANCE_WITHIN, float(v.within)),
-            (r.VARIANCE_USED, s.variance),
+            (r.VARIANCE_USED, p.variance),
         ),
         intervals={f: interval(f) for f in ("residual", "pairwise95", "within")},
     )
-    systems = s.systems or g.systems
-    var_d = float(getattr(v, s.variance))
+    systems = p.systems or g.systems
+    var_d = float(getattr(v, p.variance))
     rows = tssd_rows(
-        s, var_d, float(v.within), ends[:, column[s.variance]], ends[:, column["within"]],
+        p, var_d, float(v.within), ends[:, column[p.variance]], ends[:, column["within"]],
         systems,
     )  # fmt: skip
     undefined = [
@@ -450,17 +449,17 @@ def measure_block(
 
 
 def design_report(
-    matrices: Sequence[ScoreMatrix], s: Settings, budget: BudgetReport | None = None
+    matrices: Sequence[ScoreMatrix], p: DesignParams, budget: BudgetReport | None = None
 ) -> Report:
     """The report of ``bvtest design``."""
     notes: list[str] = []
     allocation = None
     if budget is not None:
         budgets = sorted({c.budget for c in budget.cells})
-        totals = s.totals or tuple(dict.fromkeys(budget.n_topics * b for b in budgets))
+        totals = p.totals or tuple(dict.fromkeys(budget.n_topics * b for b in budgets))
         models = topics_models(budget)
         allocation = allocation_records(models, totals)
-        notes += model_notes(models, budget.n_topics, str(s.budget_report))
+        notes += model_notes(models, budget.n_topics, str(p.budget_report))
         unfit = [t for t in totals if t < min(budgets)]
         if unfit:
             notes.append(
@@ -468,16 +467,16 @@ def design_report(
                 "topic; no allocation"
             )
     for m in matrices:  # before any resample is drawn
-        check_bootstrap(s, len(m.systems), len(m.topics))
-    blocks = [(m.measure, measure_block(m, s, allocation, notes)) for m in matrices]
+        check_bootstrap(p, len(m.systems), len(m.topics))
+    blocks = [(m.measure, measure_block(m, p, allocation, notes)) for m in matrices]
     body = section(
-        ("level", s.ci),
-        ("reliability", s.reliability),
-        ("significance", s.significance),
-        ("beta", s.beta),
-        ("bootstrap", s.bootstrap),
-        ("seed", s.seed),
-        ("drop", s.drop),
+        ("level", p.ci),
+        ("reliability", p.reliability),
+        ("significance", p.significance),
+        ("beta", p.beta),
+        ("bootstrap", p.bootstrap),
+        ("seed", p.seed),
+        ("drop", p.drop),
         ("measures", Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
@@ -486,10 +485,9 @@ def design_report(
 def build(inputs: Inputs, p: DesignParams) -> Report:
     """``bvtest design``: read the budget report (if any), evaluate, then the
     design report per measure."""
-    s = as_settings(inputs, p)
-    if s.totals and s.budget_report is None:
+    if p.totals and p.budget_report is None:
         # a usage error, in the words of options.NEEDS (whose table its test lists)
         raise InputError("--total means something only with --budget-report FILE")
-    budget = read_budget_report(s.budget_report) if s.budget_report is not None else None
-    matrices, notes = load_one_measure(s)
-    return design_report(matrices, s, budget).prefixed(notes)
+    budget = read_budget_report(p.budget_report) if p.budget_report is not None else None
+    matrices, notes = load_one_measure(inputs, Evaluation.of(p))
+    return design_report(matrices, p, budget).prefixed(notes)

@@ -34,11 +34,9 @@ from ...io.trec import QrelsFile, named_sources, read_qrels, sort_topics
 from ...measures.collections import evaluate_collections
 from ...measures.names import parse_measures
 from ...measures.topics import list_topics, topic_set
-from ...options import as_settings
 from ...report import registry as r
 from ...report.model import Records, Report, Section, Table, section
 from ...report.values import as_reported, fmt, plain
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import JudgesParams
@@ -54,18 +52,18 @@ class Judge:
     simulated: bool = False
 
 
-def load_judges(s: Settings, human: QrelsFile) -> list[Judge]:
+def load_judges(p: JudgesParams, human: QrelsFile) -> list[Judge]:
     """Every --judge, read or simulated, its grades mapped and checked against
     the human scale."""
-    grade_map = dict(s.grade_map)
+    grade_map = dict(p.grade_map)
     scale = sorted(human.first_line_of_grade)
     out = []
-    for name, spec in s.judges:
+    for name, spec in p.judges:
         if spec.startswith("sim:"):
             path = spec[len("sim:") :]
             block = read_confusion(path)
             check_rows(block, scale, path)
-            out.append(Judge(name, simulate(human, block, s.seed, name, path), simulated=True))
+            out.append(Judge(name, simulate(human, block, p.seed, name, path), simulated=True))
             continue
         judge = mapped(read_qrels(spec), grade_map)
         check_scale(judge, scale, grade_map)
@@ -190,7 +188,7 @@ def topics_of(human_topics: Sequence[str], human: QrelsFile, judge: QrelsFile) -
 
 
 def measure_block(
-    s: Settings,
+    p: JudgesParams,
     measure: str,
     systems: tuple[str, ...],
     scores: dict[str, np.ndarray],
@@ -199,7 +197,7 @@ def measure_block(
     """One judge's block for one measure, its notes, and its experiment rows."""
     x_h, x_j = scores["both_human"], scores["both_judge"]
     notes: list[str] = []
-    e = jd.judge_error(x_h, x_j, s.ddof)
+    e = jd.judge_error(x_h, x_j, p.ddof)
     board = jd.leaderboards(e.human, e.judge)
     values: dict[str, np.ndarray] = {
         r.JUDGE_HUMAN.name: e.human, r.JUDGE_JUDGE.name: e.judge, r.JUDGE_BIAS.name: e.bias,
@@ -209,18 +207,18 @@ def measure_block(
     }  # fmt: skip
     nan = np.full(len(systems), np.nan)
     pairs: list[dict[str, Any]] = []
-    assert s.ci is not None
-    alpha = 1.0 - s.ci
+    assert p.ci is not None
+    alpha = 1.0 - p.ci
     if topics.judge_only and len(topics.both) >= 2:
         y, f, unl = x_h, x_j, scores["judge_only"]
-        est = ppi.ppi_mean(y, f, unl, alpha, s.ppi_lambda, s.ppi_interval)
-        human_only = ppi.human_mean(y, alpha, s.ppi_interval)
+        est = ppi.ppi_mean(y, f, unl, alpha, p.ppi_lambda, p.ppi_interval)
+        human_only = ppi.human_mean(y, alpha, p.ppi_interval)
         values.update({
             r.PPI_MEAN.name: est.estimate, r.PPI_LO.name: est.lower, r.PPI_HI.name: est.upper,
             r.PPI_LAMBDA.name: est.lam, r.HUMAN_LO.name: human_only.lower,
             r.HUMAN_HI.name: human_only.upper,
         })  # fmt: skip
-        pairs = pair_rows(systems, y, f, unl, s)
+        pairs = pair_rows(systems, y, f, unl, p)
     else:
         for field in (r.PPI_MEAN, r.PPI_LO, r.PPI_HI, r.PPI_LAMBDA, r.HUMAN_LO, r.HUMAN_HI):
             values[field.name] = nan
@@ -231,8 +229,8 @@ def measure_block(
             else f"{measure}: PPI needs 2 or more human topics, the judge shares {len(topics.both)}"
         )
     acc = ranking_accuracy(
-        x_h, {"judge": x_j}, reference_name="human", samples=s.bootstrap, seed=s.seed,
-        table=False, batching=Batching(batches=min(10, s.bootstrap)),
+        x_h, {"judge": x_j}, reference_name="human", samples=p.bootstrap, seed=p.seed,
+        table=False, batching=Batching(batches=min(10, p.bootstrap)),
     )  # fmt: skip
     rank = acc.collections[0].accuracy
     table = Table(rows=systems, fields=r.JUDGE_SYSTEM_FIELDS, values=values)
@@ -257,7 +255,7 @@ def measure_block(
     )
     block = section(*head, ("pairs", _pair_records(pairs)))
     notes += list(acc.notes)
-    return block, notes, experiment_rows(s, measure, x_h, x_j)
+    return block, notes, experiment_rows(p, measure, x_h, x_j)
 
 
 def agreement_text(block: Section) -> Section:
@@ -316,24 +314,24 @@ def experiment_blocks(rows: list[dict[str, Any]]) -> list[tuple[str, Section]]:
 
 
 def pair_rows(
-    systems: Sequence[str], y: np.ndarray, f: np.ndarray, unl: np.ndarray, s: Settings
+    systems: Sequence[str], y: np.ndarray, f: np.ndarray, unl: np.ndarray, p: JudgesParams
 ) -> list[dict[str, Any]]:
     """Every pair's difference by PPI (the same λ rule, on per-topic differences),
     its interval at --ci, p, p_adj by --correction, resolved = p_adj ≤ α."""
-    assert s.ci is not None
+    assert p.ci is not None
     i, j = jd.pair_indices(len(systems))
     if not len(i):
         return []
     est = ppi.ppi_mean(
-        y[i] - y[j], f[i] - f[j], unl[i] - unl[j], 1.0 - s.ci, s.ppi_lambda, s.ppi_interval
+        y[i] - y[j], f[i] - f[j], unl[i] - unl[j], 1.0 - p.ci, p.ppi_lambda, p.ppi_interval
     )
-    p_adj = adjust(est.p, s.correction)
+    p_adj = adjust(est.p, p.correction)
     rows = []
     for k, (a, b) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
         rows.append({
             "a": systems[a], "b": systems[b], "diff": float(est.estimate[k]),
             "lo": float(est.lower[k]), "hi": float(est.upper[k]), "p": float(est.p[k]),
-            "p_adj": float(p_adj[k]), "resolved": bool(p_adj[k] <= s.significance),
+            "p_adj": float(p_adj[k]), "resolved": bool(p_adj[k] <= p.significance),
         })  # fmt: skip
     return rows
 
@@ -356,15 +354,15 @@ def _pair_records(rows: list[dict[str, Any]]) -> Records:
 
 
 def experiment_rows(
-    s: Settings, measure: str, x_h: np.ndarray, x_j: np.ndarray
+    p: JudgesParams, measure: str, x_h: np.ndarray, x_j: np.ndarray
 ) -> list[dict[str, Any]]:
     """Item 4 of docs/judges.md for one judge and measure."""
-    if not s.human_topics:
+    if not p.human_topics:
         return []
-    assert s.ci is not None
+    assert p.ci is not None
     spec = jd.ExperimentSpec(
-        tuple(s.human_topics), s.draws, s.seed, s.ci, s.ppi_interval, s.significance,
-        s.correction,
+        tuple(p.human_topics), p.draws, p.seed, p.ci, p.ppi_interval, p.significance,
+        p.correction,
     )  # fmt: skip
     try:
         jd.sizes_within(spec.sizes, x_h.shape[1])
@@ -397,33 +395,34 @@ def _experiment_records(rows: list[dict[str, Any]]) -> Records:
 # --------------------------------------------------------------------------- the report
 
 
-def check_judges_request(s: Settings, m: int, n: int, judges: int, measures: int) -> None:
+def check_judges_request(p: JudgesParams, m: int, n: int, judges: int, measures: int) -> None:
     """Refuse, before anything is evaluated, what would not fit: the ranking's
     B × B products per judge and measure (as `rankings`), and the experiment's
     R draws of every run and pair of runs over the topics (the pairs'
     differences, three (R, pairs, n) arrays, dominate)."""
     from ...report.limits import BASE_BYTES, refuse_delta, refuse_memory
 
-    refuse_delta("--bootstrap", s.bootstrap, m, 2 * judges * measures,
+    refuse_delta("--bootstrap", p.bootstrap, m, 2 * judges * measures,
                  f"the rankings of {judges} judge(s) × {measures} measure(s)")  # fmt: skip
-    if s.human_topics:
+    if p.human_topics:
         rows = m + m * (m - 1) / 2
-        need = BASE_BYTES + 8.0 * 6 * s.draws * rows * n
-        refuse_memory("--draws", s.draws, need, f"{s.draws} draws of {m} runs and their pairs")
+        need = BASE_BYTES + 8.0 * 6 * p.draws * rows * n
+        refuse_memory("--draws", p.draws, need, f"{p.draws} draws of {m} runs and their pairs")
 
 
-def judges_report(s: Settings) -> Report:
+def judges_report(inputs: Inputs, p: JudgesParams) -> Report:
     """``bvtest judges``: read, evaluate once, then every judge's analyses."""
     notes: list[str] = []
-    if s.ci is None:
+    if p.ci is None:
         raise InputError("--ci must be a level", "--ci")
-    human = mapped(read_qrels(s.inputs[0]), dict(s.grade_map))
-    sources = expand_sources(s.inputs[1:], notes.append)
-    sources = named_sources(sources, s.name, notes.append)
-    specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
-    judges = load_judges(s, human)
-    human_topics = topic_set(human, s.rel_level, notes.append, "human qrels", s.topic_set)
-    check_judges_request(s, len(sources), len(human_topics), len(judges), len(specs))
+    assert inputs.qrels is not None  # judges takes QRELS RUNS...
+    human = mapped(read_qrels(inputs.qrels), dict(p.grade_map))
+    sources = expand_sources(inputs.runs, notes.append)
+    sources = named_sources(sources, p.name, notes.append)
+    specs = parse_measures(p.measures or DEFAULT_MEASURES, p.rel_level)
+    judges = load_judges(p, human)
+    human_topics = topic_set(human, p.rel_level, notes.append, "human qrels", p.topic_set)
+    check_judges_request(p, len(sources), len(human_topics), len(judges), len(specs))
     universe = list(human_topics)
     seen = set(universe)
     for judge in judges:
@@ -431,13 +430,13 @@ def judges_report(s: Settings) -> Report:
         universe += extra
         seen.update(extra)
     scores = evaluate_collections(
-        human, {j.name: [j.qrels] for j in judges}, sources, specs, rel_level=s.rel_level,
-        jobs=s.jobs or 1, err_impl=s.err_impl, impl=s.impl, note=notes.append, topics=universe,
+        human, {j.name: [j.qrels] for j in judges}, sources, specs, rel_level=p.rel_level,
+        jobs=p.jobs or 1, err_impl=p.err_impl, impl=p.impl, note=notes.append, topics=universe,
     )  # fmt: skip
     where = {t: k for k, t in enumerate(universe)}
     blocks, experiment, views = [], [], []
     for judge in judges:
-        agreement, judge_notes = agreement_section(judge, human, s.rel_level)
+        agreement, judge_notes = agreement_section(judge, human, p.rel_level)
         views.append((judge.name, section(("agreement", agreement_text(agreement)))))
         notes += judge_notes
         topics = topics_of(human_topics, human, judge.qrels)
@@ -457,7 +456,7 @@ def judges_report(s: Settings) -> Report:
                 "both_judge": cube[:, both],
                 "judge_only": cube[:, only],
             }
-            block, block_notes, rows = measure_block(s, cs.measure, cs.systems, per, topics)
+            block, block_notes, rows = measure_block(p, cs.measure, cs.systems, per, topics)
             measures.append((cs.measure, block))
             views.append((f"{judge.name}:{cs.measure}", text_block(block)))
             notes += [f"{judge.name}: {n}" for n in block_notes]
@@ -466,13 +465,13 @@ def judges_report(s: Settings) -> Report:
             (judge.name, section(("agreement", agreement), ("measures", Section(tuple(measures)))))
         )
     items: list[tuple[str, Any]] = [
-        ("ci", s.ci),
-        ("ppi_interval", s.ppi_interval),
-        ("lambda", s.ppi_lambda),
-        ("correction", s.correction),
-        ("significance", s.significance),
-        ("seed", s.seed),
-        ("grade_map", tuple(f"{a}={b}" for a, b in s.grade_map)),
+        ("ci", p.ci),
+        ("ppi_interval", p.ppi_interval),
+        ("lambda", p.ppi_lambda),
+        ("correction", p.correction),
+        ("significance", p.significance),
+        ("seed", p.seed),
+        ("grade_map", tuple(f"{a}={b}" for a, b in p.grade_map)),
         ("judges", Section(tuple(blocks))),
     ]
     if experiment:
@@ -482,5 +481,4 @@ def judges_report(s: Settings) -> Report:
 
 
 def build(inputs: Inputs, p: JudgesParams) -> Report:
-    s = as_settings(inputs, p)
-    return judges_report(s)
+    return judges_report(inputs, p)

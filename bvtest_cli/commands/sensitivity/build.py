@@ -32,13 +32,12 @@ from ...analyses.sensitivity import (
 from ...analyses.significance import adjust
 from ...errors import InputError
 from ...io.sources import Inputs
+from ...measures.evaluate import Evaluation
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report import registry as r
 from ...report.limits import BASE_BYTES, refuse_memory, refuse_work
 from ...report.model import Records, Report, Section, section
 from ...report.values import as_reported, line_records
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import SensitivityParams
@@ -54,9 +53,9 @@ FAMILY_WISE = ("tukey", "randomised-tukey")
 SIZE_STEP = 5
 
 
-def levels_of(s: Settings) -> tuple[float, ...]:
+def levels_of(p: SensitivityParams) -> tuple[float, ...]:
     """.01, .05, .10 and --significance, ascending, each once."""
-    return tuple(sorted({*LEVELS, float(s.significance)}))
+    return tuple(sorted({*LEVELS, float(p.significance)}))
 
 
 def level_key(level: float) -> str:
@@ -64,10 +63,10 @@ def level_key(level: float) -> str:
     return repr(float(level))
 
 
-def subset_sizes(s: Settings, n: int) -> tuple[int, ...]:
+def subset_sizes(p: SensitivityParams, n: int) -> tuple[int, ...]:
     """--subset-sizes, or 5, 10, … up to n // 2 (none below 10 topics)."""
-    if s.subset_sizes:
-        return tuple(s.subset_sizes)
+    if p.subset_sizes:
+        return tuple(p.subset_sizes)
     return tuple(range(SIZE_STEP, n // 2 + 1, SIZE_STEP))
 
 
@@ -87,7 +86,7 @@ class PairPValues:
 
 
 def pair_p_values(
-    x: np.ndarray, s: Settings, levels: Sequence[float], bootstrap: DeltaNeeded
+    x: np.ndarray, p: SensitivityParams, levels: Sequence[float], bootstrap: DeltaNeeded
 ) -> PairPValues:
     """The p-values of --test for every pair i < j of the rows of x (m, n).
 
@@ -99,10 +98,10 @@ def pair_p_values(
     """
     i, j = system_pairs(x.shape[0])
     # one test settles both decisions at every level: p ≤ α and p_adj ≤ α
-    spec = TestSpec(s.test, s.correction, tuple(levels), s.bootstrap, s.seed)
-    if s.test == "bootstrap":
+    spec = TestSpec(p.test, p.correction, tuple(levels), p.bootstrap, p.seed)
+    if p.test == "bootstrap":
         # the ASL of delta_needed is this very test (the same resamples, the same rule)
-        return PairPValues(bootstrap.p, adjust(bootstrap.p, s.correction))
+        return PairPValues(bootstrap.p, adjust(bootstrap.p, p.correction))
     t = mean_test(x, i, j, spec)
     return PairPValues(t.p, t.p_adj, len(t.unresolved))
 
@@ -115,10 +114,12 @@ def _edge(value: float) -> float:
     return float(f"{value:.12g}")
 
 
-def swap_records(x: np.ndarray, s: Settings, sizes: Sequence[int]) -> tuple[Records, Records]:
+def swap_records(
+    x: np.ndarray, p: SensitivityParams, sizes: Sequence[int]
+) -> tuple[Records, Records]:
     """The swap rates by size and bin, and their extrapolation to n topics."""
     n = x.shape[1]
-    rows = swap_rates(x, sizes, s.bin_width, s.draws, s.seed)
+    rows = swap_rates(x, sizes, p.bin_width, p.draws, p.seed)
     swaps = [
         {
             r.SWAP_C.name: int(row["c"]),
@@ -178,29 +179,29 @@ def _curve(p: np.ndarray) -> AslCurve:
     return AslCurve(as_reported(float(v), True) for v in asl_curve(p))
 
 
-def check_request(s: Settings, m: int, n: int, sizes: Sequence[int]) -> None:
+def check_request(p: SensitivityParams, m: int, n: int, sizes: Sequence[int]) -> None:
     """Refuse a request too big for the machine before any array is built."""
     pairs = m * (m - 1) // 2
     refuse_memory(
-        "--bootstrap", s.bootstrap, delta_needed_bytes(n, s.bootstrap) + BASE_BYTES,
-        f"the paired bootstrap test's {s.bootstrap} resamples of {n} topics",
+        "--bootstrap", p.bootstrap, delta_needed_bytes(n, p.bootstrap) + BASE_BYTES,
+        f"the paired bootstrap test's {p.bootstrap} resamples of {n} topics",
     )  # fmt: skip
     refuse_work(
-        "--bootstrap", s.bootstrap, 4.0 * s.bootstrap * pairs * n,
+        "--bootstrap", p.bootstrap, 4.0 * p.bootstrap * pairs * n,
         f"the paired bootstrap test of {pairs} pairs × {n} topics",
     )  # fmt: skip
     # swap_rates holds two (repeats, pairs) differences and their products per size
     refuse_memory(
-        "--draws", s.draws, 8.0 * 4 * s.draws * pairs,
-        f"{s.draws} draws of topic subsets for {pairs} pairs",
+        "--draws", p.draws, 8.0 * 4 * p.draws * pairs,
+        f"{p.draws} draws of topic subsets for {pairs} pairs",
     )  # fmt: skip
     refuse_work(
-        "--draws", s.draws, float(s.draws) * len(sizes) * (pairs + m * n),
-        f"{s.draws} draws of topic subsets of {len(sizes)} size(s)",
+        "--draws", p.draws, float(p.draws) * len(sizes) * (pairs + m * n),
+        f"{p.draws} draws of topic subsets of {len(sizes)} size(s)",
     )  # fmt: skip
 
 
-def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
+def measure_block(m: ScoreMatrix, p: SensitivityParams, notes: list[str]) -> Section:
     x = np.asarray(m.values, dtype=float)
     systems, topics = x.shape
     if systems < 2 or topics < 2:
@@ -208,7 +209,7 @@ def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
             f"{m.measure}: sensitivity needs at least 2 systems and 2 topics, got "
             f"{systems} × {topics}"
         )
-    sizes = subset_sizes(s, topics)
+    sizes = subset_sizes(p, topics)
     too_big = [c for c in sizes if c > topics // 2]
     if too_big:
         raise InputError(
@@ -220,28 +221,28 @@ def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
             f"{m.measure}: {topics} topics: no subset size c = 5, 10, … up to n/2; no swap "
             "rates (--subset-sizes chooses them)"
         )
-    check_request(s, systems, topics, sizes)
-    levels = levels_of(s)
-    bootstrap = delta_needed(x, s.significance, s.bootstrap, s.seed)
-    result = pair_p_values(x, s, levels, bootstrap)
+    check_request(p, systems, topics, sizes)
+    levels = levels_of(p)
+    bootstrap = delta_needed(x, p.significance, p.bootstrap, p.seed)
+    result = pair_p_values(x, p, levels, bootstrap)
     if result.unresolved:
         notes.append(
             f"{m.measure}: the randomization test's resamples left the decision of "
             f"{result.unresolved} pair(s) at some level unsettled; counted there as not "
             "significant (the conservative decision)"
         )
-    if s.test in FAMILY_WISE and s.correction != "none":
+    if p.test in FAMILY_WISE and p.correction != "none":
         notes.append(
-            f"{m.measure}: --test {s.test} holds the family-wise error itself; "
-            f"discriminative_power_corrected is its p-values without --correction {s.correction}"
+            f"{m.measure}: --test {p.test} holds the family-wise error itself; "
+            f"discriminative_power_corrected is its p-values without --correction {p.correction}"
         )
-    swaps, extrapolation = swap_records(x, s, sizes)
+    swaps, extrapolation = swap_records(x, p, sizes)
     return section(
         (r.N_SYSTEMS, systems),
         (r.N_TOPICS, topics),
         (r.SENS_PAIRS, systems * (systems - 1) // 2),
-        (r.SENS_TEST, s.test),
-        (r.SENS_CORRECTION, "none" if s.test in FAMILY_WISE else s.correction),
+        (r.SENS_TEST, p.test),
+        (r.SENS_CORRECTION, "none" if p.test in FAMILY_WISE else p.correction),
         (r.DISCRIMINATIVE_POWER, _shares(levels, discriminative_power(result.p, levels))),
         (
             r.DISCRIMINATIVE_POWER_CORRECTED,
@@ -260,17 +261,17 @@ def measure_block(m: ScoreMatrix, s: Settings, notes: list[str]) -> Section:
     )
 
 
-def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+def sensitivity_report(matrices: Sequence[ScoreMatrix], p: SensitivityParams) -> Report:
     """The report of ``bvtest sensitivity``."""
     notes: list[str] = []
-    blocks = [(m.measure, measure_block(m, s, notes)) for m in matrices]
+    blocks = [(m.measure, measure_block(m, p, notes)) for m in matrices]
     body = section(
-        ("significance", s.significance),
-        ("levels", levels_of(s)),
-        ("bootstrap", s.bootstrap),
-        ("seed", s.seed),
-        ("draws", s.draws),
-        ("bin_width", s.bin_width),
+        ("significance", p.significance),
+        ("levels", levels_of(p)),
+        ("bootstrap", p.bootstrap),
+        ("seed", p.seed),
+        ("draws", p.draws),
+        ("bin_width", p.bin_width),
         ("measures", Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
@@ -279,8 +280,7 @@ def sensitivity_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 def build(inputs: Inputs, p: SensitivityParams) -> Report:
     """``bvtest sensitivity``: evaluate (or read the scores, a wide CSV matrix
     too), then the sensitivity of every measure."""
-    s = as_settings(inputs, p)
     from ...sections.inputs import load_one_measure as load
 
-    matrices, notes = load(s)
-    return sensitivity_report(matrices, s).prefixed(notes)
+    matrices, notes = load(inputs, Evaluation.of(p))
+    return sensitivity_report(matrices, p).prefixed(notes)
