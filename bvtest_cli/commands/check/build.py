@@ -57,11 +57,9 @@ from ...defaults import MAX_ALPHA
 from ...errors import InputError, UsageError
 from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report import registry
 from ...report.model import Records, Report, Table, section
 from ...report.values import fmt, plain
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import CheckParams
@@ -505,45 +503,46 @@ def missing_alphas(gates: list[Gate], alphas: tuple[str, ...]) -> tuple[str, ...
 # --------------------------------------------------------------------------- the command
 
 
-def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
+def plan(p: CheckParams) -> tuple[list[Gate], tuple[str, ...]]:
     """Gates with their measure in canonical form, and the measures to evaluate:
     those the gates name (in order), or -m's, which must then include them.
     Checked before anything is read."""
     from ...measures.names import parse_measures
 
     try:
-        gates = [parse_gate(text) for text in s.gates]
+        gates = [parse_gate(text) for text in p.gates]
     except GateError as exc:
         raise InputError(str(exc)) from None
     canonical = []
     for gate in gates:
         try:
-            specs = parse_measures([gate.measure], s.rel_level)
+            specs = parse_measures([gate.measure], p.rel_level)
         except InputError as exc:
             raise InputError(f"gate {gate.text!r}: {exc.message}") from None
         if len(specs) != 1:
             raise InputError(f"gate {gate.text!r}: name one measure before ':'")
-        if registry.system_field(gate.field).baseline and s.baseline is None:
+        if registry.system_field(gate.field).baseline and p.baseline is None:
             raise InputError(f"gate {gate.text!r}: field {gate.field!r} needs --baseline RUN")
-        if gate.end is not None and s.ci is None:
+        if gate.end is not None and p.ci is None:
             raise InputError(f"gate {gate.text!r}: {gate.field}.{gate.end} needs --ci LEVEL")
         if gate.tested:
-            _check_test_gate(gate, specs[0].name, s)
+            _check_test_gate(gate, specs[0].name, p)
         canonical.append(replace(gate, measure=specs[0].name))
     if not any(g.tested for g in canonical):
         # --test and --significance decide test gates alone; elsewhere they would be ignored
+        defaults = type(p)  # the options' defaults: what was not typed
         for flag, value, default in (
-            ("--test", s.test, Settings.test),
-            ("--significance", s.significance, Settings.significance),
+            ("--test", p.test, defaults.test),
+            ("--significance", p.significance, defaults.significance),
         ):
             if value != default:
                 raise InputError(
                     f"{flag} decides test gates (>=RUN~DELTA, >>RUN) only; no gate is one"
                 )
     named = tuple(dict.fromkeys(g.measure for g in canonical))
-    if not s.measures:
+    if not p.measures:
         return canonical, named
-    wanted = tuple(spec.name for spec in parse_measures(s.measures, s.rel_level))
+    wanted = tuple(spec.name for spec in parse_measures(p.measures, p.rel_level))
     for gate in canonical:
         if gate.measure not in wanted:
             raise InputError(
@@ -553,19 +552,19 @@ def plan(s: Settings) -> tuple[list[Gate], tuple[str, ...]]:
     return canonical, wanted
 
 
-def _check_test_gate(gate: Gate, measure: str, s: Settings) -> None:
+def _check_test_gate(gate: Gate, measure: str, p: CheckParams) -> None:
     """What a test gate needs beyond its syntax: a test with a one-sided
     version, scores as eval's mean averages them, a margin a difference of
     the measure can reach."""
     from ...measures.names import unit_range
 
     where = f"gate {gate.text!r}"
-    if s.test not in GATE_TESTS:
+    if p.test not in GATE_TESTS:
         raise InputError(
-            f"{where}: --test {s.test} has no one-sided bound here; use {' or '.join(GATE_TESTS)}"
+            f"{where}: --test {p.test} has no one-sided bound here; use {' or '.join(GATE_TESTS)}"
         )
-    if s.group is not None or s.normalize != "none":
-        flag = "--group" if s.group is not None else "--normalize"
+    if p.group is not None or p.normalize != "none":
+        flag = "--group" if p.group is not None else "--normalize"
         raise InputError(f"{where}: a test gate tests the per-topic scores; not with {flag}")
     if gate.margin is not None and gate.margin >= 1 and unit_range(measure):
         raise InputError(
@@ -578,18 +577,18 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
     """``bvtest check``: evaluate POOL + NEW_RUNs together, then every gate for
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
-    s = as_settings(inputs, p)
+    from ...measures.evaluate import Evaluation
     from ...sections.inputs import load
-    from ...sections.matrix import eval_report
+    from ...sections.matrix import Analysis, eval_report
 
-    gates, measures = plan(s)
-    if s.scores is not None:
-        pool_names, new_list = _scores_names(s)
+    gates, measures = plan(p)
+    if inputs.scores is not None:
+        pool_names, new_list = _scores_names(inputs, p)
     else:
-        pool_names, new_list = _run_names(s)
+        pool_names, new_list = _run_names(inputs, p)
     new_names = set(new_list)
     shown = ", ".join(sorted(pool_names)[:8]) + (", ..." if len(pool_names) > 8 else "")
-    gates, s, name_notes = _resolved(gates, s, pool_names, new_list)
+    gates, p, name_notes = _resolved(gates, inputs, p, pool_names, new_list)
     for gate in gates:
         if isinstance(gate.right, str) and gate.right in new_names:
             raise InputError(
@@ -601,21 +600,20 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
                 f"gate {gate.text!r}: {gate.right!r} is neither a number nor a pool run "
                 f"(pool: {shown})"
             )
-    if s.baseline is not None and s.baseline not in pool_names:
-        raise InputError(f"baseline {s.baseline!r} is not a pool run (pool: {shown})", "--baseline")
+    if p.baseline is not None and p.baseline not in pool_names:
+        raise InputError(f"baseline {p.baseline!r} is not a pool run (pool: {shown})", "--baseline")
 
-    files: tuple[str, ...] = ()
-    if s.scores is None:
-        assert s.qrels is not None and s.pool is not None  # checked by _run_names
-        files = (s.qrels, s.pool, *s.new_runs)
-    settings = replace(
-        s,
-        inputs=files,
-        measures=measures,
-        alphas=s.alphas + missing_alphas(gates, s.alphas),
-    )
-    matrices, notes = load(settings)
-    report = eval_report(matrices, settings).prefixed([*name_notes, *notes])
+    # pool and new runs evaluated together, as one eval of them all
+    if inputs.scores is None:
+        assert inputs.qrels is not None and inputs.pool is not None  # checked by _run_names
+        together = Inputs(qrels=inputs.qrels, runs=(inputs.pool, *inputs.new_runs))
+    else:
+        together = Inputs(scores=inputs.scores)
+    e = replace(Evaluation.of(p), measures=measures)
+    a = Analysis.of(p, alphas=p.alphas + missing_alphas(gates, p.alphas))
+    topic_rule = "file" if inputs.scores is not None else p.topic_set
+    matrices, notes = load(together, e)
+    report = eval_report(matrices, a, e, topic_rule).prefixed([*name_notes, *notes])
     by_measure = {m.measure: m for m in matrices}
     verdicts = []
     test_notes: list[str] = []
@@ -626,7 +624,7 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
                     if gate.measure not in by_measure:
                         raise GateError(f"gate {gate.text!r}: unknown measure {gate.measure!r}")
                     verdict, more = evaluate_test_gate(
-                        gate, by_measure[gate.measure], name, s.test, s.significance, s.seed
+                        gate, by_measure[gate.measure], name, p.test, p.significance, p.seed
                     )
                     verdicts.append(verdict)
                     test_notes += more
@@ -647,8 +645,12 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
 
 
 def _resolved(
-    gates: list[Gate], s: Settings, pool_names: dict[str, str], new_list: list[str]
-) -> tuple[list[Gate], Settings, list[str]]:
+    gates: list[Gate],
+    inputs: Inputs,
+    p: CheckParams,
+    pool_names: dict[str, str],
+    new_list: list[str],
+) -> tuple[list[Gate], CheckParams, list[str]]:
     """The gates and --baseline with every run name that is no run's resolved
     (:func:`~bvtest_cli.io.runnames.resolve_run`: without TREC's ``input.``
     prefix, or a run tag), and a note for each name taken as another."""
@@ -656,8 +658,8 @@ def _resolved(
 
     systems = [*pool_names, *new_list]
     tags = None
-    if s.scores is None and s.pool is not None:
-        tags = file_tags([s.pool, *s.new_runs])
+    if inputs.scores is None and inputs.pool is not None:
+        tags = file_tags([inputs.pool, *inputs.new_runs])
     notes: list[str] = []
     out = []
     for gate in gates:
@@ -674,36 +676,36 @@ def _resolved(
                 notes.append(note)
             gate = replace(gate, right=name)
         out.append(gate)
-    if s.baseline is not None and s.baseline not in systems:
+    if p.baseline is not None and p.baseline not in systems:
         name, note = resolve_run(
-            s.baseline,
+            p.baseline,
             systems,
             "--baseline",
             tags,
-            unknown=f"baseline {s.baseline!r} is not a pool run",
+            unknown=f"baseline {p.baseline!r} is not a pool run",
         )
         if note is not None and note not in notes:
             notes.append(note)
-        s = replace(s, baseline=name)
-    return out, s, notes
+        p = p.changed(baseline=name)
+    return out, p, notes
 
 
-def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
+def _run_names(inputs: Inputs, p: CheckParams) -> tuple[dict[str, str], list[str]]:
     """QRELS POOL NEW_RUN...: pool name → label, new run names (in order)."""
     from ...io.sources import expand_sources
     from ...io.trec import tagged_sources
 
-    if s.new_names:
+    if p.new_names:
         raise InputError("--new names systems of a scores file; give --scores FILE", "--new")
-    if s.qrels is None or s.pool is None or not s.new_runs:
+    if inputs.qrels is None or inputs.pool is None or not inputs.new_runs:
         raise UsageError("expected QRELS POOL NEW_RUN... (or --scores FILE --new NAME...)")
-    pool_sources = expand_sources([s.pool])
-    new_sources = expand_sources(s.new_runs)
-    if s.name != "file":
-        auto = s.name == "auto" and all(
+    pool_sources = expand_sources([inputs.pool])
+    new_sources = expand_sources(inputs.new_runs)
+    if p.name != "file":
+        auto = p.name == "auto" and all(
             src.name.startswith("input.") for src in (*pool_sources, *new_sources)
         )
-        if s.name == "tag" or auto:
+        if p.name == "tag" or auto:
             pool_sources, new_sources = tagged_sources(pool_sources), tagged_sources(new_sources)
     pool_names = {src.name: src.label for src in pool_sources}
     for src in new_sources:
@@ -716,29 +718,29 @@ def _run_names(s: Settings) -> tuple[dict[str, str], list[str]]:
     return pool_names, [src.name for src in new_sources]
 
 
-def _scores_names(s: Settings) -> tuple[dict[str, str], list[str]]:
+def _scores_names(inputs: Inputs, p: CheckParams) -> tuple[dict[str, str], list[str]]:
     """--scores FILE --new NAME...: every system of the file not named by --new
     is the pool. The file is read here once more, only for its system names."""
 
     from ...io.sources import STDIN
     from ...measures.scores_file import read_scores
 
-    if s.qrels is not None or s.pool is not None or s.new_runs:
+    if inputs.qrels is not None or inputs.pool is not None or inputs.new_runs:
         raise UsageError("give either --scores FILE --new NAME... or QRELS POOL NEW_RUN...")
-    if not s.new_names:
+    if not p.new_names:
         raise UsageError("with --scores, name the systems to gate with --new NAME")
-    assert s.scores is not None  # the caller's choice of this path
-    if s.scores == STDIN:
+    assert inputs.scores is not None  # the caller's choice of this path
+    if inputs.scores == STDIN:
         raise InputError("check --scores needs a file: standard input cannot be read twice")
     systems: list[str] = []
-    for m in read_scores(s.scores):
+    for m in read_scores(inputs.scores):
         systems += [name for name in m.systems if name not in systems]
-    label = s.scores
-    for name in s.new_names:
+    label = inputs.scores
+    for name in p.new_names:
         if name not in systems:
             shown = ", ".join(systems[:8]) + (", ..." if len(systems) > 8 else "")
             raise InputError(f"--new {name!r} is not a system of the scores file ({shown})", label)
-    new_list = list(dict.fromkeys(s.new_names))
+    new_list = list(dict.fromkeys(p.new_names))
     pool = {name: name for name in systems if name not in new_list}
     if not pool:
         raise InputError("every system of the scores file is --new; the pool is empty", label)

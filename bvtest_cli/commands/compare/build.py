@@ -33,12 +33,10 @@ from ...analyses.rankings import TIE_RTOL
 from ...errors import InputError, UsageError
 from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
 from ...report import registry
-from ...report.limits import check_request
+from ...report.limits import refuse_bootstrap
 from ...report.model import COMPARISONS, Records, Report, Section, section
 from ...report.values import as_reported, fmt, plain
-from ...settings import Settings
 
 #: The registry fields a comparison differences (GeoRisk at every alpha).
 COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
@@ -69,10 +67,15 @@ if TYPE_CHECKING:
 
 
 def pairs_for(
-    systems: Sequence[str], s: Settings, notes: list[str] | None = None
+    systems: Sequence[str],
+    p: CompareParams,
+    runs: Sequence[str] = (),
+    notes: list[str] | None = None,
 ) -> list[tuple[str, str]] | None:
     """The pairs to compare among ``systems`` (None: every pair); ``notes``
-    receives, once per name, how a name that is no run's was taken.
+    receives, once per name, how a name that is no run's was taken;
+    ``runs``: the run files read (none from a scores file), whose tags name
+    runs too.
 
     Raises InputError for a run that is not an input, a run paired with
     itself, or no choice with other than two runs. A name that is no run's
@@ -81,11 +84,11 @@ def pairs_for(
     """
     from ...io.runnames import file_tags, resolve_run
 
-    if s.pairs == "all":
+    if p.pairs == "all":
         if len(systems) < 2:
             raise InputError("--pairs all needs at least two runs")
         return None
-    if not s.pair:
+    if not p.pair:
         if len(systems) != 2:
             raise UsageError(
                 f"{len(systems)} runs: name the runs to compare with --pair RUN_A RUN_B, "
@@ -93,10 +96,10 @@ def pairs_for(
             )
         return [(systems[0], systems[1])]
     tags = None
-    if s.scores is None and len(s.inputs) > 1 and s.name != "tag":
-        tags = file_tags(s.inputs[1:])
+    if runs and p.name != "tag":
+        tags = file_tags(runs)
     pairs = []
-    for pair in s.pair:
+    for pair in p.pair:
         resolved = [resolve_run(name, systems, "--pair", tags) for name in pair]
         for _, note in resolved:
             if notes is not None and note and note not in notes:
@@ -117,94 +120,99 @@ def distinct_pairs(pairs: Sequence[tuple[str, str]]) -> dict[frozenset[str], tup
     return out
 
 
-def _check_names(s: Settings) -> None:
+def _check_names(inputs: Inputs, p: CompareParams) -> None:
     """With QRELS RUNS..., the pairs are checked before anything is evaluated."""
-    if s.scores is not None or len(s.inputs) < 2:
+    if inputs.scores is not None or inputs.qrels is None or not inputs.runs:
         return
     from ...io.sources import expand_sources
     from ...io.trec import read_qrels, read_run_columns
 
-    sources = expand_sources(s.inputs[1:])
+    sources = expand_sources(inputs.runs)
     try:
-        pairs_for([src.name for src in sources], s)
+        pairs_for([src.name for src in sources], p, inputs.runs)
     except (UsageError, InputError):
         # A file that cannot be read is the first thing to fix: name it
         # rather than count the runs it was meant to be one of.
-        read_qrels(s.inputs[0])
+        read_qrels(inputs.qrels)
         for source in sources:
             read_run_columns(source)
         raise
 
 
-def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[str], Records]:
+def measure_pairs(
+    m: ScoreMatrix, p: CompareParams, runs: Sequence[str] = ()
+) -> tuple[list[Comparison], list[str], Records]:
     """Every comparison of one measure (pairs in order, fields in COMPARED
-    order), the notes, and the significance matrix of the mean."""
+    order), the notes, and the significance matrix of the mean; ``runs``:
+    the run files read (:func:`pairs_for`)."""
     from ...measures.matrix import target_constant, virtual_target
-    from ...sections.matrix import baseline_index, bootstrap_statistic
+    from ...sections.matrix import Analysis, baseline_index, bootstrap_statistic
 
     taken: list[str] = []  # a name taken as a run's (input.X for X, a tag), once per name
-    pairs = pairs_for(m.systems, s, taken)
-    check_request(s, len(m.systems), len(m.topics), "compare")
+    pairs = pairs_for(m.systems, p, runs, taken)
+    if p.ci is not None:
+        refuse_bootstrap(p.bootstrap, len(m.systems), len(m.topics))
+    a = Analysis.of(p)
     x = m.values
-    if s.normalize != "none":
+    if p.normalize != "none":
         from ...analyses.grouping import normalized_topics
 
-        m, _ = normalized_topics(m, s.normalize)
+        m, _ = normalized_topics(m, p.normalize)
         x = m.values
         if x.shape[1] == 0:
-            raise InputError(f"{m.measure}: no topics left after {s.normalize} normalization")
-    if s.test in ("tukey", "randomised-tukey") and (x.shape[0] < 2 or x.shape[1] < 2):
-        raise InputError(f"{m.measure}: --test {s.test} needs at least 2 runs and 2 topics")
+            raise InputError(f"{m.measure}: no topics left after {p.normalize} normalization")
+    if p.test in ("tukey", "randomised-tukey") and (x.shape[0] < 2 or x.shape[1] < 2):
+        raise InputError(f"{m.measure}: --test {p.test} needs at least 2 runs and 2 topics")
     notes = list(taken)
-    if s.pair and len(distinct_pairs(s.pair)) < len(s.pair):
+    if p.pair and len(distinct_pairs(p.pair)) < len(p.pair):
         notes.append(
             f"{m.measure}: a pair named twice (in either order) is compared once, "
             "in the order first given"
         )
     if risk.has_negative(x):
         notes.append(f"{m.measure}: negative scores; GeoRisk is undefined (null)")
-    fields = compared_fields(s)
+    fields = compared_fields(p)
     chosen = [f for f in COMPARED if f.name in fields]
-    statistic = bootstrap_statistic(m, chosen, s, None)
-    assert s.ci is not None
+    statistic = bootstrap_statistic(m, chosen, a, None)
+    assert p.ci is not None
 
     def with_georisk(y: np.ndarray, target_row: np.ndarray | None = None) -> dict[str, np.ndarray]:
         out = statistic(y, target_row=target_row)
         if "georisk" in fields and registry.GEORISK.name not in out:  # negative scores
-            out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(s.alphas)), np.nan)
+            out[registry.GEORISK.name] = np.full((*out["mean"].shape, len(p.alphas)), np.nan)
         return out
 
     # after normalization the target is 1 on every topic, as in eval
-    normalized = s.normalize != "none"
+    normalized = p.normalize != "none"
     target_row = np.ones(x.shape[1]) if normalized else virtual_target(x)
-    fixed = normalized and s.target in ("max", "ideal")
-    c = 1.0 if fixed else target_constant(target_row, s.target)
+    fixed = normalized and p.target in ("max", "ideal")
+    c = 1.0 if fixed else target_constant(target_row, p.target)
     result = compare_runs(
         x,
         m.systems,
         pairs,
         statistic=with_georisk,
         spec=CompareSpec(
-            alphas=s.alphas,
-            B=s.bootstrap,
-            seed=s.seed,
-            level=s.ci,
-            method=registry.interval_methods(s.ci_method, chosen, paired=True),
-            budget=s.ci_budget,
-            test=s.test,
-            correction=s.correction,
-            significance=s.significance,
+            alphas=p.alphas,
+            B=p.bootstrap,
+            seed=p.seed,
+            level=p.ci,
+            method=registry.interval_methods(p.ci_method, chosen, paired=True),
+            budget=a.ci_budget,
+            test=p.test,
+            correction=p.correction,
+            significance=p.significance,
             fields=fields,
         ),
         target_row=np.ones(x.shape[1]) if normalized else None,
         c=float(c),
-        baseline=baseline_index(m.systems, s.baseline),
+        baseline=baseline_index(m.systems, p.baseline),
     )
-    rows, cut = within_range(result.rows, m.measure, x.shape[1], s.ddof)
+    rows, cut = within_range(result.rows, m.measure, x.shape[1], p.ddof)
     result = replace(result, rows=rows)
     if cut:
         notes.append(cut)
-    notes += comparison_notes(m.measure, result, s)
+    notes += comparison_notes(m.measure, result, p)
     undefined_effect = [r for r in rows if r.field == "mean" and r.effect_size is not None
                         and not np.isfinite(r.effect_size) and x.shape[1] > 1]  # fmt: skip
     if undefined_effect:
@@ -214,12 +222,12 @@ def measure_pairs(m: ScoreMatrix, s: Settings) -> tuple[list[Comparison], list[s
             "is 0 (every difference the same on every topic), and d/√V_E is undefined"
         )
     if (
-        s.baseline is not None
+        p.baseline is not None
         and any(r.glass_delta is not None and not np.isfinite(r.glass_delta) for r in rows)
         and x.shape[1] > 1
     ):
         notes.append(
-            f"{m.measure}: glass_delta null: the baseline {s.baseline} scores the same on "
+            f"{m.measure}: glass_delta null: the baseline {p.baseline} scores the same on "
             "every topic (its standard deviation is 0)"
         )
     tested = [r for r in result.rows if r.field == "var"]
@@ -275,23 +283,23 @@ def within_range(
     )
 
 
-def compared_fields(s: Settings) -> tuple[str, ...]:
+def compared_fields(p: CompareParams) -> tuple[str, ...]:
     """--fields, or its default: every field for named pairs, the mean for all pairs."""
-    if s.compare_fields is not None:
-        return s.compare_fields
-    return ("mean",) if s.pairs == "all" else ("mean", "var", "mse", "georisk")
+    if p.compare_fields is not None:
+        return p.compare_fields
+    return ("mean",) if p.pairs == "all" else ("mean", "var", "mse", "georisk")
 
 
-def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str]:
+def comparison_notes(measure: str, result: Comparisons, p: CompareParams) -> list[str]:
     """What a reader of the p-values must know: pairs left unresolved, GeoRisk's
     floor or absence, and intervals that disagree with their test."""
     notes = []
     for field, pairs in result.unresolved.items():
         shown = ", ".join(f"{a}:{b}" for a, b in pairs[:5]) + (", ..." if len(pairs) > 5 else "")
         notes.append(
-            f"{measure}: {field}: {len(pairs)} pair(s) not resolved at {s.significance:g} (p "
+            f"{measure}: {field}: {len(pairs)} pair(s) not resolved at {p.significance:g} (p "
             f"or p_adj) by the randomization test ({shown}); their p is an "
-            f"upper bound; --bootstrap {4 * max(s.bootstrap, 1 << 21)} draws more relabellings"
+            f"upper bound; --bootstrap {4 * max(p.bootstrap, 1 << 21)} draws more relabellings"
         )
     n_pairs = len({(r.a, r.b) for r in result.rows})
     georisk = [r for r in result.rows if r.field.startswith("georisk")]
@@ -301,29 +309,29 @@ def comparison_notes(measure: str, result: Comparisons, s: Settings) -> list[str
             f"relabelling test of GeoRisk is run for at most {GEORISK_TEST_PAIRS} pairs; "
             "name them with --pair"
         )
-    elif georisk and s.correction != "none":
-        floor = min(1.0, n_pairs / (s.bootstrap + 1)) if s.correction != "bh" else None
-        if floor is not None and floor >= s.significance:
+    elif georisk and p.correction != "none":
+        floor = min(1.0, n_pairs / (p.bootstrap + 1)) if p.correction != "bh" else None
+        if floor is not None and floor >= p.significance:
             notes.append(
-                f"{measure}: GeoRisk p-values come from {s.bootstrap} relabellings (p ≥ "
-                f"1/{s.bootstrap + 1}); with {n_pairs} pairs and --correction {s.correction} "
-                f"no GeoRisk difference can reach {s.significance:g}: --bootstrap "
-                f"{int(np.ceil(20 * n_pairs / s.significance))} can"
+                f"{measure}: GeoRisk p-values come from {p.bootstrap} relabellings (p ≥ "
+                f"1/{p.bootstrap + 1}); with {n_pairs} pairs and --correction {p.correction} "
+                f"no GeoRisk difference can reach {p.significance:g}: --bootstrap "
+                f"{int(np.ceil(20 * n_pairs / p.significance))} can"
             )
-    assert s.ci is not None
+    assert p.ci is not None
     disagree = [
         r for r in result.rows
         if r.p is not None and r.p_adj is not None and r.field in ("mean", "var", "mse")
         and np.isfinite(r.lo) and np.isfinite(r.hi) and np.isfinite(r.p)
-        and (r.p < 1 - s.ci) == (r.lo <= 0 <= r.hi)
+        and (r.p < 1 - p.ci) == (r.lo <= 0 <= r.hi)
     ]  # fmt: skip
     if disagree:
         fields = {r.field for r in disagree}
         notes.append(
             f"{measure}: {len(disagree)} row(s) ({_named_rows(disagree)}) where the "
-            f"{s.ci:g} interval and the "
-            f"p-value at {1 - s.ci:g} disagree: the interval is a paired bootstrap, p a "
-            f"{s.test} test — different methods, which can differ near the edge"
+            f"{p.ci:g} interval and the "
+            f"p-value at {1 - p.ci:g} disagree: the interval is a paired bootstrap, p a "
+            f"{p.test} test — different methods, which can differ near the edge"
             + ("; MSE's interval also moves with the pool's target" if "mse" in fields else "")
         )
     return notes
@@ -373,10 +381,10 @@ def _row_json(row: Comparison) -> dict[str, Any]:
     return {k: as_reported(v, k in P_VALUES) for k, v in row.as_dict().items()}
 
 
-def columns_of(s: Settings) -> tuple[str, ...]:
+def columns_of(p: CompareParams) -> tuple[str, ...]:
     """The text formats' columns: the measure, then the keys of a row (those
     that apply to this run of the command)."""
-    extra = (*(("glass_delta",) if s.baseline else ()), *(("q",) if s.test == "tukey" else ()))
+    extra = (*(("glass_delta",) if p.baseline else ()), *(("q",) if p.test == "tukey" else ()))
     return (*COLUMNS[:-2], *extra, *COLUMNS[-2:])
 
 
@@ -396,28 +404,31 @@ def _row_text(measure: str, columns: Sequence[str]):
     return text
 
 
-def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+def compare_report(
+    matrices: Sequence[ScoreMatrix], p: CompareParams, runs: Sequence[str] = ()
+) -> Report:
     """The report of ``bvtest compare``: a Records of comparisons per measure,
-    and the significance matrix of the mean."""
+    and the significance matrix of the mean; ``runs``: the run files read
+    (:func:`pairs_for`)."""
     blocks = []
     notes: list[str] = []
-    columns = columns_of(s)
+    columns = columns_of(p)
     for m in matrices:
-        rows, measure_notes, matrix = measure_pairs(m, s)
+        rows, measure_notes, matrix = measure_pairs(m, p, runs)
         notes += [n for n in measure_notes if n not in notes]  # a run name's, once
         records = Records(
             tuple(rows), _row_json, _row_text(m.measure, columns), header=columns, kind=COMPARISONS
         )
         blocks.append((m.measure, section(("pairs", records), ("significance_matrix", matrix))))
     body = section(
-        ("test", s.test),
-        ("correction", s.correction if s.test not in ("tukey", "randomised-tukey") else "none"),
-        ("significance", s.significance),
+        ("test", p.test),
+        ("correction", p.correction if p.test not in ("tukey", "randomised-tukey") else "none"),
+        ("significance", p.significance),
         ("tie_tolerance", TIE_RTOL),  # differences within it of 0 are 0 (analyses.paired)
-        ("ci", s.ci),
-        ("bootstrap", s.bootstrap),
-        ("ci_method", s.ci_method),
-        ("seed", s.seed),
+        ("ci", p.ci),
+        ("bootstrap", p.bootstrap),
+        ("ci_method", p.ci_method),
+        ("seed", p.seed),
         ("measures", Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
@@ -425,8 +436,11 @@ def compare_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(inputs: Inputs, p: CompareParams) -> Report:
     """``bvtest compare``: check the pairs, evaluate, compare."""
-    s = as_settings(inputs, p)
     from ...sections.inputs import analysed
 
-    _check_names(s)
-    return analysed(s, compare_report)
+    _check_names(inputs, p)
+
+    def report(matrices: list[ScoreMatrix], q: CompareParams) -> Report:
+        return compare_report(matrices, q, inputs.runs)
+
+    return analysed(inputs, p, report)
