@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,10 +25,10 @@ from ...errors import InputError, UsageError, printable
 from ...io.maps import Assignment, check_names, read_conditions
 from ...io.sources import Inputs
 from ...measures.matrix import ScoreMatrix
-from ...options import as_settings
+from ...options import input_paths
 from ...report import registry
 from ...report.model import Report, Section, Table, section
-from ...settings import Settings
+from ...sections.matrix import Analysis, analyse
 
 if TYPE_CHECKING:
     from ..params import ConditionsParams
@@ -60,21 +59,23 @@ def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:
     return out
 
 
-def assignment(s: Settings, runs: Sequence[str], notes: list[str]) -> Assignment:
+def assignment(
+    map_file: str | None, pattern: str | None, runs: Sequence[str], notes: list[str]
+) -> Assignment:
     """The (system, condition) of every run, from --map or --pattern."""
 
-    if (s.map is None) == (s.condition_pattern is None):
+    if (map_file is None) == (pattern is None):
         raise UsageError("give one of --map FILE and --pattern REGEX")
-    if s.condition_pattern is not None:
-        return match_pattern(s.condition_pattern, runs)
-    assert s.map is not None  # one of the two, checked above
-    mapped = read_conditions(s.map)
+    if pattern is not None:
+        return match_pattern(pattern, runs)
+    assert map_file is not None  # one of the two, checked above
+    mapped = read_conditions(map_file)
     unmapped = [r for r in runs if r not in mapped]
     if unmapped:
         raise InputError(
             f"run {printable(unmapped[0])!r} is not in the map"
             + (f" (nor {len(unmapped) - 1} more)" if len(unmapped) > 1 else ""),
-            s.map,
+            map_file,
         )
     unused = [r for r in mapped if r not in runs]
     if unused:
@@ -90,10 +91,8 @@ def best_conditions(mse: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(filled.min(axis=1, initial=np.inf)), -1, best)
 
 
-def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, list[str]]:
+def measure_block(m: ScoreMatrix, a: Assignment, analysis: Analysis) -> tuple[Section, list[str]]:
     """One measure: each condition's pool analysed alone, then per system."""
-    from ...sections.matrix import analyse
-
     conditions = sorted({c for _, c in a.values()})
     systems = sorted({sy for sy, _ in a.values()})
     fields = (registry.BIAS2, registry.VAR, registry.MSE)
@@ -103,7 +102,7 @@ def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, 
     for j, cond in enumerate(conditions):
         rows = [i for i, run in enumerate(m.systems) if a[run][1] == cond]
         sub = ScoreMatrix(m.measure, tuple(m.systems[i] for i in rows), m.topics, m.values[rows])
-        block, block_notes = analyse(sub, replace(s, baseline=None))
+        block, block_notes = analyse(sub, analysis)
         notes += [f"{cond}: {n}" for n in block_notes]
         table = block.get("systems")
         assert isinstance(table, Table)
@@ -155,20 +154,22 @@ def measure_block(m: ScoreMatrix, a: Assignment, s: Settings) -> tuple[Section, 
     return out, notes
 
 
-def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
+def conditions_report(matrices: Sequence[ScoreMatrix], p: ConditionsParams) -> Report:
     """The report of ``bvtest conditions``."""
     notes: list[str] = []
-    a = assignment(s, matrices[0].systems if matrices else (), notes)
+    a = assignment(p.map, p.condition_pattern, matrices[0].systems if matrices else (), notes)
+    # every condition's pool is analysed alone: no baseline run among them
+    analysis = Analysis.of(p, baseline=None)
     blocks = []
     for m in matrices:
-        block, block_notes = measure_block(m, a, s)
+        block, block_notes = measure_block(m, a, analysis)
         blocks.append((m.measure, block))
         notes += block_notes
     body = section(
-        ("target", s.target),
-        ("group", s.group_text),
-        ("normalize", s.normalize),
-        ("ddof", s.ddof),
+        ("target", analysis.target),
+        ("group", analysis.group_text),
+        ("normalize", analysis.normalize),
+        ("ddof", analysis.ddof),
         ("measures", Section(tuple(blocks))),
     )
     table_fields = (registry.BEST_CONDITION, registry.BIAS2, registry.VAR, registry.MSE,
@@ -178,8 +179,12 @@ def conditions_report(matrices: Sequence[ScoreMatrix], s: Settings) -> Report:
 
 def build(inputs: Inputs, p: ConditionsParams) -> Report:
     """``bvtest conditions``: evaluate, analyse per condition, and the figure with --plot."""
-    s = as_settings(inputs, p)
     from ...render.plot import plot_conditions, plotted
     from ...sections.inputs import analysed
 
-    return plotted(plot_conditions, s.plot, lambda: analysed(s, conditions_report), s.input_paths())
+    return plotted(
+        plot_conditions,
+        p.plot,
+        lambda: analysed(inputs, p, conditions_report),
+        input_paths(inputs, p),
+    )

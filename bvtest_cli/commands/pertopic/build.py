@@ -18,12 +18,10 @@ from ...io.sources import STDIN, Inputs, Qrels, Run, Source, expand_sources
 from ...io.trec import RunColumns, read_qrels, read_run_columns, sort_topics
 from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.topics import check_shared_topics, topic_set
-from ...options import as_settings
 from ...report import registry
-from ...report.limits import check_request
+from ...report.limits import refuse_simulations
 from ...report.model import Report, Table, section
 from ...sections.matrix import tradeoff_section
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import PertopicParams
@@ -104,7 +102,7 @@ def pertopic(
     return analyse_samples(ap, list(runs), topics, missing)
 
 
-def pertopic_report(result, measure: str, s: Settings) -> Report:
+def pertopic_report(result, measure: str, p: PertopicParams) -> Report:
     """The report of ``bvtest pertopic`` (docs/pertopic.md; Zhang22 Tables 10–11).
 
     Per run the topic-averaged Bias² and Var (eqs. 13–14) and their tradeoff
@@ -114,7 +112,7 @@ def pertopic_report(result, measure: str, s: Settings) -> Report:
     fields = (registry.BIAS2, registry.VAR)
     systems = Table(result.systems, fields, {"bias2": result.mean_bias2, "var": result.mean_var})
     children = None
-    if s.per_topic:
+    if p.per_topic:
         children = tuple(
             section(
                 (
@@ -145,28 +143,29 @@ def pertopic_report(result, measure: str, s: Settings) -> Report:
     ]
     if result.tradeoff.reason:
         notes.append(f"{measure}: tradeoff correlation undefined: {result.tradeoff.reason}")
-    body = section(("seed", s.seed), ("measures", section((measure, block))))
+    body = section(("seed", p.seed), ("measures", section((measure, block))))
     return Report(body, table_fields=fields, notes=tuple(notes))
 
 
-def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
+def simulate_files(inputs: Inputs, p: PertopicParams) -> tuple[PerTopicResult, list[str]]:
     """``bvtest pertopic``: QRELS and RUNS from the command line, every run read
     and simulated in its own worker; AP at relevance level ``-l``. Returns the
     result and the notes about the inputs."""
     notes: list[str] = []
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:], notes.append)
-    topics = topic_set(qrels_file, s.rel_level, notes.append)
-    check_request(s, len(sources), len(topics), "pertopic")
+    assert inputs.qrels is not None  # pertopic takes QRELS RUNS...
+    qrels_file = read_qrels(inputs.qrels)
+    sources = expand_sources(inputs.runs, notes.append)
+    topics = topic_set(qrels_file, p.rel_level, notes.append)
+    refuse_simulations(p.samples, len(sources), len(topics))
     result = pertopic(
         qrels_file.qrels,
         {src.name: src for src in sources},
         topics,
-        k=s.samples,
-        seed=s.seed,
-        rel_level=s.rel_level,
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
+        k=p.samples,
+        seed=p.seed,
+        rel_level=p.rel_level,
+        jobs=p.jobs or default_jobs(),
+        tick=progress(len(sources), p.quiet),
     )
     if all(missing == len(topics) for missing in result.missing):
         check_shared_topics(qrels_file.label, topics, result.systems, [()] * len(sources))
@@ -175,7 +174,6 @@ def simulate_files(s: Settings) -> tuple[PerTopicResult, list[str]]:
 
 def build(inputs: Inputs, p: PertopicParams) -> Report:
     """``bvtest pertopic``: simulate, then the report."""
-    s = as_settings(inputs, p)
-    measure = "AP" if s.rel_level == 1 else f"AP(rel={s.rel_level})"
-    result, notes = simulate_files(s)
-    return pertopic_report(result, measure, s).prefixed(notes)
+    measure = "AP" if p.rel_level == 1 else f"AP(rel={p.rel_level})"
+    result, notes = simulate_files(inputs, p)
+    return pertopic_report(result, measure, p).prefixed(notes)

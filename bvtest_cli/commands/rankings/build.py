@@ -19,13 +19,12 @@ from ...errors import InputError
 from ...io.sources import Inputs, expand_sources
 from ...io.trec import QrelsFile, read_qrels
 from ...measures.collections import evaluate_collections
-from ...measures.evaluate import how
+from ...measures.evaluate import Evaluation, how
 from ...measures.names import MeasureSpec, is_sampled, parse_measures
-from ...options import as_settings, current_flags
+from ...options import current_flags, typed_flag
 from ...report import registry as r
-from ...report.limits import check_request
+from ...report.limits import refuse_rankings
 from ...report.model import Node, Report, Section, Table, section
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import RankingsParams
@@ -58,31 +57,33 @@ def _sample_files(paths: tuple[str, ...], note: Callable[[str], None]) -> list[s
     return out
 
 
-def rankings_report(s: Settings) -> Report:
+def rankings_report(inputs: Inputs, p: RankingsParams) -> Report:
     """Evaluate the runs under the reference and every test collection, and
     report the accuracy of each collection's ranking (Cormack & Grossman 2019
     §2–3, docs/rankings.md)."""
-    assert s.reference is not None
-    ref_name, (ref_path,) = s.reference
-    if any(name == ref_name for name, _ in s.collections):
+    assert p.reference is not None
+    ref_name, (ref_path,) = p.reference
+    if any(name == ref_name for name, _ in p.collections):
         raise InputError(
             f"collection name {ref_name!r} is also the reference's; name one of them "
             "with NAME=FILE",
             "--collection",
         )
-    specs = parse_measures(s.measures, s.rel_level)
+    specs = parse_measures(p.measures, p.rel_level)
     if len(specs) != 1:
         shown = ", ".join(spec.name for spec in specs)
         raise InputError(f"rankings ranks by one measure, got {len(specs)} ({shown})", "-m")
-    sources = expand_sources(s.runs)
+    sources = expand_sources(inputs.runs)
     if len(sources) < 2:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
     read = _qrels_reader()
     notes: list[str] = []
     reference = read(ref_path)
-    check_request(s, len(sources), len(reference.relevant_topics(s.rel_level)), "rankings")
+    n = len(reference.relevant_topics(p.rel_level))
+    bootstrap = (typed_flag(p, "rankings", "bootstrap"), p.bootstrap)
+    refuse_rankings(bootstrap, p.topics, len(p.collections), len(sources), n)
     collections = {
-        name: [read(p) for p in _sample_files(files, notes.append)] for name, files in s.collections
+        name: [read(f) for f in _sample_files(files, notes.append)] for name, files in p.collections
     }
     notes += _sampled_notes(specs[0], collections)
     (scores,) = evaluate_collections(
@@ -90,23 +91,23 @@ def rankings_report(s: Settings) -> Report:
         collections,
         sources,
         specs,
-        **how(s, notes, len(sources)),
+        **how(Evaluation.of(p), notes, len(sources)),
     )
     try:
         res = ranking_accuracy(
             scores.reference,
             scores.collections,
             reference_name=ref_name,
-            samples=s.bootstrap,
-            n_prime=s.topics,
-            seed=s.seed,
+            samples=p.bootstrap,
+            n_prime=p.topics,
+            seed=p.seed,
         )
     except ValueError as exc:
         raise InputError(str(exc)) from None
     report = accuracy_report(
         res,
         measure=scores.measure,
-        seed=s.seed,
+        seed=p.seed,
         n_topics=len(scores.topics),
         n_systems=len(sources),
     )
@@ -230,6 +231,5 @@ def _matrix(res: RankingAccuracy) -> Section:
 
 def build(inputs: Inputs, p: RankingsParams) -> Report:
     """``bvtest rankings``."""
-    s = as_settings(inputs, p)
-    s, notes = current_flags(s, "rankings")
-    return (rankings_report(s)).prefixed(notes)
+    p, notes = current_flags(p, "rankings")
+    return rankings_report(inputs, p).prefixed(notes)

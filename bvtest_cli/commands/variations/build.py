@@ -25,19 +25,18 @@ import numpy as np
 from ...analyses.variations import Crossover, Design, VariationsResult, analyse
 from ...errors import InputError
 from ...io.sources import Inputs
-from ...options import as_settings
+from ...options import input_paths
 from ...report import registry as R
 from ...report.model import Records, Report, Section, Table, section
-from ...settings import Settings
 from .inputs import build_design, load
 
 if TYPE_CHECKING:
     from ..params import VariationsParams
 
 
-def variations_report(s: Settings) -> Report:
+def variations_report(inputs: Inputs, p: VariationsParams) -> Report:
     """Read, analyse every measure, report."""
-    loaded = load(s)
+    loaded = load(inputs, p)
     notes = list(loaded.notes)
     blocks = []
     for m in loaded.matrices:
@@ -51,7 +50,7 @@ def variations_report(s: Settings) -> Report:
         if loaded.weights is not None:
             weights = loaded.weights.vector(design.topics, notes.append)
         try:
-            result = analyse(m, design, loaded.mode, s.alphas, weights)
+            result = analyse(m, design, loaded.mode, p.alphas, weights)
         except ValueError as exc:
             raise InputError(f"{m.measure}: {exc}") from None
         notes += [f"{m.measure}: {n}" for n in result.notes]
@@ -61,11 +60,11 @@ def variations_report(s: Settings) -> Report:
                 f"{m.measure}: every run has the same mean, so the ranking by mu has no "
                 "order: tau and tau_ap are undefined (null)"
             )
-        blocks.append((m.measure, measure_block(result, design, s.per_topic)))
-    if s.per_topic and loaded.mode != "intra":
+        blocks.append((m.measure, measure_block(result, design, p.per_topic)))
+    if p.per_topic and loaded.mode != "intra":
         notes.append(f"-q adds per-topic values in intra mode only; not in {loaded.mode} mode")
     body = section(
-        ("mode", loaded.mode), ("alphas", tuple(s.alphas)), ("measures", Section(tuple(blocks)))
+        ("mode", loaded.mode), ("alphas", tuple(p.alphas)), ("measures", Section(tuple(blocks)))
     )
     report = Report(
         body,
@@ -155,7 +154,8 @@ def crossover_records(crossovers: tuple[Crossover, ...], intra: bool) -> Records
 
 def build(inputs: Inputs, p: VariationsParams) -> Report:
     """``bvtest variations``: read the inputs, analyse, and the figure with --plot."""
-    s = as_settings(inputs, p)
     from ...render.plot import plot_variations, plotted
 
-    return plotted(plot_variations, s.plot, lambda: variations_report(s), s.input_paths())
+    return plotted(
+        plot_variations, p.plot, lambda: variations_report(inputs, p), input_paths(inputs, p)
+    )

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...analyses.variations import Design
 from ...errors import InputError, UsageError
 from ...io.maps import Note, VariationMap, Weights, query_ids, read_variations, read_weights
-from ...io.sources import STDIN
+from ...io.sources import STDIN, Inputs
 from ...io.trec import QrelsFile, sort_topics
 from ...measures.matrix import ScoreMatrix
-from ...settings import Settings
+
+if TYPE_CHECKING:
+    from ..params import VariationsParams
 
 __all__ = [
     "Loaded",
@@ -207,14 +210,13 @@ class Loaded:
     notes: list[str]
 
 
-def _check_stdin(s: Settings) -> None:
+def _check_stdin(inputs: Inputs, p: VariationsParams) -> None:
     """Standard input can be read once: by one input, and not by a run that
     ``--split`` must read twice (query ids first, then the rankings)."""
-    runs = s.inputs[1:]
-    named = [*s.inputs, s.scores, s.map, s.weights]
-    if sum(1 for p in named if p == STDIN) > 1:
+    named = [inputs.qrels, *inputs.runs, inputs.scores, p.map, p.weights]
+    if sum(1 for x in named if x == STDIN) > 1:
         raise UsageError("standard input (-) can be read only once")
-    if s.split is not None and STDIN in runs:
+    if p.split is not None and STDIN in inputs.runs:
         raise UsageError(
             "--split reads the runs' query ids before evaluating them: give run files, "
             "not standard input (or a --map)"
@@ -234,7 +236,7 @@ def _check_mode(vmap: VariationMap | None, mode: str) -> None:
         )
 
 
-def load(s: Settings) -> Loaded:
+def load(inputs: Inputs, p: VariationsParams) -> Loaded:
     """QRELS + RUNS (qrels by topic, expanded to the variations of the map) or
     ``--scores FILE`` (the topic column holds variation ids) → one matrix per
     measure, with the notes of docs/inputs.md said of variations: variations in the
@@ -243,43 +245,45 @@ def load(s: Settings) -> Loaded:
     from ...defaults import DEFAULT_MEASURES
     from ...io.sources import expand_sources
     from ...io.trec import named_sources, read_qrels
-    from ...measures.evaluate import evaluate_runs, how
+    from ...measures.evaluate import Evaluation, evaluate_runs, how
     from ...measures.names import parse_measures
     from ...sections.inputs import load as load_scores
 
-    if s.map is not None and s.split is not None:
+    if p.map is not None and p.split is not None:
         raise UsageError("give either --map FILE or --split SEP, not both")
-    _check_stdin(s)
+    _check_stdin(inputs, p)
+    e = Evaluation.of(p)
     notes: list[str] = []
-    vmap = read_variations(s.map) if s.map is not None else None
-    weights = read_weights(s.weights) if s.weights is not None else None
+    vmap = read_variations(p.map) if p.map is not None else None
+    weights = read_weights(p.weights) if p.weights is not None else None
 
-    if s.scores is not None:
-        matrices, notes = load_scores(s)
-        if s.split is not None:
+    if inputs.scores is not None:
+        matrices, notes = load_scores(inputs, e)
+        if p.split is not None:
             ids = dict.fromkeys(t for m in matrices for t in m.topics)
-            vmap = split_map(ids, s.split, notes.append)
-        mode = s.mode or default_mode(vmap)
+            vmap = split_map(ids, p.split, notes.append)
+        mode = p.mode or default_mode(vmap)
         _check_mode(vmap, mode)
         if vmap is not None:
-            matrices = _mapped_columns(matrices, vmap, s.split is None, notes.append)
+            matrices = _mapped_columns(matrices, vmap, p.split is None, notes.append)
     else:
-        specs = parse_measures(s.measures or DEFAULT_MEASURES, s.rel_level)
-        sources = expand_sources(s.inputs[1:], notes.append)
-        sources = named_sources(sources, s.name, notes.append)
-        qrels_file = read_qrels(s.inputs[0])
-        if s.split is not None:
-            vmap = split_map(query_ids(sources), s.split, notes.append)
-        mode = s.mode or default_mode(vmap)
+        assert inputs.qrels is not None  # QRELS RUNS... or --scores (validate)
+        specs = parse_measures(p.measures or DEFAULT_MEASURES, p.rel_level)
+        sources = expand_sources(inputs.runs, notes.append)
+        sources = named_sources(sources, p.name, notes.append)
+        qrels_file = read_qrels(inputs.qrels)
+        if p.split is not None:
+            vmap = split_map(query_ids(sources), p.split, notes.append)
+        mode = p.mode or default_mode(vmap)
         _check_mode(vmap, mode)
         qrels = qrels_file
         on_unknown = None
         if vmap is not None:
-            qrels = expand_qrels(qrels_file, vmap, s.rel_level, notes.append)
+            qrels = expand_qrels(qrels_file, vmap, p.rel_level, notes.append)
             # Run queries absent from the expanded qrels are either not in the
             # map (said here; --split has said it of ids without SEP) or of a
             # topic that expand_qrels dropped, with its own note.
-            from_file = s.split is None
+            from_file = p.split is None
             mapped = vmap.topic
 
             def on_unknown(ids: set[str]) -> None:
@@ -291,7 +295,7 @@ def load(s: Settings) -> Loaded:
             qrels,
             sources,
             specs,
-            **how(s, notes, len(sources)),
+            **how(e, notes, len(sources)),
             unit="variations" if vmap is not None else "topics",
             on_unknown=on_unknown,
         )
