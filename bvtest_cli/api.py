@@ -268,7 +268,77 @@ def _params(command: str, options: Mapping[str, Any]) -> tuple[Any, frozenset[st
 
     check_keywords(command, options)
     keywords = {_KEYWORDS.get(k, k): v for k, v in options.items() if v is not None}
-    return COMMANDS[command].params(**keywords), frozenset(keywords)
+    texts, held = _files_in_memory(keywords)
+    params = COMMANDS[command].params(**{**keywords, **texts})
+    if held:
+        params = params.changed(**{k: _held(getattr(params, k), held) for k in texts})
+    return params, frozenset(keywords)
+
+
+def _files_in_memory(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The keywords whose options name files (judges, reference, collections,
+    map, weights, budget_report) given as data in memory: each datum is an
+    :class:`~bvtest_cli.io.sources.InMemory` read by the file's own reader,
+    and the keyword is written as the command line would (``NAME=LABEL``)
+    so that the option's own parser checks it (names given twice, a missing
+    name); :func:`_held` puts the data back where their labels are."""
+    from .io import memory
+
+    texts: dict[str, Any] = {}
+    held: dict[str, str] = {}
+
+    def keep(value: Any, label: str, make: Callable[[Any, str], str]) -> str:
+        if memory.is_path(value):
+            return os.fspath(value)
+        held[label] = make(value, label)
+        return label
+
+    def named(what: str, name: Any) -> str:
+        if not isinstance(name, str) or not name or "=" in name or "/" in name:
+            raise InputError(f"{what}: a name is a non-empty string without '=' or '/', "
+                             f"got {name!r}")  # fmt: skip
+        return name
+
+    def collection(name: str, value: Any) -> str:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        labels = [keep(v, f"<collection {name} {i}>", memory.qrels_input)
+                  for i, v in enumerate(items, 1)]  # fmt: skip
+        return f"{name}=" + ",".join(labels)
+
+    judges = keywords.get("judges")
+    if isinstance(judges, Mapping):
+        texts["judges"] = [
+            f"{named('judges', n)}=" + keep(v, f"<judge {n}>", memory.qrels_input)
+            for n, v in judges.items()
+        ]
+    reference = keywords.get("reference")
+    if reference is not None and not memory.is_path(reference):
+        if isinstance(reference, Mapping) and len(reference) == 1:
+            reference = next(iter(reference.items()))
+        if isinstance(reference, tuple) and len(reference) == 2:
+            name, data = named("reference", reference[0]), reference[1]
+        else:
+            name, data = "reference", reference
+        texts["reference"] = f"{name}=" + keep(data, "<reference>", memory.qrels_input)
+    collections = keywords.get("collections")
+    if isinstance(collections, Mapping):
+        texts["collections"] = [
+            collection(named("collections", n), v) for n, v in collections.items()
+        ]
+    for attr, label in (("map", "<map>"), ("weights", "<weights>")):
+        if keywords.get(attr) is not None and not memory.is_path(keywords[attr]):
+            texts[attr] = keep(keywords[attr], label, memory.table_input)
+    report = keywords.get("budget_report")
+    if report is not None and not memory.is_path(report):
+        texts["budget_report"] = keep(report, "<budget report>", memory.document_input)
+    return texts, held
+
+
+def _held(value: Any, held: Mapping[str, str]) -> Any:
+    """``value`` (a parsed option) with every label of ``held`` replaced by its datum."""
+    if isinstance(value, tuple):
+        return tuple(_held(v, held) for v in value)
+    return held.get(value, value) if isinstance(value, str) else value
 
 
 def check_keywords(command: str, options: Mapping[str, Any], function: str = "") -> None:

@@ -55,13 +55,70 @@ def _text_of(lines: Callable[[], Iterable[str]], label: str) -> Callable[[], byt
 # --------------------------------------------------------------------------- qrels
 
 
-def qrels_input(qrels: Any) -> str:
-    """A path as it is; qrels in memory as an :class:`InMemory` ``<qrels>``."""
+def qrels_input(qrels: Any, label: str = "<qrels>") -> str:
+    """A path as it is; qrels in memory as an :class:`InMemory` ``<qrels>``
+    (or ``label``: a judge's, a collection's)."""
     if is_path(qrels):
         return os.fspath(qrels)
-    label = "<qrels>"
     rows = list(_checked_rows(qrels, "qrels", "relevance", label))  # errors now, not later
     return InMemory(label, _text_of(lambda: (f"{t} 0 {d} {g}" for _, t, d, g in rows), label))
+
+
+def table_input(table: Any, label: str) -> str:
+    """A path as it is; a table of white-space-separated fields in memory (a
+    map file's lines, a weights file's: conditions' ``run system condition``,
+    variations' ``variation_id topic_id [user]``, ``topic weight``) as an
+    :class:`InMemory`, read by the file's own reader. The table is a
+    DataFrame (its columns in order), a dict key → value or key → tuple of
+    values (one line each), or a list of tuples."""
+    if is_path(table):
+        return os.fspath(table)
+    if isinstance(table, Mapping):
+        rows = [(k, *(v if isinstance(v, (tuple, list)) else (v,))) for k, v in table.items()]
+    elif is_frame(table):
+        rows = [tuple(r) for r in table.itertuples(index=False)]
+    elif hasattr(table, "items") and hasattr(table, "index"):  # a pandas Series
+        rows = [(k, v) for k, v in table.items()]
+    else:
+        try:
+            rows = [tuple(r) for r in table]
+        except TypeError:
+            raise InputError(
+                f"expected a path, a dict, a DataFrame or a list of tuples, got {_short(table)}",
+                label,
+            ) from None
+    lines = [" ".join(_table_field(v, label, i) for v in row) for i, row in enumerate(rows, 1)]
+    return InMemory(label, _text_of(lambda: lines, label))
+
+
+def _table_field(value: Any, label: str, line: int) -> str:
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return _number(value)
+    if not isinstance(value, str):
+        raise InputError(f"{_short(value)} is not a string or a number", label, line)
+    if not value or _TREC_SPACE.search(value):
+        raise InputError(f"{value!r} is empty or holds white space, which a line's field "
+                         "cannot", label, line)  # fmt: skip
+    return value
+
+
+def document_input(document: Any, label: str) -> str:
+    """A path as it is; a JSON document in memory (a report, whose JSON is
+    what its command's ``-f json`` writes, or a dict) as an :class:`InMemory`."""
+    import json
+
+    if is_path(document):
+        return os.fspath(document)
+    render = getattr(document, "render", None)
+    if callable(render):
+        text = render("json")
+    else:
+        try:
+            text = json.dumps(document)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"not a JSON document: {exc}", label) from None
+    data = text.encode("utf-8")
+    return InMemory(label, lambda: data)
 
 
 # --------------------------------------------------------------------------- runs

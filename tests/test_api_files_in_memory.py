@@ -1,0 +1,108 @@
+"""The options that name files (a judge's qrels, rankings' reference and
+collections, a conditions or variations map, topic weights, design's budget
+report) take the data a Python user holds, with the numbers the files give
+(the same JSON, byte for byte) and the same rules (a name given twice, a
+bad row named by its row)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from conftest import REPO, SAMPLE_QRELS, SAMPLE_RUNS
+
+import bvtest
+from bvtest_cli.errors import InputError
+
+EXAMPLES = REPO / "docs" / "examples"
+JUDGE = str(EXAMPLES / "judge.qrels")
+UQV = EXAMPLES / "uqv"
+
+
+def qrels_of(path: str) -> dict[str, dict[str, int]]:
+    """A qrels file as {topic: {docno: grade}}, read independently of bvtest."""
+    out: dict[str, dict[str, int]] = {}
+    for line in open(path, encoding="utf-8"):
+        topic, _, docno, grade = line.split()
+        out.setdefault(topic, {})[docno] = int(grade)
+    return out
+
+
+def rows_of(path: str | object) -> list[tuple[str, ...]]:
+    return [tuple(line.split()) for line in open(str(path), encoding="utf-8")
+            if line.strip() and not line.startswith("#")]  # fmt: skip
+
+
+def test_a_judge_from_a_dict_or_a_frame_is_its_file():
+    def report(judges):
+        return bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges=judges, measures="AP").render("json")
+
+    from_file = report([f"llm={JUDGE}"])
+    assert json.loads(from_file)  # a real document
+    assert report({"llm": qrels_of(JUDGE)}) == from_file
+    frame = pd.DataFrame(
+        [(t, d, g) for t, docs in qrels_of(JUDGE).items() for d, g in docs.items()],
+        columns=["query_id", "doc_id", "relevance"],
+    )
+    assert report({"llm": frame}) == from_file
+    assert report({"llm": JUDGE}) == from_file  # a path in a dict is a path
+
+
+def test_a_judge_in_memory_keeps_the_rules_of_its_file():
+    bad = {"401": {"d1": "2"}}  # a grade as a string: a file's text is parsed, a value is not
+    with pytest.raises(InputError, match=r"<judge llm>:1: relevance '2' is a string"):
+        bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges={"llm": bad})
+    with pytest.raises(InputError, match="a name is a non-empty string"):
+        bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges={"a=b": qrels_of(JUDGE)})
+
+
+def test_rankings_reference_and_collections_from_memory_are_their_files():
+    q = str(SAMPLE_QRELS)
+    from_files = bvtest.rankings(runs=SAMPLE_RUNS, reference=q, collections=[f"X={q}", f"Y={q}"],
+                                 bootstrap=50).render("json")  # fmt: skip
+    held = qrels_of(q)
+    from_memory = bvtest.rankings(runs=SAMPLE_RUNS, reference=("qrels.txt", held),
+                                  collections={"X": held, "Y": [held]}, bootstrap=50)  # fmt: skip
+    assert from_memory.render("json") == from_files
+
+
+def test_a_conditions_map_from_a_dict_or_a_frame_is_its_file():
+    path = EXAMPLES / "conditions.txt"
+    from_file = bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, condition_map=str(path),
+                                  measures="AP").render("json")  # fmt: skip
+    rows = rows_of(path)
+    as_dict = {run: (system, condition) for run, system, condition in rows}
+    as_frame = pd.DataFrame(rows, columns=["run", "system", "condition"])
+    for held in (as_dict, as_frame, rows):
+        got = bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, condition_map=held, measures="AP")
+        assert got.render("json") == from_file
+    with pytest.raises(InputError, match=r"<map>:2: 'S 1' is empty or holds white space"):
+        bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, condition_map=[rows[0], ("sys002", "S 1", "B")])
+
+
+def test_a_variations_map_and_weights_from_memory_are_their_files():
+    qrels, runs = str(UQV / "qrels.txt"), str(UQV / "runs")
+    kw = dict(measures="AP", mode="general", alphas="-2:2:1")
+    from_files = bvtest.variations(qrels, runs, variation_map=str(UQV / "map.txt"),
+                                   weights=str(UQV / "weights.txt"), **kw).render("json")  # fmt: skip
+    as_map = pd.DataFrame(rows_of(UQV / "map.txt"), columns=["variation_id", "topic_id", "user"])
+    as_weights = {topic: int(w) for topic, w in rows_of(UQV / "weights.txt")}
+    got = bvtest.variations(qrels, runs, variation_map=as_map, weights=as_weights, **kw)
+    assert got.render("json") == from_files
+
+
+def test_design_reads_a_budget_report_it_is_handed(tmp_path):
+    budget = bvtest.budget(SAMPLE_QRELS, SAMPLE_RUNS, budgets=[20], topics_scale=[1],
+                           methods=["depth"], bootstrap=50)  # fmt: skip
+    path = tmp_path / "budget.json"
+    path.write_text(budget.render("json"), encoding="utf-8")
+    kw = dict(measures="AP", totals=[200])
+    from_file = bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report=str(path), **kw)
+    from_report = bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report=budget, **kw)
+    from_dict = bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report=budget.to_dict(), **kw)
+    # the notes name the report where a file's name would be
+    named = from_file.render("json").replace(str(path), "<budget report>")
+    assert "<budget report>" in named
+    assert from_report.render("json") == named
+    assert from_dict.render("json") == named
