@@ -29,10 +29,8 @@ DECLARED = {
     registry.RANK_MATRIX: "RANK_MATRIX",
 }
 
-#: Lookups left in renderers outside html.py, as (file, key): each still to
-#: move to its declaration. Listed, not skipped, so the list can only shrink:
-#: a new lookup fails, and so does an entry whose lookup is gone.
-PENDING = {("plot.py", registry.TRADEOFF)}
+#: Lookups left in renderers, as (file, key): none.
+PENDING: set[tuple[str, str]] = set()
 
 
 def _text(node: ast.expr) -> str | None:

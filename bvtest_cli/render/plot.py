@@ -238,7 +238,7 @@ def _panel_tradeoff(ax: Any, measure: str, block: Section) -> list[tuple[float, 
                 label=f"Pareto front ({fx.size})",
             )  # fmt: skip
         ax.legend(fontsize=7, loc="best")
-    trade = block.get("tradeoff")
+    trade = block.get(registry.TRADEOFF)
     assert isinstance(trade, Section)
     values = leaves(trade)
     pearson = _fmt_corr(values[registry.PEARSON.name], values[registry.PEARSON_P.name])
