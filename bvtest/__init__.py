@@ -2,7 +2,7 @@
 
     >>> import bvtest
     >>> report = bvtest.evaluate("qrels/qrels.txt", "sample_runs/", measures="AP")
-    >>> round(report.to_dict()["measures"]["AP"]["systems"]["sys001"]["mse"], 4)
+    >>> round(report.measures["AP"].systems["sys001"].mse, 4)
     0.159
 
 The implementation is :mod:`bvtest_cli.api` (the CLI's package); this package

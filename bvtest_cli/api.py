@@ -203,7 +203,7 @@ def run(
     reachable as ``run("name", ...)`` and as ``bvtest.name(...)``.
 
     >>> report = run("eval", "qrels/qrels.txt", "sample_runs/", measures="AP", alphas=[0, 5])
-    >>> report.to_dict()["measures"]["AP"]["systems"]["sys001"]["georisk"]
+    >>> report.measures["AP"].systems["sys001"].georisk
     {'0': 0.5254088895496986, '5': 0.36167839938425145}
     """
     from .commands import COMMANDS
@@ -503,7 +503,7 @@ def from_ir_measures(
     >>> metrics = {n: ir_measures.iter_calc([ir_measures.AP], qrels, r) for n, r in runs.items()}
     >>> table = from_ir_measures(metrics, qrels=qrels)
     >>> report = analyse(table)
-    >>> round(report.to_dict()["measures"]["AP"]["systems"]["sys001"]["mean"], 6)
+    >>> round(report.measures["AP"].systems["sys001"].mean, 6)
     0.549179
     """
     from .io import memory
@@ -712,7 +712,7 @@ def evaluate(qrels: Any, runs: Any, **options: Any) -> Report:
     >>> runs = {"x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
     ...         "y": [("1", "b", 2.0), ("1", "a", 1.0), ("2", "d", 1.0)]}
     >>> r = evaluate(qrels, runs, measures="AP", alphas=0)
-    >>> r.to_dict()["measures"]["AP"]["systems"]["y"]["mean"]
+    >>> r.measures["AP"].systems["y"].mean
     0.25
     """
     return run("eval", qrels, runs, **options)
@@ -730,7 +730,7 @@ def analyse(scores: Any, **options: Any) -> Report:
     >>> table = [("a", "1", "AP", 0.5), ("a", "2", "AP", 0.25),
     ...          ("b", "1", "AP", 0.0), ("b", "2", "AP", 1.0)]
     >>> report = analyse(table, alphas="0")
-    >>> report.to_dict()["measures"]["AP"]["systems"]["a"]["bias2"]
+    >>> report.measures["AP"].systems["a"].bias2
     0.140625
     """
     return run("eval", scores=scores, **options)
@@ -746,7 +746,7 @@ def scores(qrels: Any, runs: Any, **options: Any) -> Report:
     >>> table = scores("qrels/qrels.txt", "sample_runs/", measures="P@10")
     >>> table.to_dict()["scores"][0]
     {'system': 'sys001', 'topic': '401', 'measure': 'P@10', 'value': 0.5}
-    >>> analyse(table, alphas="1").to_dict()["measures"]["P@10"]["n_topics"]
+    >>> analyse(table, alphas="1").measures["P@10"].n_topics
     29
     """
     return run("scores", qrels, runs, **options)

@@ -260,8 +260,8 @@ def test_evaluate_stays_small():
 
 def test_a_command_has_one_home():
     """Every command is declared in commands/NAME (a module, or a package whose
-    __init__ declares it and whose build.py turns Settings into its Report), and
-    nothing below the command layer knows about click."""
+    __init__ declares it and whose build.py holds its build), and nothing
+    below the command layer knows about click."""
     from bvtest_cli.commands import COMMANDS
 
     commands = PACKAGE / "commands"
@@ -274,11 +274,38 @@ def test_a_command_has_one_home():
         if build.exists():
             tree = ast.parse(build.read_text())
             names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-            assert "build" in names, f"{build} has no build(s: Settings) -> Report"
+            assert "build" in names, f"{build} has no build(inputs, p) -> Report"
     for layer in ("io", "measures", "analyses", "report", "render"):
         for path in (PACKAGE / layer).rglob("*.py"):
             source = path.read_text()
             assert "import click" not in source and "from click" not in source, path
+
+
+def test_a_command_is_a_function_of_its_inputs_and_its_own_parameters():
+    """Each build is ``build(inputs: Inputs, p: <Name>Params) -> Report``: the
+    command's inputs and its own parameters' dataclass; no module below the
+    doors (cli.py, api.py, and the options table that checks the parameters
+    together) knows the Settings of every option."""
+    from bvtest_cli.commands import COMMANDS
+    from bvtest_cli.options.params import class_name
+
+    for name in COMMANDS:
+        build = PACKAGE / "commands" / name / "build.py"
+        tree = ast.parse(build.read_text())
+        (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "build"]
+        args = [(a.arg, ast.unparse(a.annotation) if a.annotation else None) for a in fn.args.args]
+        assert args == [("inputs", "Inputs"), ("p", class_name(name))], (name, args)
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        layer = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        if layer in ("cli", "api", "options", "settings", "__init__"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Name) and node.id == "Settings":
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("settings"):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno} imports settings")
+    assert not found, found
 
 
 def test_only_the_command_line_imports_click():
