@@ -486,8 +486,15 @@ def _sampled_part(task):
     return sampled_cube(collection(name), kind, method, budget, repeats)
 
 
-def gate_study(replicates: int, out, seed: int = 9, delta: float = 0.01, sd: float = 0.05,
-               alpha: float = 0.05, ns=(25, 50)) -> dict:
+def gate_study(
+    replicates: int,
+    out,
+    seed: int = 9,
+    delta: float = 0.01,
+    sd: float = 0.05,
+    alpha: float = 0.05,
+    ns=(25, 50),
+) -> dict:
     """``check``'s test gates (MEASURE:mean>=RUN~DELTA): how often a run passes.
 
     Per-topic differences new − pool run are Normal with sd ``sd``; a run
@@ -514,11 +521,13 @@ def gate_study(replicates: int, out, seed: int = 9, delta: float = 0.01, sd: flo
         worse = rng.normal(-delta, sd, (replicates, n))
         equal = rng.normal(0.0, sd, (replicates, n))
         for test in ("randomization", "t"):
+
             def passes(d: np.ndarray, test: str = test) -> float:
                 if test == "t":
                     return float(np.mean([one_sided_t(x, -delta, alpha).rejected for x in d]))
                 return float(np.mean([one_sided_randomization(x, -delta, alpha, seed=k).rejected
                                       for k, x in enumerate(d)]))  # fmt: skip
+
             size, rate = passes(worse), passes(equal)
             figures[n, test] = (size, rate, power)
             out(f"{n:>6}{test:>15}{size:>14.3f} ({mc(size, replicates):.3f})"

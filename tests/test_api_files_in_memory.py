@@ -7,6 +7,7 @@ bad row named by its row)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -23,15 +24,16 @@ UQV = EXAMPLES / "uqv"
 def qrels_of(path: str) -> dict[str, dict[str, int]]:
     """A qrels file as {topic: {docno: grade}}, read independently of bvtest."""
     out: dict[str, dict[str, int]] = {}
-    for line in open(path, encoding="utf-8"):
-        topic, _, docno, grade = line.split()
+    with open(path, encoding="utf-8") as lines:
+        rows = [line.split() for line in lines]
+    for topic, _, docno, grade in rows:
         out.setdefault(topic, {})[docno] = int(grade)
     return out
 
 
 def rows_of(path: str | object) -> list[tuple[str, ...]]:
-    return [tuple(line.split()) for line in open(str(path), encoding="utf-8")
-            if line.strip() and not line.startswith("#")]  # fmt: skip
+    lines = Path(str(path)).read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split()) for line in lines if line.strip() and not line.startswith("#")]
 
 
 def test_a_judge_from_a_dict_or_a_frame_is_its_file():
@@ -78,14 +80,16 @@ def test_a_conditions_map_from_a_dict_or_a_frame_is_its_file():
         got = bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, condition_map=held, measures="AP")
         assert got.render("json") == from_file
     with pytest.raises(InputError, match=r"<map>:2: 'S 1' is empty or holds white space"):
-        bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, condition_map=[rows[0], ("sys002", "S 1", "B")])
+        bvtest.conditions(
+            SAMPLE_QRELS, SAMPLE_RUNS, condition_map=[rows[0], ("sys002", "S 1", "B")]
+        )
 
 
 def test_a_variations_map_and_weights_from_memory_are_their_files():
     qrels, runs = str(UQV / "qrels.txt"), str(UQV / "runs")
     kw = dict(measures="AP", mode="general", alphas="-2:2:1")
-    from_files = bvtest.variations(qrels, runs, variation_map=str(UQV / "map.txt"),
-                                   weights=str(UQV / "weights.txt"), **kw).render("json")  # fmt: skip
+    files = dict(variation_map=str(UQV / "map.txt"), weights=str(UQV / "weights.txt"))
+    from_files = bvtest.variations(qrels, runs, **files, **kw).render("json")
     as_map = pd.DataFrame(rows_of(UQV / "map.txt"), columns=["variation_id", "topic_id", "user"])
     as_weights = {topic: int(w) for topic, w in rows_of(UQV / "weights.txt")}
     got = bvtest.variations(qrels, runs, variation_map=as_map, weights=as_weights, **kw)

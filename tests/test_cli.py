@@ -125,7 +125,9 @@ def test_table_format(bvtest):
     # a title per measure (a long one continues on a line "#   ...")
     titles = [line for line in proc.stdout.splitlines() if line.startswith("# ")]
     assert [line.split()[1] for line in titles if not line.startswith("#   ")] == [
-        "AP", "nDCG@10", "ERR@20"
+        "AP",
+        "nDCG@10",
+        "ERR@20",
     ]
     assert "georisk@5" in proc.stdout and "tradeoff: pearson=" in proc.stdout
 

@@ -174,12 +174,18 @@ def test_a_grade_outside_the_scale_names_its_line(tmp_path):
     [
         ("not json", "not a JSON confusion block"),
         ('{"a": 1}', "not a confusion block"),
-        ('{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[0.5, 0.4], [0, 1]]}',
-         "sums to 0.9"),
-        ('{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[1.5, -0.5], [0, 1]]}',
-         "outside [0, 1]"),
-        ('{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[1, 0], [0, 1]]}',
-         "no row for human grade(s) 2, 3, 4"),
+        (
+            '{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[0.5, 0.4], [0, 1]]}',
+            "sums to 0.9",
+        ),
+        (
+            '{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[1.5, -0.5], [0, 1]]}',
+            "outside [0, 1]",
+        ),
+        (
+            '{"human_grades": [0, 1], "judge_grades": [0, 1], "p": [[1, 0], [0, 1]]}',
+            "no row for human grade(s) 2, 3, 4",
+        ),
         ('{"human_grades": [0, 1], "judge_grades": [0], "p": [[1, 0], [0, 1]]}', "row"),
     ],
 )
