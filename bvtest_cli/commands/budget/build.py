@@ -39,13 +39,12 @@ from ...measures.parallel import default_jobs, parallel_map, progress
 from ...measures.sampled import SampledRankings
 from ...measures.topics import topic_set
 from ...measures.track import Track, read_track
-from ...options import as_settings, current_flags
+from ...options import current_flags, typed_flag
 from ...report import registry as r
-from ...report.limits import check_request
+from ...report.limits import BudgetRequest, refuse_budget
 from ...report.model import Node, Records, Report, section
 from ...report.registry import Field
 from ...report.values import fmt, plain
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import BudgetParams
@@ -108,7 +107,7 @@ class Experiment:
     """What every cell of ``budget`` shares: the runs, the samplers' inputs,
     the in-memory evaluator and the pps designs."""
 
-    s: Settings
+    p: BudgetParams
     track: Track  # the ranked runs (with the engineered ones, if asked)
     rankings: dict  # the samplers' inputs: the submitted runs only
     grades: dict
@@ -120,7 +119,7 @@ class Experiment:
         """The strata a budget can sample: at most the budget (every stratum
         gets a draw) and at most the largest pool (no empty labels)."""
         largest = int(np.diff(self.track.offsets).max()) if len(self.topics) else 1
-        return min(strata_for_budget(self.s.strata, budget), max(largest, 1))
+        return min(strata_for_budget(self.p.strata, budget), max(largest, 1))
 
     def scores(self, values: np.ndarray) -> np.ndarray:
         return values.reshape(len(self.track.names), len(self.topics))
@@ -156,7 +155,7 @@ class Experiment:
         d = self.designs[self.strata(budget)]
         grade = np.full(d.listed.size, -1, np.int64)
         judged = 0
-        draws = pps_draws(d.design, d.pool_rows, budget, seed=self.s.seed, repeat=repeat)
+        draws = pps_draws(d.design, d.pool_rows, budget, seed=self.p.seed, repeat=repeat)
         for topic, _, drawn in draws:
             for _, chosen in drawn:
                 rows = d.pool_rows[topic][chosen]
@@ -170,8 +169,8 @@ class Experiment:
         judgments per pooled topic fit the budget) of depth-k, hedge or mtf:
         depth-1 may not fit, when even it pools more than the budget."""
         depth = depth_for_budget(self.rankings, self.topics, budget) if method == "depth" else 1
-        drawn = sample(method, self.rankings, self.grades, budget=budget, seed=self.s.seed,
-                       options=MethodOptions(depth=depth, rel_level=self.s.rel_level))  # fmt: skip
+        drawn = sample(method, self.rankings, self.grades, budget=budget, seed=self.p.seed,
+                       options=MethodOptions(depth=depth, rel_level=self.p.rel_level))  # fmt: skip
         # a pool: one stratum, every listed document judged: statAP is AP
         listed, code, grade = self.track.sample_columns(drawn.topics)
         got = self.evaluator.evaluate(("statAP",), listed, code, grade, 1)
@@ -188,14 +187,14 @@ class Experiment:
         Every sample is a task of
         :func:`~bvtest_cli.measures.parallel.parallel_map`."""
         if kinds:
-            for budget in self.s.budgets:
+            for budget in self.p.budgets:
                 self.design(budget, kinds)
         # The pools first, the largest budget first (Hedge at 400 judgments
         # a topic is the longest task), then the samples: the workers end
         # together. The results are put back in order below.
-        tasks = [(b, m, 0) for b in sorted(self.s.budgets, reverse=True) for m in pooled]
-        for budget in sorted(self.s.budgets, reverse=True):
-            tasks += [(budget, "pps", rep) for rep in range(self.s.draws if kinds else 0)]
+        tasks = [(b, m, 0) for b in sorted(self.p.budgets, reverse=True) for m in pooled]
+        for budget in sorted(self.p.budgets, reverse=True):
+            tasks += [(budget, "pps", rep) for rep in range(self.p.draws if kinds else 0)]
 
         def make_work():
             def work(task: tuple[int, str, int]):
@@ -206,22 +205,22 @@ class Experiment:
 
             return work
 
-        done = parallel_map(tasks, make_work, jobs=self.s.jobs or default_jobs(), tick=tick)
+        done = parallel_map(tasks, make_work, jobs=self.p.jobs or default_jobs(), tick=tick)
         result = dict(zip(tasks, done, strict=True))
         out = []
-        for budget in self.s.budgets:
+        for budget in self.p.budgets:
             collections: dict[str, np.ndarray] = {}
             used: dict[str, float] = {}
             depth: tuple[str, bool] | None = None
             if kinds:
-                cube = np.empty((len(kinds), self.s.draws, len(self.track.names), len(self.topics)))
+                cube = np.empty((len(kinds), self.p.draws, len(self.track.names), len(self.topics)))
                 judged = 0
-                for rep in range(self.s.draws):
+                for rep in range(self.p.draws):
                     values, count = result[budget, "pps", rep]
                     cube[:, rep] = values.reshape(len(kinds), *cube.shape[2:])
                     judged += count
                 for k, x in enumerate(kinds):
-                    collections[x], used[x] = cube[k], judged / self.s.draws
+                    collections[x], used[x] = cube[k], judged / self.p.draws
             for method in pooled:
                 name, values, judged, fit = result[budget, method, 0]
                 collections[name], used[name] = self.scores(values), float(judged)
@@ -232,14 +231,14 @@ class Experiment:
 
 
 def _accuracies(
-    reference: np.ndarray, collections: list[dict[str, np.ndarray]], s: Settings
+    reference: np.ndarray, collections: list[dict[str, np.ndarray]], p: BudgetParams
 ) -> list[list[RankingAccuracy]]:
     """Per budget and topic scale, the ranking accuracy of the budget's
     collections (Cormack & Grossman 2019 §2–3): the cells are independent
     tasks of :func:`~bvtest_cli.measures.parallel.parallel_map` (forked
     workers inherit the collections), each on its own random streams, so
     the results do not depend on ``--jobs``."""
-    tasks = [(b, scale) for b in range(len(collections)) for scale in s.topics_scale]
+    tasks = [(b, scale) for b in range(len(collections)) for scale in p.topics_scale]
     n = reference.shape[-1]
 
     def make_work():
@@ -247,44 +246,51 @@ def _accuracies(
             b, scale = task
             try:
                 return ranking_accuracy(
-                    reference, collections[b], reference_name="reference", samples=s.bootstrap,
-                    n_prime=scale * n, seed=s.seed, table=False,
+                    reference, collections[b], reference_name="reference", samples=p.bootstrap,
+                    n_prime=scale * n, seed=p.seed, table=False,
                 )  # fmt: skip
             except ValueError as exc:  # sent back and raised in the parent
                 return InputError(str(exc))
 
         return work
 
-    done = iter(parallel_map(tasks, make_work, jobs=s.jobs or default_jobs()))
-    return [[next(done) for _ in s.topics_scale] for _ in collections]
+    done = iter(parallel_map(tasks, make_work, jobs=p.jobs or default_jobs()))
+    return [[next(done) for _ in p.topics_scale] for _ in collections]
 
 
-def budget_report(s: Settings) -> Report:
+def budget_report(inputs: Inputs, p: BudgetParams) -> Report:
     """Experiment 1 of Cormack & Grossman 2019: ranking accuracy of each
     method's collections, per budget and topic-set size."""
     notes: list[str] = []
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:], notes.append)
+    assert inputs.qrels is not None
+    qrels_file = read_qrels(inputs.qrels)
+    sources = expand_sources(inputs.runs, notes.append)
     if len(sources) < 2:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
-    topics = topic_set(qrels_file, s.rel_level, notes.append)
-    check_request(s, len(sources), len(topics), "budget")
-    submitted = read_track(qrels_file, sources, topics, s)
+    topics = topic_set(qrels_file, p.rel_level, notes.append)
+    request = BudgetRequest(
+        draws=(typed_flag(p, "budget", "draws"), p.draws),
+        bootstrap=(typed_flag(p, "budget", "bootstrap"), p.bootstrap),
+        budgets=p.budgets, topics_scale=p.topics_scale, methods=p.methods,
+        engineered=p.engineered,
+    )  # fmt: skip
+    refuse_budget(request, len(sources), len(topics))
+    submitted = read_track(qrels_file, sources, topics, p.jobs, p.quiet)
     # now the pools' size is known: the pps draws' work by the documents they sample
-    check_request(s, len(sources), len(topics), "budget", documents=int(submitted.offsets[-1]))
+    refuse_budget(request, len(sources), len(topics), documents=int(submitted.offsets[-1]))
     rankings, grades = submitted.for_sampling()
-    track = engineered(submitted, s.seed) if s.engineered else submitted
-    pps = tuple(x for x in s.methods if x in ("xinfAP", "statAP"))
-    ex = Experiment(s, track, rankings, grades, topics, track.evaluator(s.rel_level))
+    track = engineered(submitted, p.seed) if p.engineered else submitted
+    pps = tuple(x for x in p.methods if x in ("xinfAP", "statAP"))
+    ex = Experiment(p, track, rankings, grades, topics, track.evaluator(p.rel_level))
     m, n = len(track.names), len(topics)
     # the reference: every judged document, one stratum (statAP is AP)
     whole = ex.evaluator.evaluate(
         ("statAP",), track.judged, np.zeros(track.grade.size, np.int64), track.grade, 1
     )
     reference = ex.scores(whole["statAP"])
-    pooled_methods = [x for x in s.methods if x not in pps]
+    pooled_methods = [x for x in p.methods if x not in pps]
     tick = progress(
-        len(s.budgets) * ((s.draws if pps else 0) + len(pooled_methods)), s.quiet,
+        len(p.budgets) * ((p.draws if pps else 0) + len(pooled_methods)), p.quiet,
         "sampling and evaluating",
     )  # fmt: skip
     cells: list[tuple] = []
@@ -293,9 +299,9 @@ def budget_report(s: Settings) -> Report:
     over: dict[int, tuple[str, float]] = {}  # budget → the depth pool beyond it, its cost
     negative: list[str] = []
     per_budget = ex.collections(pps, pooled_methods, tick)
-    accuracies = _accuracies(reference, [c for c, _, _ in per_budget], s)
+    accuracies = _accuracies(reference, [c for c, _, _ in per_budget], p)
     for budget, (collections, used, depth), results in zip(
-        s.budgets, per_budget, accuracies, strict=True
+        p.budgets, per_budget, accuracies, strict=True
     ):
         if depth is not None:
             name, fits = depth
@@ -311,7 +317,7 @@ def budget_report(s: Settings) -> Report:
                 f"judgments per topic ({shown}); a row compares them at their own cost "
                 "(the assessments column), not at one budget"
             )
-        for scale, res in zip(s.topics_scale, results, strict=True):
+        for scale, res in zip(p.topics_scale, results, strict=True):
             for c in res.collections:
                 a = c.accuracy
                 cells.append(
@@ -321,17 +327,17 @@ def budget_report(s: Settings) -> Report:
                 if a.b2 < 0:
                     negative.append(f"{budget}/{scale}/{c.name}")
             notes += [note for note in res.notes if note not in notes]
-            if budget == s.budgets[0]:
+            if budget == p.budgets[0]:
                 reference_rows.append(
                     (scale, res.sigma_reference, res.se_sigma_reference,
                      int(track.judged.sum()) * scale)
                 )  # fmt: skip
     if pps:
-        reduced = {b: ex.strata(b) for b in s.budgets if ex.strata(b) < s.strata}
+        reduced = {b: ex.strata(b) for b in p.budgets if ex.strata(b) < p.strata}
         if reduced:
             shown = ", ".join(f"budget {b}: {k}" for b, k in reduced.items())
             notes.append(
-                f"--strata {s.strata}: a pps sample of N judgments per topic samples at most N "
+                f"--strata {p.strata}: a pps sample of N judgments per topic samples at most N "
                 "strata (more would leave strata with inclusion probability 0 and bias every "
                 f"estimate); strata used: {shown}"
             )
@@ -352,17 +358,17 @@ def budget_report(s: Settings) -> Report:
             "signed, reported as -sqrt(-b2) (Cormack & Grossman's convention); rmse = "
             "sqrt(b2 + sigma^2) is below sigma there (their Table 1)"
         )
-    if s.engineered:
+    if p.engineered:
         notes.append(f"{m} runs ranked: {m // 2} and their engineered permutations (NAME.perm); "
                      "the collections are built from the submitted runs")  # fmt: skip
     items: list[tuple[Field | str, Node]] = [
-        (r.RANK_SAMPLES, s.bootstrap),
-        ("seed", s.seed),
+        (r.RANK_SAMPLES, p.bootstrap),
+        ("seed", p.seed),
         ("measure", "AP"),
         (r.N_TOPICS, n),
         (r.N_SYSTEMS, m),
-        (r.BUDGET_REPEATS, s.draws),
-        (r.BUDGET_STRATA, s.strata),
+        (r.BUDGET_REPEATS, p.draws),
+        (r.BUDGET_STRATA, p.strata),
         (r.BUDGET_CELLS, _records(cells, r.BUDGET_CELL_FIELDS)),
         (r.BUDGET_REFERENCE, _records(reference_rows, r.BUDGET_REFERENCE_FIELDS)),
     ]
@@ -383,6 +389,5 @@ def _records(rows: list[tuple], fields: tuple) -> Records:
 
 def build(inputs: Inputs, p: BudgetParams) -> Report:
     """``bvtest budget``."""
-    s = as_settings(inputs, p)
-    s, notes = current_flags(s, "budget")
-    return (budget_report(s)).prefixed(notes)
+    p, notes = current_flags(p, "budget")
+    return budget_report(inputs, p).prefixed(notes)

@@ -14,9 +14,8 @@ from ...io.sources import Inputs, Qrels, Run, expand_sources, output_bytes
 from ...io.trec import format_run, read_qrels, sort_topics
 from ...measures.parallel import default_jobs, map_runs, progress
 from ...measures.topics import check_shared_topics
-from ...options import as_settings
+from ...options import input_paths
 from ...report.model import Report, section
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import PermuteParams
@@ -43,36 +42,36 @@ def _engineer(
     return work
 
 
-def permute_files(s: Settings) -> Report:
+def permute_files(inputs: Inputs, p: PermuteParams) -> Report:
     """Write the engineered run of every input run to ``--out DIR`` as
     ``NAME.perm`` (Cormack & Grossman 2019 §4.2): per topic, the relevant
     documents of the run (under QRELS) permuted among the positions they
     occupy, within each grade, seeded by (``--seed``, run name, topic)."""
-    assert s.output is not None
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
+    assert p.output is not None
+    assert inputs.qrels is not None
+    qrels_file = read_qrels(inputs.qrels)
+    sources = expand_sources(inputs.runs)
     names = [src.name for src in sources]
     for src in sources:
         if any(c.isspace() for c in src.name):
             raise InputError(
                 f"run name {src.name!r} has white space; it cannot be a run tag", src.label
             )
-    checked_target(s.output, s.input_paths(), "--out")
-    with new_directory(s.output) as out:  # all the runs, or nothing
+    checked_target(p.output, input_paths(inputs, p), "--out")
+    with new_directory(p.output) as out:  # all the runs, or nothing
         targets = [str(out / engineered_name(n)) for n in names]
         topics = map_runs(  # a write error comes back as an InputError and is raised here
             sources,
-            partial(_engineer, qrels_file.qrels, names, targets, s.seed),
-            jobs=s.jobs or default_jobs(),
-            tick=progress(len(sources), s.quiet),
+            partial(_engineer, qrels_file.qrels, names, targets, p.seed),
+            jobs=p.jobs or default_jobs(),
+            tick=progress(len(sources), p.quiet),
         )
         check_shared_topics(qrels_file.label, sort_topics(qrels_file.qrels), names, topics)
     shown = engineered_name(names[0]) + (", ..." if len(names) > 1 else "")
-    notes = (f"wrote {len(names)} engineered run(s) ({shown}) to {s.output}",)
+    notes = (f"wrote {len(names)} engineered run(s) ({shown}) to {p.output}",)
     return Report(section(), notes=notes)
 
 
 def build(inputs: Inputs, p: PermuteParams) -> Report:
     """``bvtest permute``."""
-    s = as_settings(inputs, p)
-    return permute_files(s)
+    return permute_files(inputs, p)

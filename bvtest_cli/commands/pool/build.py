@@ -11,9 +11,7 @@ from ...io.sources import Inputs, Run, docno_text, expand_sources
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.parallel import default_jobs, map_runs, progress
 from ...measures.topics import check_shared_topics
-from ...options import as_settings
 from ...report.model import Records, Report, section
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import PoolParams
@@ -26,28 +24,29 @@ def _top_k(depth: int) -> Callable[[int, Run], Run]:
     return lambda _, run: truncate_run(run, depth)
 
 
-def pool_report(s: Settings) -> Report:
+def pool_report(inputs: Inputs, p: PoolParams) -> Report:
     """Depth-k pooled qrels (Cormack & Grossman 2019 §4) as TREC qrels lines
     ``qid 0 docno rel``, topics in bvtest's order, docnos sorted."""
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:])
+    assert inputs.qrels is not None
+    qrels_file = read_qrels(inputs.qrels)
+    sources = expand_sources(inputs.runs)
     tops = map_runs(
         sources,
-        partial(_top_k, s.depth),
-        jobs=s.jobs or default_jobs(),
-        tick=progress(len(sources), s.quiet),
+        partial(_top_k, p.depth),
+        jobs=p.jobs or default_jobs(),
+        tick=progress(len(sources), p.quiet),
     )
     qrels = qrels_file.qrels
     check_shared_topics(
         qrels_file.label, sort_topics(qrels), [src.name for src in sources], [set(r) for r in tops]
     )
-    p = pool(qrels, tops, s.depth)
+    pooled = pool(qrels, tops, p.depth)
     notes = [
-        f"depth-{s.depth} pool of {len(sources)} run(s): {p.pooled} documents over "
-        f"{len(qrels)} qrels topics; {p.unjudged} of them are not judged in "
+        f"depth-{p.depth} pool of {len(sources)} run(s): {pooled.pooled} documents over "
+        f"{len(qrels)} qrels topics; {pooled.unjudged} of them are not judged in "
         f"{qrels_file.label} and are left out (trec_eval counts them non-relevant)"
     ]
-    empty = len(qrels) - len(p.qrels)
+    empty = len(qrels) - len(pooled.qrels)
     if empty:
         notes.append(
             f"{empty} qrels topic(s) have no judged document in the pool; "
@@ -56,7 +55,7 @@ def pool_report(s: Settings) -> Report:
     unknown = {t for run in tops for t in run} - qrels.keys()
     if unknown:
         notes.append(f"{len(unknown)} topic(s) in the runs are not in the qrels; not pooled")
-    items = tuple((t, d, g) for t, docs in p.qrels.items() for d, g in docs.items())
+    items = tuple((t, d, g) for t, docs in pooled.qrels.items() for d, g in docs.items())
     records = Records(
         items,
         as_json=lambda item: {
@@ -72,5 +71,4 @@ def pool_report(s: Settings) -> Report:
 
 def build(inputs: Inputs, p: PoolParams) -> Report:
     """``bvtest pool``."""
-    s = as_settings(inputs, p)
-    return pool_report(s)
+    return pool_report(inputs, p)

@@ -19,56 +19,56 @@ from ...io.sources import Inputs, docno_text, expand_sources, output_bytes
 from ...io.trec import qrels_line, read_qrels, sort_topics
 from ...measures.topics import list_topics
 from ...measures.track import Track, read_track
-from ...options import as_settings, current_flags
-from ...report.limits import check_request
+from ...options import current_flags, input_paths, typed_flag
+from ...report.limits import refuse_samples
 from ...report.model import Report, section
-from ...settings import Settings
 
 if TYPE_CHECKING:
     from ..params import SampleParams
 
 
-def sample_files(s: Settings) -> Report:
+def sample_files(inputs: Inputs, p: SampleParams) -> Report:
     """Draw the samples and write them to ``--out DIR``, one file each."""
-    assert s.output is not None
+    assert p.output is not None
     notes: list[str] = []
-    budget = _sample_budget(s, notes)
-    qrels_file = read_qrels(s.inputs[0])
-    sources = expand_sources(s.inputs[1:], notes.append)
+    budget = _sample_budget(p, notes)
+    assert inputs.qrels is not None
+    qrels_file = read_qrels(inputs.qrels)
+    sources = expand_sources(inputs.runs, notes.append)
     topics = sort_topics(qrels_file.topics())
-    checked_target(s.output, s.input_paths(), "--out")
-    repeats = s.draws if s.method in RANDOM_METHODS else 1
-    if s.draws > 1 and s.method not in RANDOM_METHODS:
-        notes.append(f"--draws: {s.method} is not random; one sample is written")
-    check_request(s, len(sources), len(topics), "sample")
-    track = read_track(qrels_file, sources, topics, s)
-    check_request(s, len(sources), len(topics), "sample", documents=int(track.offsets[-1]),
-                  out=s.output)  # fmt: skip
+    checked_target(p.output, input_paths(inputs, p), "--out")
+    repeats = p.draws if p.method in RANDOM_METHODS else 1
+    if p.draws > 1 and p.method not in RANDOM_METHODS:
+        notes.append(f"--draws: {p.method} is not random; one sample is written")
+    draws = (typed_flag(p, "sample", "draws"), p.draws)
+    refuse_samples(draws, repeats, None, len(topics))
+    track = read_track(qrels_file, sources, topics, p.jobs, p.quiet)
+    refuse_samples(draws, repeats, int(track.offsets[-1]), len(topics), out=p.output)
     rankings, grades = track.for_sampling()
-    strata = s.strata
-    if s.method == "pps":
-        strata = strata_for_budget(s.strata, budget)
-        if strata < s.strata:
-            notes.append(strata_note(s.strata, strata, budget))
-    design = pps_design(rankings, strata) if s.method == "pps" else None
-    stratified = s.method in RANDOM_METHODS
+    strata = p.strata
+    if p.method == "pps":
+        strata = strata_for_budget(p.strata, budget)
+        if strata < p.strata:
+            notes.append(strata_note(p.strata, strata, budget))
+    design = pps_design(rankings, strata) if p.method == "pps" else None
+    stratified = p.method in RANDOM_METHODS
     judged_total = 0
-    with new_directory(s.output) as out:
+    with new_directory(p.output) as out:
         for rep in range(repeats):
             drawn = sample(
-                s.method, rankings, grades, budget=budget, seed=s.seed, repeat=rep,
-                options=MethodOptions(s.depth or 1, strata, s.rel_level, design),
+                p.method, rankings, grades, budget=budget, seed=p.seed, repeat=rep,
+                options=MethodOptions(p.depth or 1, strata, p.rel_level, design),
             )  # fmt: skip
             judged_total += drawn.judged()
             text = _sample_text(track, drawn.topics, stratified)
-            (out / f"{s.method}.{rep + 1:03d}.qrels").write_bytes(output_bytes(text))
+            (out / f"{p.method}.{rep + 1:03d}.qrels").write_bytes(output_bytes(text))
     empty = [t for t in topics if t not in drawn.topics]
     if empty:
         notes.append(f"{len(empty)} qrels topic(s) have no pool (no run retrieved anything): "
                      f"{list_topics(empty)}")  # fmt: skip
     per_topic = judged_total / repeats / max(1, len(drawn.topics))
     notes.append(
-        f"wrote {repeats} {s.method} sample(s) to {s.output}: {per_topic:.1f} judgments per "
+        f"wrote {repeats} {p.method} sample(s) to {p.output}: {per_topic:.1f} judgments per "
         f"topic on average over {len(drawn.topics)} topics"
     )
     return Report(section(), notes=tuple(notes))
@@ -82,20 +82,20 @@ def strata_note(asked: int, strata: int, budget: int) -> str:
     )
 
 
-def _sample_budget(s: Settings, notes: list[str]) -> int:
-    if len(s.budgets) > 1:
+def _sample_budget(p: SampleParams, notes: list[str]) -> int:
+    if len(p.budgets) > 1:
         raise InputError("sample takes one budget (judgments per topic)", "--budget")
-    if s.method == "depth":
-        if not s.depth:
+    if p.method == "depth":
+        if not p.depth:
             raise InputError("--method depth needs --depth K", "--depth")
-        if s.budgets:
-            notes.append(f"--budget: depth-{s.depth} pooling judges what K sets, not a budget")
+        if p.budgets:
+            notes.append(f"--budget: depth-{p.depth} pooling judges what K sets, not a budget")
         return 1
-    if not s.budgets:
-        raise InputError(f"--method {s.method} needs --budget N (judgments per topic)", "--budget")
-    if s.depth:
-        raise InputError(f"--depth is for --method depth, not {s.method}", "--depth")
-    return s.budgets[0]
+    if not p.budgets:
+        raise InputError(f"--method {p.method} needs --budget N (judgments per topic)", "--budget")
+    if p.depth:
+        raise InputError(f"--depth is for --method depth, not {p.method}", "--depth")
+    return p.budgets[0]
 
 
 def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
@@ -116,6 +116,5 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
 
 def build(inputs: Inputs, p: SampleParams) -> Report:
     """``bvtest sample``."""
-    s = as_settings(inputs, p)
-    s, notes = current_flags(s, "sample")
-    return (sample_files(s)).prefixed(notes)
+    p, notes = current_flags(p, "sample")
+    return sample_files(inputs, p).prefixed(notes)
