@@ -564,7 +564,8 @@ def _charts(measure: str, block: Section, baseline: str | None = None) -> list[s
 def _experiment_charts(measure: str, block: Section) -> list[str]:
     """judges --human-topics: RMSE and Kendall's τ against the number of human
     topics, a line per method (human-only, judge-only, PPI, PPI++)."""
-    node = block.get("methods") if "methods" in block.keys() else None  # noqa: SIM118
+    methods = registry.EXP_METHODS
+    node = block.get(methods) if methods in block.keys() else None  # noqa: SIM118
     if not isinstance(node, Table) or registry.EXP_RMSE not in node.fields:
         return []
     xs = [float(a) for a in node.alphas]
@@ -597,13 +598,13 @@ def _allocation_charts(measure: str, block: Section) -> list[str]:
     """design --budget-report: for each total of judgments, every (method,
     judgments per topic) cell's predicted RMSE at the topics that total buys,
     the allocation (the least) marked ★."""
-    candidates = _allocation_rows(block, "candidates")
+    candidates = _allocation_rows(block, registry.ALLOC_CANDIDATES)
     if not candidates:
         return []
     method, budget = registry.ALLOC_METHOD.name, registry.ALLOC_BUDGET.name
     topics, total = registry.ALLOC_TOPICS.name, registry.ALLOC_TOTAL.name
     rmse = registry.ALLOC_RMSE.name
-    allocation = _allocation_rows(block, "allocation")
+    allocation = _allocation_rows(block, registry.ALLOCATION)
     chosen = {row[total]: (row[method], row[budget]) for row in allocation}
     charts = []
     for t in dict.fromkeys(row[total] for row in candidates):
@@ -627,7 +628,7 @@ def _pairs(block: Section) -> list[Mapping[str, Any]]:
     for _, v in block.items:
         if isinstance(v, Records) and v.kind == COMPARISONS:
             rows = [v.as_json(item) for item in v.items]
-            return [r for r in rows if r["field"] == "mean"]
+            return [r for r in rows if r[registry.COMPARE_FIELD] == registry.MEAN.name]
     return []
 
 
@@ -638,11 +639,13 @@ def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
     significant; the numbers in each cell's title."""
     diff: dict[tuple[str, str], Mapping[str, Any]] = {}
     total: dict[str, list[float]] = {}
+    a_of, b_of, diff_of = registry.COMPARE_A, registry.COMPARE_B, registry.COMPARE_DIFF
+    lo_of, hi_of = registry.COMPARE_LO, registry.COMPARE_HI
     for pair in pairs:
-        diff[pair["a"], pair["b"]] = pair
-        d = _finite(pair["diff"])
-        total.setdefault(pair["a"], []).append(d)
-        total.setdefault(pair["b"], []).append(-d)
+        diff[pair[a_of], pair[b_of]] = pair
+        d = _finite(pair[diff_of])
+        total.setdefault(pair[a_of], []).append(d)
+        total.setdefault(pair[b_of], []).append(-d)
     # with every pair, a run's mean difference to the others orders the means
     names = sorted(total, key=lambda n: (-float(np.nanmean(total[n] or [0.0])), n))
     cells: list[list[svg.Cell | None]] = []
@@ -653,9 +656,9 @@ def _compare_grid(measure: str, pairs: list[Mapping[str, Any]]) -> str:
             if r is None or a == b:
                 row.append(None)
                 continue
-            d, p = sign * _finite(r["diff"]), _finite(r["p_adj"])
-            lo, hi = sorted(sign * _finite(r[k]) for k in ("lo", "hi")) if "lo" in r else (0, 0)
-            significant = bool(r.get("significant"))
+            d, p = sign * _finite(r[diff_of]), _finite(r[registry.COMPARE_P_ADJ])
+            lo, hi = sorted(sign * _finite(r[k]) for k in (lo_of, hi_of)) if lo_of in r else (0, 0)
+            significant = bool(r.get(registry.COMPARE_SIGNIFICANT))
             symbol = ("▲" if d > 0 else "▼") if significant else "·"
             kind = ("better" if d > 0 else "worse") if significant else "same"
             title = (f"{a} − {b}: mean difference {fmt(d, 4)} [{fmt(lo, 4)}, {fmt(hi, 4)}], "
@@ -731,7 +734,8 @@ def _counts(report: Report) -> list[tuple[str, str]]:
 
 
 def _has_measures(report: Report) -> bool:
-    return bool(report.blocks) or report.measure is not None or "measures" in report.body.keys()  # noqa: SIM118
+    listed = registry.MEASURES in report.body.keys()  # noqa: SIM118 (a Section, not a dict)
+    return bool(report.blocks) or report.measure is not None or listed
 
 
 def _fields(node: Any, out: dict[tuple[str, str], Field]) -> None:
@@ -889,9 +893,10 @@ def render_fragment(report: Report, digits: int = 4, page: Page | None = None) -
     parts += _glossary(report)
     parts += _budget_charts(report)
     if report.measure is None:
-        settings = Section(tuple((k, v) for k, v in report.body.items if str(k) != "measures"))
+        top = tuple((k, v) for k, v in report.body.items if str(k) != registry.MEASURES)
+        settings = Section(top)
         parts += _section("", settings, digits, 2)
-    named = report.body.get("baseline") if "baseline" in report.body.keys() else None  # noqa: SIM118 (a Section, not a dict)
+    named = report.body.get(registry.BASELINE) if registry.BASELINE in report.body.keys() else None  # noqa: SIM118 (a Section, not a dict)
     baseline = str(named) if isinstance(named, str) else None
     for i, (measure, block) in enumerate(blocks):
         parts.append(f'<section class="measure" id="measure-{i}">\n<h2>{escape(measure)}</h2>')

@@ -516,7 +516,7 @@ def _grid_order(alphas: tuple[str, ...]) -> tuple[list[float], list[int]]:
 def _panel_correlations(ax: Any, measure: str, block: Section, mode: str) -> None:
     """τ and τ_AP against α (Zuccon16 Figs. 2 and 4; intra: means over topics,
     each topic's τ_AP as a thin line, Fig. 3 flattened)."""
-    topics = block.get("topics") if mode == "intra" else None
+    topics = block.get(registry.VARIATIONS_TOPICS) if mode == "intra" else None
     if isinstance(topics, Table) and len(topics.rows) <= TOPIC_LINES_MAX:
         xs, order = _grid_order(topics.alphas)
         column = topics.column(registry.VARIATIONS_TOPIC_TAU_AP)
@@ -571,7 +571,7 @@ def _panel_values(ax: Any, measure: str, block: Section, mode: str) -> None:
             lw=1.2 if few else 0.8,
             label=_short(name),
         )
-    crossings = block.get("crossovers")
+    crossings = block.get(registry.VARIATIONS_CROSSOVERS)
     count = len(crossings.items) if isinstance(crossings, Records) else 0
     if mode == "intra":  # the crossovers are per topic, not of these means
         title = f"{measure}: mean over topics of O per run ({count} per-topic crossovers)"
@@ -587,7 +587,7 @@ def _panel_values(ax: Any, measure: str, block: Section, mode: str) -> None:
 
 def _panel_topics(ax: Any, measure: str, block: Section) -> None:
     """Intra mode: τ_AP per topic and α as an image (Zuccon16 Fig. 3, seen from above)."""
-    topics = block.get("topics")
+    topics = block.get(registry.VARIATIONS_TOPICS)
     assert isinstance(topics, Table)
     xs, order = _grid_order(topics.alphas)
     values = topics.column(registry.VARIATIONS_TOPIC_TAU_AP)[:, order]
@@ -631,7 +631,7 @@ def plot_variations(report: Report, path: str) -> None:
     if not measures:
         raise ValueError("the result has no measures to plot")
     figure = _figure_class()
-    mode = str(report.settings().get("mode"))
+    mode = str(report.settings().get(registry.VARIATIONS_MODE))
     cols = 3 if mode == "intra" else 2
     fig = figure(figsize=(6.2 * cols, 4.6 * len(measures) + 0.6))
     axes = fig.subplots(len(measures), cols, squeeze=False)
@@ -661,7 +661,7 @@ def _condition_cube(block: Section) -> tuple[list[str], list[str], np.ndarray]:
     """(systems, conditions, values[field, system, condition]) of one measure
     of a conditions report, fields Bias², Var, MSE; NaN where a system has no
     run under a condition."""
-    systems_table = block.get("systems")
+    systems_table = block.get(registry.SYSTEMS)
     assert isinstance(systems_table, Table)
     per_system = systems_table.children or ()
     conditions = sorted({c for child in per_system for c in table_of_conditions(child).rows})
@@ -676,7 +676,7 @@ def _condition_cube(block: Section) -> tuple[list[str], list[str], np.ndarray]:
 
 
 def table_of_conditions(child: Any) -> Table:
-    table = child.get("conditions") if isinstance(child, Section) else None
+    table = child.get(registry.CONDITIONS) if isinstance(child, Section) else None
     assert isinstance(table, Table)
     return table
 
@@ -737,7 +737,7 @@ def plot_conditions(report: Report, path: str) -> None:
             mean_mse = np.nanmean(cube[2], axis=1) if conditions else np.zeros(len(systems))
         order = sorted(range(len(systems)), key=lambda i: (_nan_high(float(mean_mse[i])), i))
         names = [systems[i] for i in order]
-        node = block.get("best_counts")
+        node = block.get(registry.BEST_COUNTS)
         counts = dict(leaves(node)) if isinstance(node, Section) else {}
         for col, what in enumerate(("Bias²", "Var")):
             _panel_conditions(

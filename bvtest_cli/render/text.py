@@ -26,6 +26,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from ..report import registry
 from ..report.model import Records, Report, Section, Table, Value, is_leaf
 from ..report.registry import Field
 from ..report.values import fmt, plain
@@ -778,7 +779,7 @@ def _render_records(markup: Markup, records: Records, fmt_name: str, digits: int
 
 def _measure_records(report: Report) -> list[tuple[str, Records]]:
     """The Records of measure blocks made only of records (``compare``'s pairs)."""
-    if "measures" not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
+    if registry.MEASURES not in report.body.keys():  # noqa: SIM118 (a Section, not a dict)
         return []
     blocks = list(report.measure_blocks())
     # Only blocks that are nothing but records (compare's pairs); records beside

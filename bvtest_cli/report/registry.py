@@ -267,6 +267,9 @@ ZRISK_BASELINE = _risk_field(
     baseline=True,
     nonnegative=True,
 )
+# The key of the setting that names the --baseline run, at a report's top
+# level: the charts draw that run apart from the others.
+BASELINE = "baseline"
 
 # The Pareto front: basis "fields", computed from the other per-system fields
 # once they are final (after averaging over random groupings), not per sample
@@ -326,6 +329,10 @@ TRADEOFF_FIELDS: tuple[Field, ...] = (PEARSON, PEARSON_P, SPEARMAN, SPEARMAN_P)
 # page's glossary. Declared here so the builder and the renderers that look
 # the section up spell it once.
 TRADEOFF = "tradeoff"
+# The key of a report's section of measure blocks, and of a block's table of
+# its runs (the SYSTEM_FIELDS, or a command's own).
+MEASURES = "measures"
+SYSTEMS = "systems"
 
 # --------------------------------------------------------------------------- views
 
@@ -390,6 +397,11 @@ BEST_CONDITION = Field(
     "Zhang22 §5.4",
     table=True,
 )
+# `bvtest conditions`: the keys of a block's table of the conditions (and of
+# each run's own, a child of the SYSTEMS table) and of the runs each
+# condition is best for.
+CONDITIONS = "conditions"
+BEST_COUNTS = "best_counts"
 
 
 # ======================================================================================
@@ -569,8 +581,26 @@ VARIATIONS_FIELDS: tuple[Field, ...] = (
     VARIATIONS_MU, VARIATIONS_VAR, VARIATIONS_O, VARIATIONS_TAU, VARIATIONS_TAU_AP,
     VARIATIONS_TOPIC_TAU, VARIATIONS_TOPIC_TAU_AP, N_VARIATIONS, N_USERS,
 )  # fmt: skip
+# The keys of variations' report: the setting inter or intra, a block's table
+# of the topics (intra mode) and its records of the crossovers.
+VARIATIONS_MODE = "mode"
+VARIATIONS_TOPICS = "topics"
+VARIATIONS_CROSSOVERS = "crossovers"
 
 # Fields of `--ci` and `bvtest compare`.
+
+# The keys of compare's pair records that the charts read: the runs a and b,
+# the registry field differenced (its name), a − b and its interval, p after
+# the correction and whether that is significant. Plain strings, as the
+# section names: the records' own columns, not quantities of the glossary.
+COMPARE_A = "a"
+COMPARE_B = "b"
+COMPARE_FIELD = "field"
+COMPARE_DIFF = "diff"
+COMPARE_LO = "lo"
+COMPARE_HI = "hi"
+COMPARE_P_ADJ = "p_adj"
+COMPARE_SIGNIFICANT = "significant"
 
 
 def interval_methods(
@@ -703,6 +733,10 @@ ALLOC_MODEL = Field(
 ALLOCATION_FIELDS: tuple[Field, ...] = (
     ALLOC_METHOD, ALLOC_BUDGET, ALLOC_TOPICS, ALLOC_TOTAL, ALLOC_RMSE, ALLOC_MODEL,
 )  # fmt: skip
+# The keys of design's records of the ALLOCATION_FIELDS: the least predicted
+# RMSE per total, and every cell at every total.
+ALLOCATION = "allocation"
+ALLOC_CANDIDATES = "candidates"
 DESIGN_FIELDS: tuple[Field, ...] = (
     *GSTUDY_FIELDS, *DSTUDY_FIELDS, *NEEDED_FIELDS, *VARIANCE_FIELDS, *TSSD_FIELDS,
     *ALLOCATION_FIELDS,
@@ -841,3 +875,5 @@ EXP_TAU = Field("kendall_tau", "mean Kendall τ_b of the ranking by θ̂ with th
 EXP_WRONG = Field("wrong_claims", "share of (pair, draw) resolved in the wrong order",
                   alpha=True, better="lower")  # fmt: skip
 EXPERIMENT_FIELDS: tuple[Field, ...] = (EXP_RMSE, EXP_COVERAGE, EXP_WIDTH, EXP_TAU, EXP_WRONG)
+# The key of an experiment's table of the EXPERIMENT_FIELDS, a row per method.
+EXP_METHODS = "methods"

@@ -272,7 +272,7 @@ def analyse(m: ScoreMatrix, s: Analysis) -> tuple[Section, list[str]]:
     items: list[tuple[Field | str, Node]] = [
         *counts,
         (registry.C, a.c),
-        ("systems", table),
+        (registry.SYSTEMS, table),
         (registry.TRADEOFF, tradeoff_section(t, tradeoff_intervals)),
     ]
     if a.repeat_correlations is not None:
@@ -505,9 +505,9 @@ def eval_report(
     body = section(
         ("group", s.group_text),
         ("normalize", s.normalize),
-        *((("baseline", s.baseline),) if s.baseline else ()),
+        *(((registry.BASELINE, s.baseline),) if s.baseline else ()),
         *trec_eval_flags,
-        ("measures", Section(tuple(blocks))),
+        (registry.MEASURES, Section(tuple(blocks))),
     )
     report = Report(
         body, table_fields=tuple(f for f in registry.SYSTEM_FIELDS if f.table), notes=tuple(notes)

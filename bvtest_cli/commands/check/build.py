@@ -350,7 +350,7 @@ def evaluate_gate(gate: Gate, report: Report, run: str, pool: set[str]) -> Verdi
     if gate.measure not in blocks:
         available = ", ".join(blocks) or "none"
         raise GateError(f"{where}: unknown measure {gate.measure!r} (measures: {available})")
-    systems = blocks[gate.measure].get("systems")
+    systems = blocks[gate.measure].get(registry.SYSTEMS)
     assert isinstance(systems, Table)
 
     if isinstance(gate.right, str):

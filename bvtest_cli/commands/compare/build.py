@@ -45,18 +45,18 @@ COMPARED = (registry.MEAN, registry.VAR, registry.MSE, registry.GEORISK)
 #: glass_delta (with --baseline) and q (--test tukey) go before p_pm.
 COLUMNS = (
     "measure",
-    "a",
-    "b",
-    "field",
-    "diff",
-    "lo",
-    "hi",
+    registry.COMPARE_A,
+    registry.COMPARE_B,
+    registry.COMPARE_FIELD,
+    registry.COMPARE_DIFF,
+    registry.COMPARE_LO,
+    registry.COMPARE_HI,
     "p",
-    "p_adj",
+    registry.COMPARE_P_ADJ,
     "p_lo",
     "p_hi",
     "test",
-    "significant",
+    registry.COMPARE_SIGNIFICANT,
     "effect_size",
     "p_pm",
     "p_pm_adj",
@@ -429,7 +429,7 @@ def compare_report(
         ("bootstrap", p.bootstrap),
         ("ci_method", p.ci_method),
         ("seed", p.seed),
-        ("measures", Section(tuple(blocks))),
+        (registry.MEASURES, Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
 

@@ -104,7 +104,7 @@ def measure_block(m: ScoreMatrix, a: Assignment, analysis: Analysis) -> tuple[Se
         sub = ScoreMatrix(m.measure, tuple(m.systems[i] for i in rows), m.topics, m.values[rows])
         block, block_notes = analyse(sub, analysis)
         notes += [f"{cond}: {n}" for n in block_notes]
-        table = block.get("systems")
+        table = block.get(registry.SYSTEMS)
         assert isinstance(table, Table)
         for run in sub.systems:
             i = systems.index(a[run][0])
@@ -122,7 +122,7 @@ def measure_block(m: ScoreMatrix, a: Assignment, analysis: Analysis) -> tuple[Se
     per_system = tuple(
         section(
             (
-                "conditions",
+                registry.CONDITIONS,
                 Table(
                     rows=tuple(c for j, c in enumerate(conditions) if not np.isnan(cube[2, i, j])),
                     fields=fields,
@@ -147,9 +147,9 @@ def measure_block(m: ScoreMatrix, a: Assignment, analysis: Analysis) -> tuple[Se
     counts = section(*((c, int((best == j).sum())) for j, c in enumerate(conditions)))
     out = section(
         (registry.N_TOPICS, len(m.topics)),
-        ("systems", system_table),
-        ("conditions", condition_table),
-        ("best_counts", counts),
+        (registry.SYSTEMS, system_table),
+        (registry.CONDITIONS, condition_table),
+        (registry.BEST_COUNTS, counts),
     )
     return out, notes
 
@@ -170,7 +170,7 @@ def conditions_report(matrices: Sequence[ScoreMatrix], p: ConditionsParams) -> R
         ("group", analysis.group_text),
         ("normalize", analysis.normalize),
         ("ddof", analysis.ddof),
-        ("measures", Section(tuple(blocks))),
+        (registry.MEASURES, Section(tuple(blocks))),
     )
     table_fields = (registry.BEST_CONDITION, registry.BIAS2, registry.VAR, registry.MSE,
                     registry.N_SYSTEMS, *registry.TRADEOFF_FIELDS)  # fmt: skip

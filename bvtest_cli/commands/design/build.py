@@ -444,7 +444,7 @@ def measure_block(
     ]
     if allocation is not None:
         best, every = allocation
-        items += [("allocation", best), ("candidates", every)]
+        items += [(r.ALLOCATION, best), (r.ALLOC_CANDIDATES, every)]
     return Section(tuple(items))
 
 
@@ -477,7 +477,7 @@ def design_report(
         ("bootstrap", p.bootstrap),
         ("seed", p.seed),
         ("drop", p.drop),
-        ("measures", Section(tuple(blocks))),
+        (r.MEASURES, Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
 

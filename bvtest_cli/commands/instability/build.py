@@ -27,7 +27,7 @@ def instability_view(full: Report) -> Report:
     """
     blocks = []
     for measure, block in full.measure_blocks():
-        t = block.get("systems")
+        t = block.get(registry.SYSTEMS)
         assert isinstance(t, Table)
         values = dict(t.values)
         at0 = t.alphas.index("0")
@@ -48,10 +48,10 @@ def instability_view(full: Report) -> Report:
         items = (
             (registry.N_TOPICS, block.get(registry.N_TOPICS)),
             (registry.VAR_TARGET, var_target),
-            ("systems", t.select(INSTABILITY_FIELDS, order)),
+            (registry.SYSTEMS, t.select(INSTABILITY_FIELDS, order)),
         )
         blocks.append((measure, Section(items, intervals=shared)))
-    body = section(*full.settings().items(), ("measures", Section(tuple(blocks))))
+    body = section(*full.settings().items(), (registry.MEASURES, Section(tuple(blocks))))
     return Report(body, table_fields=INSTABILITY_FIELDS, notes=full.notes)
 
 

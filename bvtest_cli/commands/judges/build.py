@@ -237,7 +237,7 @@ def measure_block(
     head = (
         ("topics", len(topics.both)),
         ("judge_only_topics", len(topics.judge_only)),
-        ("systems", table),
+        (r.SYSTEMS, table),
         ("kendall_tau", board.kendall_tau),
         ("tau_ap", board.tau_ap),
         ("tau_ap_b", board.tau_ap_b),
@@ -309,7 +309,7 @@ def experiment_blocks(rows: list[dict[str, Any]]) -> list[tuple[str, Section]]:
             for f in r.EXPERIMENT_FIELDS
         }
         table = Table(jd.METHODS, r.EXPERIMENT_FIELDS, values, alphas=tuple(map(str, sizes)))
-        out.append((f"experiment:{judge}:{measure}", section(("methods", table))))
+        out.append((f"experiment:{judge}:{measure}", section((r.EXP_METHODS, table))))
     return out
 
 
@@ -462,7 +462,7 @@ def judges_report(inputs: Inputs, p: JudgesParams) -> Report:
             notes += [f"{judge.name}: {n}" for n in block_notes]
             experiment += [{"judge": judge.name, **row} for row in rows]
         blocks.append(
-            (judge.name, section(("agreement", agreement), ("measures", Section(tuple(measures)))))
+            (judge.name, section(("agreement", agreement), (r.MEASURES, Section(tuple(measures)))))
         )
     items: list[tuple[str, Any]] = [
         ("ci", p.ci),

@@ -132,7 +132,7 @@ def pertopic_report(result, measure: str, p: PertopicParams) -> Report:
         (registry.K, result.k),
         (registry.N_TOPICS, len(result.topics)),
         (registry.N_SYSTEMS, len(result.systems)),
-        ("systems", systems),
+        (registry.SYSTEMS, systems),
         (registry.TRADEOFF, tradeoff_section(result.tradeoff)),
         ("topics", topics),
     )
@@ -143,7 +143,7 @@ def pertopic_report(result, measure: str, p: PertopicParams) -> Report:
     ]
     if result.tradeoff.reason:
         notes.append(f"{measure}: tradeoff correlation undefined: {result.tradeoff.reason}")
-    body = section(("seed", p.seed), ("measures", section((measure, block))))
+    body = section(("seed", p.seed), (registry.MEASURES, section((measure, block))))
     return Report(body, table_fields=fields, notes=tuple(notes))
 
 

@@ -272,7 +272,7 @@ def sensitivity_report(matrices: Sequence[ScoreMatrix], p: SensitivityParams) ->
         ("seed", p.seed),
         ("draws", p.draws),
         ("bin_width", p.bin_width),
-        ("measures", Section(tuple(blocks))),
+        (r.MEASURES, Section(tuple(blocks))),
     )
     return Report(body, notes=tuple(notes))
 

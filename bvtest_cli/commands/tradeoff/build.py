@@ -116,7 +116,7 @@ def tradeoff_report(matrices: Sequence[ScoreMatrix], s: TradeoffParams) -> Repor
         ("random_size", s.random_size),
         ("difficulty_size", s.difficulty_size),
         ("normalize", s.normalize),
-        ("measures", Section(tuple(blocks))),
+        (registry.MEASURES, Section(tuple(blocks))),
     )
     return Report(body, table_fields=registry.TRADEOFF_FIELDS, notes=tuple(notes))
 

@@ -64,7 +64,9 @@ def variations_report(inputs: Inputs, p: VariationsParams) -> Report:
     if p.per_topic and loaded.mode != "intra":
         notes.append(f"-q adds per-topic values in intra mode only; not in {loaded.mode} mode")
     body = section(
-        ("mode", loaded.mode), ("alphas", tuple(p.alphas)), ("measures", Section(tuple(blocks)))
+        (R.VARIATIONS_MODE, loaded.mode),
+        ("alphas", tuple(p.alphas)),
+        (R.MEASURES, Section(tuple(blocks))),
     )
     report = Report(
         body,
@@ -100,7 +102,7 @@ def measure_block(result: VariationsResult, design: Design, per_topic: bool) -> 
     if result.mode == "general":
         items.append((R.N_USERS, design.n_slots))
     items += [
-        ("systems", systems_table(result.systems, alphas, mu, var, o)),
+        (R.SYSTEMS, systems_table(result.systems, alphas, mu, var, o)),
         (R.VARIATIONS_TAU, by_alpha(alphas, result.tau)),
         (R.VARIATIONS_TAU_AP, by_alpha(alphas, result.tau_ap)),
     ]
@@ -130,8 +132,8 @@ def measure_block(result: VariationsResult, design: Design, per_topic: bool) -> 
             alphas,
             children=children,
         )
-        items.append(("topics", topics))
-    items.append(("crossovers", crossover_records(result.crossovers, intra)))
+        items.append((R.VARIATIONS_TOPICS, topics))
+    items.append((R.VARIATIONS_CROSSOVERS, crossover_records(result.crossovers, intra)))
     return section(*items)
 
 
