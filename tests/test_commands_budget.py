@@ -21,11 +21,11 @@ from conftest import assert_one_line_error
 from scipy.stats import kendalltau
 
 from bvtest_cli.commands.budget.build import Experiment, stratum_order
+from bvtest_cli.commands.params import BudgetParams
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels
 from bvtest_cli.measures.topics import topic_set
 from bvtest_cli.measures.track import read_track
-from bvtest_cli.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 QRELS = REPO / "qrels" / "qrels.txt"
@@ -123,7 +123,7 @@ def test_in_memory_evaluation_equals_the_files(bvtest, tmp_path):
     qrels_file = read_qrels(str(QRELS))
     sources = expand_sources([str(RUNS)])
     topics = sorted({t for (_, t, _) in from_file}, key=int)
-    track = read_track(qrels_file, sources, topics, Settings(jobs=1, quiet=True))
+    track = read_track(qrels_file, sources, topics, 1, True)
     rankings, grades = track.for_sampling()
     design = pps_design(rankings, 12)
     options = MethodOptions(strata=12, design=design)
@@ -161,9 +161,9 @@ def test_budget_draws_the_samples_sample_writes(bvtest, tmp_path, repeat):
 
     qrels_file = read_qrels(str(QRELS))
     sources = expand_sources([str(RUNS)])
-    s = Settings(jobs=1, quiet=True, seed=5)
+    s = BudgetParams(jobs=1, quiet=True, seed=5)
     topics = topic_set(qrels_file, s.rel_level, lambda note: None)  # as budget's
-    track = read_track(qrels_file, sources, topics, s)
+    track = read_track(qrels_file, sources, topics, s.jobs, s.quiet)
     rankings, grades = track.for_sampling()
     ex = Experiment(s, track, rankings, grades, topics, track.evaluator(1))
     kinds = ("xinfAP", "statAP")
@@ -244,8 +244,7 @@ def test_robust_statap_and_xinfap_against_the_pool_truth(shared_data):
     robust = shared_data / "robust2003"
     qrels_file = read_qrels(str(robust / "qrels.txt"))
     topics = topic_set(qrels_file, 1, lambda _: None)
-    track = read_track(qrels_file, expand_sources([str(robust / "runs")]), topics,
-                       Settings(jobs=2, quiet=True))  # fmt: skip
+    track = read_track(qrels_file, expand_sources([str(robust / "runs")]), topics, 2, True)
     rankings, grades = track.for_sampling()
     evaluator = track.evaluator(1)
     m, n = len(track.names), len(topics)

@@ -558,12 +558,14 @@ def test_plot_draws_the_front_and_the_intervals(bvtest, pool_file, tmp_path):
 
     # The panel on the report of the same analysis: the staircase goes through
     # the front's runs in order of Bias².
-    from bvtest_cli.options import Settings
+    from bvtest_cli.io.sources import Inputs
+    from bvtest_cli.measures.evaluate import Evaluation
     from bvtest_cli.sections.inputs import load
-    from bvtest_cli.sections.matrix import eval_report
+    from bvtest_cli.sections.matrix import Analysis, eval_report
 
-    s = Settings(scores=pool_file, ci=0.9, bootstrap=50)
-    report = eval_report(load(s)[0], s)
+    e = Evaluation()
+    matrices = load(Inputs(scores=str(pool_file)), e)[0]
+    report = eval_report(matrices, Analysis(ci=0.9, bootstrap=50), e, "file")
     block = dict(report.measure_blocks())["AP"]
     ax = Figure().subplots()
     _panel_tradeoff(ax, "AP", block)

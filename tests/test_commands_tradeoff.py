@@ -17,9 +17,9 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS, unpadded
 from permutation_oracle import correlation_p
 from scipy import stats
 
+from bvtest_cli.commands.params import TradeoffParams
 from bvtest_cli.commands.tradeoff.build import tradeoff_report
 from bvtest_cli.measures.matrix import ScoreMatrix
-from bvtest_cli.options import Settings
 from bvtest_cli.render.text import render
 
 CELL_KEYS = {"pearson", "pearson_p", "spearman", "spearman_p", "n_topics"}
@@ -117,7 +117,7 @@ def test_pure_function_matches_command(bvtest, hand_scores):
     systems = tuple(HAND)
     topics = ("t1", "t2", "t3", "t4")
     m = ScoreMatrix("AP", systems, topics, np.array([[HAND[s][t] for t in topics] for s in HAND]))
-    settings = Settings(random_size=2, difficulty_size=2, repeats=20, seed=3, normalize="minmax")
+    settings = TradeoffParams(random_size=2, difficulty_size=2, repeats=20, seed=3)
     report = tradeoff_report([m], settings)
     assert report.notes == ()
     doc = tradeoff_json(
