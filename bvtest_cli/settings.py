@@ -1,9 +1,12 @@
-"""What a command was asked to do: one :class:`Settings` value per command run.
+"""Every option's type and default, one frozen dataclass (:class:`Settings`).
 
-A plain frozen dataclass, filled by the option table of
-:mod:`bvtest_cli.options` (the CLI) or by :mod:`bvtest_cli.api` (Python);
-every layer that needs the user's choices reads them here. Imports only
-:mod:`bvtest_cli.defaults`.
+The option table of :mod:`bvtest_cli.options` takes each option's default
+from here; the command line parses its flags into one value of it, with
+which the doors check what no single option can
+(:meth:`bvtest_cli.options.Command.checked`) and the CLI renders; each
+command's parameters (:mod:`bvtest_cli.commands.params`) are written with
+these types. No command sees it: a command gets its inputs and its own
+parameters. Imports only :mod:`bvtest_cli.defaults`.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .defaults import (
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a command was asked to do; defaults are the documented ones."""
+    """Every option's value; defaults are the documented ones."""
 
     inputs: tuple[str, ...] = ()
     scores: str | None = None

@@ -2,13 +2,16 @@
 
 Each :class:`Option` is a click declaration plus the :class:`Settings`
 attribute it fills. Commands name the options they take (:data:`INPUTS`,
-:data:`EVALUATION`, :data:`ANALYSIS`, :data:`OUTPUT`, or single names), and
-receive one :class:`Settings`; a flag means the same in every command that
-has it (trec_eval's meaning where trec_eval has the flag: ``-q`` is per-topic
-output, ``-l`` the relevance level, ``-m`` the measure, ``-c`` is implied).
-Values are checked here, at the boundary (their parsers in
-:mod:`~bvtest_cli.options.parsers`); the analyses trust them. May import the
-foundation (defaults, settings, errors) and, inside parsers, io and analyses.
+:data:`EVALUATION`, :data:`ANALYSIS`, :data:`OUTPUT`, or single names); a
+:class:`Command` runs on its :class:`~bvtest_cli.io.sources.Inputs` and its
+own parameters (:mod:`bvtest_cli.commands.params`, made from these
+declarations) once :meth:`Command.checked` has checked what no single option
+can; a flag means the same in every command that has it (trec_eval's meaning
+where trec_eval has the flag: ``-q`` is per-topic output, ``-l`` the
+relevance level, ``-m`` the measure, ``-c`` is implied). Values are checked
+here, at the boundary (their parsers in :mod:`~bvtest_cli.options.parsers`);
+the analyses trust them. May import the foundation (defaults, settings,
+errors), io and, inside parsers, analyses.
 """
 
 from __future__ import annotations
@@ -813,13 +816,6 @@ def input_paths(inputs: Inputs, p: object) -> tuple[str, ...]:
     for _, files in (*([reference] if reference else []), *getattr(p, "collections", ())):
         paths += files
     return tuple(paths)
-
-
-def as_settings(inputs: Inputs, params: Any) -> Settings:
-    """The Settings of a command still written over them: ``params`` (checked
-    by :meth:`Command.checked`) and ``inputs`` as one value."""
-    values = {f.name: getattr(params, f.name) for f in fields(params)}
-    return Settings(**values, **inputs.values(params.input_names))
 
 
 #: Settings attributes that are a command's inputs (the API's arguments) or
