@@ -301,6 +301,8 @@ def _files_in_memory(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
 
     def collection(name: str, value: Any) -> str:
         items = value if isinstance(value, (list, tuple)) else [value]
+        if not items:
+            raise InputError(f"collections: collection {name!r} holds no qrels")
         labels = [keep(v, f"<collection {name} {i}>", memory.qrels_input)
                   for i, v in enumerate(items, 1)]  # fmt: skip
         return f"{name}=" + ",".join(labels)
@@ -313,8 +315,6 @@ def _files_in_memory(keywords: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
         ]
     reference = keywords.get("reference")
     if reference is not None and not memory.is_path(reference):
-        if isinstance(reference, Mapping) and len(reference) == 1:
-            reference = next(iter(reference.items()))
         if isinstance(reference, tuple) and len(reference) == 2:
             name, data = named("reference", reference[0]), reference[1]
         else:
@@ -449,10 +449,17 @@ def _in_keywords(exc: InputError) -> InputError:
     words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
 
     def keyword(text: str) -> str:
-        return re.sub(
-            r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))",
-            lambda m: words.get(m[0], m[0]),
-            text,
+        # a command line quoted in backticks (`bvtest budget -f json`) stays as written
+        parts = re.split(r"(`[^`]*`)", text)
+        return "".join(
+            part
+            if part.startswith("`")
+            else re.sub(
+                r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))",
+                lambda m: words.get(m[0], m[0]),
+                part,
+            )
+            for part in parts
         )
 
     file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``

@@ -110,3 +110,35 @@ def test_design_reads_a_budget_report_it_is_handed(tmp_path):
     assert "<budget report>" in named
     assert from_report.render("json") == named
     assert from_dict.render("json") == named
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        # a dict of one topic is qrels, not {name: qrels}: refused only for what it holds
+        ({"reference": {"a": {"401": {"d1": 1}}}}, r"<reference>:1: relevance \{'d1': 1\} is not"),
+        ({"collections": {"X": []}}, "collection 'X' holds no qrels"),
+        ({"collections": {"X/y": {"401": {"d1": 1}}}}, "a name is a non-empty string"),
+        ({"collections": {"X": 5}}, r"<collection X 1>: expected records"),
+        ({"reference": 5}, r"<reference>: expected records"),
+    ],
+)
+def test_hostile_data_for_a_file_option_is_one_input_error(keywords, message):
+    held = {"401": {"d1": 1}}
+    keywords = {"reference": held, "collections": {"X": held}, **keywords}
+    with pytest.raises(InputError, match=message):
+        bvtest.rankings(runs=SAMPLE_RUNS, bootstrap=20, **keywords)
+
+
+def test_a_one_topic_qrels_dict_is_a_reference():
+    held = {"401": {"d1": 1}}
+    report = bvtest.rankings(runs=SAMPLE_RUNS, reference=held, collections={"X": held},
+                             bootstrap=20)  # fmt: skip
+    assert report.to_dict()["reference"] == "reference"
+
+
+def test_a_command_line_quoted_in_a_message_keeps_its_flags():
+    with pytest.raises(InputError, match=r"not a `bvtest budget -f json` report"):
+        bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report={"x": 1}, totals=[100])
+    with pytest.raises(InputError, match="not a JSON document"):
+        bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report={"x": object()}, totals=[100])

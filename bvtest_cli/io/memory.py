@@ -505,4 +505,6 @@ def _checked_rows(data: Any, kind: str, value: str, label: str) -> Iterator[tupl
         t, d = _id(topic, "topic id", label, i), _id(docno, "docno", label, i)
         if isinstance(number, (str, bytes)):  # a file's text is parsed; a Python value is not
             raise InputError(f"{value} {number!r} is a string, not a number", label, i)
+        if isinstance(number, (Mapping, list, tuple, set)):
+            raise InputError(f"{value} {_short(number)} is not a number", label, i)
         yield i, t, d, _number(number)
