@@ -142,3 +142,24 @@ def test_a_command_line_quoted_in_a_message_keeps_its_flags():
         bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report={"x": 1}, totals=[100])
     with pytest.raises(InputError, match="not a JSON document"):
         bvtest.design(SAMPLE_QRELS, SAMPLE_RUNS, budget_report={"x": object()}, totals=[100])
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],  # empty
+        [("401", "FR940104-0-00001", 5)],  # a grade outside the human scale
+        [("999", "d", 1)],  # no topic the human qrels share
+        [("401", "x", 1), ("401", "x", 2)],  # one pair judged twice
+    ],
+)
+def test_a_bad_judge_in_memory_fails_as_its_file(rows, tmp_path):
+    def error(judge):
+        with pytest.raises(InputError) as caught:
+            bvtest.judges(SAMPLE_QRELS, SAMPLE_RUNS, judges={"llm": judge}, measures="AP")
+        return str(caught.value)
+
+    path = tmp_path / "judge.qrels"
+    path.write_text("".join(f"{t} 0 {d} {g}\n" for t, d, g in rows), encoding="utf-8")
+    frame = pd.DataFrame(rows, columns=["qid", "docno", "label"])
+    assert error(frame) == error(str(path)).replace(str(path), "<judge llm>")
