@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, Union
 if TYPE_CHECKING:  # imported where used: `bvtest --help` needs no numpy
     import numpy as np
 
+from ..report import registry
 from ..report.registry import Field
 
 Value = Union[float, int, str, bool, None, tuple]  # noqa: UP007 (a runtime alias); a tuple: a list setting
@@ -329,7 +330,7 @@ class Report:
     def _blocks(self) -> list[tuple[str, Section]]:
         if self.blocks:
             return list(self.blocks)
-        if self.measure is None and "measures" not in self.body.keys():  # noqa: SIM118
+        if self.measure is None and registry.MEASURES not in self.body.keys():  # noqa: SIM118
             return []
         return list(self.measure_blocks())
 
@@ -341,21 +342,21 @@ class Report:
         block = blocks[0][1]
         values = leaves(block)
         runs = _count(values.get("n_systems"))
-        if runs is None and "systems" in block.keys():  # noqa: SIM118
-            systems = block.get("systems")
+        if runs is None and registry.SYSTEMS in block.keys():  # noqa: SIM118
+            systems = block.get(registry.SYSTEMS)
             runs = len(systems.rows) if isinstance(systems, Table) else None
         topics = _count(values.get("n_topics"))
         # a block that states its design in a section of its own (design's gstudy)
         for _, node in block.items:
             if isinstance(node, Section) and (runs is None or topics is None):
                 inner = leaves(node)
-                runs = runs if runs is not None else _count(inner.get("systems"))
+                runs = runs if runs is not None else _count(inner.get(registry.SYSTEMS))
                 topics = topics if topics is not None else _count(inner.get("topics"))
         return runs, topics
 
     @property
     def measures(self) -> Section:
-        node = self.body.get("measures")
+        node = self.body.get(registry.MEASURES)
         assert isinstance(node, Section)
         return node
 
@@ -364,8 +365,9 @@ class Report:
         """compare's pairs of every measure, each with its ``measure``."""
         out = []
         for measure, block in self.measure_blocks():
-            if "pairs" in block and isinstance(block["pairs"], Records):
-                out += [Record({"measure": measure, **r.values}) for r in block["pairs"]]
+            pairs = block.get(registry.PAIRS) if registry.PAIRS in block else None
+            if isinstance(pairs, Records):
+                out += [Record({"measure": measure, **r.values}) for r in pairs]
         return tuple(out)
 
     def measure_blocks(self) -> Iterator[tuple[str, Section]]:
@@ -428,7 +430,7 @@ def section(*items: tuple[Field | str, Node]) -> Section:
 
 def table_of(block: Section) -> Table:
     """The per-system table of a measure block."""
-    node = block.get("systems")
+    node = block.get(registry.SYSTEMS)
     assert isinstance(node, Table)
     return node
 

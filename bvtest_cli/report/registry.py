@@ -333,6 +333,8 @@ TRADEOFF = "tradeoff"
 # its runs (the SYSTEM_FIELDS, or a command's own).
 MEASURES = "measures"
 SYSTEMS = "systems"
+# compare's records of its pairs of runs, in each measure's block
+PAIRS = "pairs"
 
 # --------------------------------------------------------------------------- views
 

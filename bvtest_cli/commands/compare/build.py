@@ -419,7 +419,9 @@ def compare_report(
         records = Records(
             tuple(rows), _row_json, _row_text(m.measure, columns), header=columns, kind=COMPARISONS
         )
-        blocks.append((m.measure, section(("pairs", records), ("significance_matrix", matrix))))
+        blocks.append(
+            (m.measure, section((registry.PAIRS, records), ("significance_matrix", matrix)))
+        )
     body = section(
         ("test", p.test),
         ("correction", p.correction if p.test not in ("tukey", "randomised-tukey") else "none"),
