@@ -4,7 +4,7 @@ The option table of :mod:`bvtest_cli.options` takes each option's default
 from here; the command line parses its flags into one value of it, with
 which the doors check what no single option can
 (:meth:`bvtest_cli.options.Command.checked`) and the CLI renders; each
-command's parameters (:mod:`bvtest_cli.commands.params`) are written with
+command's parameters (``commands/NAME/params.py``) are written with
 these types. No command sees it: a command gets its inputs and its own
 parameters. Imports only :mod:`bvtest_cli.defaults`.
 """

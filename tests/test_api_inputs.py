@@ -353,7 +353,7 @@ def test_a_commands_parameters_are_a_frozen_dataclass_checked_once():
 
 def test_a_command_builds_from_inputs_and_parameters():
     from bvtest_cli.commands import COMMANDS
-    from bvtest_cli.commands.params import EvalParams
+    from bvtest_cli.commands.eval.params import EvalParams
     from bvtest_cli.io.memory import qrels_input, runs_input
     from bvtest_cli.io.sources import Inputs
 

@@ -21,7 +21,7 @@ from conftest import assert_one_line_error
 from scipy.stats import kendalltau
 
 from bvtest_cli.commands.budget.build import Experiment, stratum_order
-from bvtest_cli.commands.params import BudgetParams
+from bvtest_cli.commands.budget.params import BudgetParams
 from bvtest_cli.io.sources import expand_sources
 from bvtest_cli.io.trec import read_qrels
 from bvtest_cli.measures.topics import topic_set

@@ -17,8 +17,8 @@ from conftest import SAMPLE_QRELS, SAMPLE_RUNS, unpadded
 from permutation_oracle import correlation_p
 from scipy import stats
 
-from bvtest_cli.commands.params import TradeoffParams
 from bvtest_cli.commands.tradeoff.build import tradeoff_report
+from bvtest_cli.commands.tradeoff.params import TradeoffParams
 from bvtest_cli.measures.matrix import ScoreMatrix
 from bvtest_cli.render.text import render
 

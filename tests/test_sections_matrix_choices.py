@@ -10,7 +10,9 @@ import dataclasses
 
 import pytest
 
-from bvtest_cli.commands.params import EvalParams, ScoresParams, TradeoffParams
+from bvtest_cli.commands.eval.params import EvalParams
+from bvtest_cli.commands.scores.params import ScoresParams
+from bvtest_cli.commands.tradeoff.params import TradeoffParams
 from bvtest_cli.measures.evaluate import Evaluation
 from bvtest_cli.options import OPTIONS
 from bvtest_cli.sections.matrix import Analysis

@@ -1,6 +1,6 @@
 """Write each command's ``--help`` into its page of the manual (docs/CMD.md),
 the API's signatures into docs/api.md's reference, and each command's
-parameters' dataclass into bvtest_cli/commands/params.py.
+parameters' dataclass into bvtest_cli/commands/NAME/params.py.
 
 The block between ``<!-- help: CMD -->`` and ``<!-- /help -->`` is the exact
 output of ``bvtest CMD --help`` at 80 columns, so the manual's options cannot
@@ -44,20 +44,21 @@ def block(command: str) -> str:
     return f"```text\n{help_text(command)}```\n"
 
 
-def params_source() -> str:
-    """bvtest_cli/commands/params.py, from the option declarations."""
+def params_sources() -> dict[Path, str]:
+    """bvtest_cli/commands/NAME/params.py of every command, from the option declarations."""
     sys.path.insert(0, str(REPO))
     from bvtest_cli.commands import COMMANDS
     from bvtest_cli.options.params import params_module
 
-    return params_module(COMMANDS)
+    commands = REPO / "bvtest_cli" / "commands"
+    return {commands / n / "params.py": params_module(n, c) for n, c in COMMANDS.items()}
 
 
 def main() -> None:
-    params = REPO / "bvtest_cli" / "commands" / "params.py"
-    if params.read_text() != params_source():
-        params.write_text(params_source())
-        print(f"updated {params.relative_to(REPO)}")
+    for path, source in params_sources().items():
+        if not path.is_file() or path.read_text() != source:
+            path.write_text(source)
+            print(f"updated {path.relative_to(REPO)}")
     for page in sorted((REPO / "docs").glob("*.md")):
         text = page.read_text()
         new = BLOCK.sub(lambda m: m[1] + block(m[2]) + m[4], text)

@@ -3,8 +3,8 @@
 A command module holds the command's help (its function's docstring), the
 options it takes by name (declared once in :mod:`bvtest_cli.options`, with
 the keywords it changes in some of them) and its function (inputs,
-parameters) → Report, which calls the report layer; :mod:`.params` holds
-each command's parameters as a dataclass. Heavy imports stay inside the functions, so
+parameters) → Report, which calls the report layer; ``NAME/params.py`` its
+parameters' dataclass, written from its declarations. Heavy imports stay inside the functions, so
 ``bvtest --help`` loads no numpy. May import every lower layer: report,
 render, analyses, measures, io, and the foundation (errors, defaults,
 settings, options); :mod:`bvtest_cli.cli` and :mod:`bvtest_cli.api` build on
@@ -13,11 +13,13 @@ settings, options); :mod:`bvtest_cli.cli` and :mod:`bvtest_cli.api` build on
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from functools import wraps
 
 from ..io.sources import Inputs
 from ..options import Command
+from ..options.params import Params, class_name
 from ..report.model import Report, show_html_with
 from . import (
     budget,
@@ -39,7 +41,6 @@ from . import (
     tradeoff,
     variations,
 )
-from .params import PARAMS, CommandParams
 
 
 def _named(command: Command) -> Command:
@@ -48,10 +49,16 @@ def _named(command: Command) -> Command:
     run = command.run
 
     @wraps(run)  # the docstring is the command's help
-    def run_named(inputs: Inputs, p: CommandParams) -> Report:
+    def run_named(inputs: Inputs, p: Params) -> Report:
         return replace(run(inputs, p), command=command.name)
 
-    return replace(command, run=run_named, params=PARAMS[command.name])
+    def params() -> type[Params]:
+        # each command's parameters in its own module, imported when first
+        # asked for: a command run loads one class, ``bvtest --help`` none
+        module = importlib.import_module(f".{command.name}.params", __name__)
+        return getattr(module, class_name(command.name))
+
+    return replace(command, run=run_named, load_params=params)
 
 
 def _html_fragment(report: Report) -> str:

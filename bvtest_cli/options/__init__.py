@@ -4,7 +4,7 @@ Each :class:`Option` is a click declaration plus the :class:`Settings`
 attribute it fills. Commands name the options they take (:data:`INPUTS`,
 :data:`EVALUATION`, :data:`ANALYSIS`, :data:`OUTPUT`, or single names); a
 :class:`Command` runs on its :class:`~bvtest_cli.io.sources.Inputs` and its
-own parameters (:mod:`bvtest_cli.commands.params`, made from these
+own parameters (``commands/NAME/params.py``, made from these
 declarations) once :meth:`Command.checked` has checked what no single option
 can; a flag means the same in every command that has it (trec_eval's meaning
 where trec_eval has the flag: ``-q`` is per-topic output, ``-l`` the
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from typing import Any, TypeVar
 
 from ..defaults import (
@@ -776,13 +777,19 @@ class Command:
     """A command: its name, the options it takes (by name, in help order),
     the keywords it changes in some of them, its function (inputs,
     parameters) → Report, whose docstring is the command's help, and the
-    dataclass of its parameters (:mod:`bvtest_cli.commands.params`)."""
+    dataclass of its parameters (``bvtest_cli/commands/NAME/params.py``)."""
 
     name: str
     options: tuple[str, ...]
     run: Callable[[Inputs, Any], Any]
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    params: Any = None
+    load_params: Callable[[], Any] | None = None
+
+    @cached_property
+    def params(self) -> Any:
+        """The dataclass of the command's parameters (its ``params.py``)."""
+        assert self.load_params is not None, f"{self.name} is not in COMMANDS"
+        return self.load_params()
 
     def __post_init__(self) -> None:
         if self.name in UNSORTED:

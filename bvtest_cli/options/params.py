@@ -2,11 +2,11 @@
 option it takes (the keyword, its type and default), each value checked
 once, when the parameters are built, by the option's kind and parser; an
 error names the parameter. The classes themselves are in
-:mod:`bvtest_cli.commands.params`, written from the declarations by
+``bvtest_cli/commands/NAME/params.py``, written from the declarations by
 :func:`params_module` (``python tools/gen_docs.py``; a test checks it is
 current), so mypy and an IDE see every field with its type.
 
-    >>> from bvtest_cli.commands.params import EvalParams
+    >>> from bvtest_cli.commands.eval.params import EvalParams
     >>> EvalParams(alphas=[0, 5], bootstrap=200).alphas
     ('0', '5')
     >>> EvalParams(bootstrap=1)
@@ -36,8 +36,8 @@ RENDERING = ("fmt", "digits", "quiet")
 
 
 class Params:
-    """The base of every command's parameters (the generated dataclasses of
-    :mod:`~bvtest_cli.options.command_params`)."""
+    """The base of every command's parameters (the generated dataclass of
+    each command, ``bvtest_cli/commands/NAME/params.py``)."""
 
     command: ClassVar[str]
     #: The inputs the command takes, by option name (``inputs``: QRELS RUNS…).
@@ -103,18 +103,19 @@ def class_name(command: str) -> str:
     return "".join(part.title() for part in command.split("-")) + "Params"
 
 
-def params_module(commands: Mapping[str, Any]) -> str:
-    """The source of :mod:`bvtest_cli.commands.params`: a frozen
-    dataclass per command, its fields the command's keyword options (with
-    the command's own changes to them) and the :data:`RENDERING` it takes,
-    each annotated with the Settings attribute's type."""
+def params_module(name: str, command: Any) -> str:
+    """The source of ``bvtest_cli/commands/NAME/params.py``: the frozen
+    dataclass of the command's parameters, its fields the command's keyword
+    options (with the command's own changes to them) and the
+    :data:`RENDERING` it takes, each annotated with the Settings attribute's
+    type. One module a command, so that a command imports only its own."""
     from ..settings import Settings
     from . import INPUT_ATTRS, OPTIONS, keyword_options
 
     types = {f.name: str(f.type) for f in fields(Settings)}
     out = [
-        '"""The parameters of each command, one frozen dataclass per command (its',
-        "options as fields, with their types and defaults).",
+        f'"""The parameters of ``bvtest {name}``: one frozen dataclass, the',
+        "command's options as its fields, with their types and defaults.",
         "",
         "Written by ``python tools/gen_docs.py`` from the option declarations",
         "(:func:`bvtest_cli.options.params.params_module`); do not edit: a test",
@@ -128,43 +129,33 @@ def params_module(commands: Mapping[str, Any]) -> str:
         "from dataclasses import dataclass",
         "from typing import Any, ClassVar",
         "",
-        "from ..options import keyword_options",
-        "from ..options.params import Params",
+        "from ...options import keyword_options",
+        "from ...options.params import Params",
         "",
         "",
-        "class CommandParams(Params):",
-        '    """The parameters of a command of :data:`~bvtest_cli.commands.COMMANDS`."""',
+        "@dataclass(frozen=True)",
+        f"class {class_name(name)}(Params):",
+        f'    """The parameters of ``bvtest {name}``."""',
+        "",
+        f"    command: ClassVar[str] = {_literal(name)}",
     ]
-    for name, command in commands.items():
-        out += ["", "", "@dataclass(frozen=True)", f"class {class_name(name)}(CommandParams):"]
-        out += [f'    """The parameters of ``bvtest {name}``."""', ""]
-        out.append(f"    command: ClassVar[str] = {_literal(name)}")
-        module = name.replace("-", "_")
-        taken = tuple(o for o in command.options if o in INPUT_ATTRS)
-        out.append(f"    input_names: ClassVar[tuple[str, ...]] = {_literal(taken)}")
-        rendering = {
-            attr: OPTIONS[attr].changed(**command.overrides.get(attr, {}))
-            for attr in RENDERING
-            if attr in command.options
-        }
-        for attr, option in {**keyword_options(command), **rendering}.items():
-            out += _field(attr, types[attr], option.default())
-        out += [
-            "",
-            "    @classmethod",
-            "    def declared(cls) -> Mapping[str, Any]:",
-            f"        from .{module} import COMMAND",
-            "",
-            "        return keyword_options(COMMAND)",
-        ]
+    taken = tuple(o for o in command.options if o in INPUT_ATTRS)
+    out.append(f"    input_names: ClassVar[tuple[str, ...]] = {_literal(taken)}")
+    rendering = {
+        attr: OPTIONS[attr].changed(**command.overrides.get(attr, {}))
+        for attr in RENDERING
+        if attr in command.options
+    }
+    for attr, option in {**keyword_options(command), **rendering}.items():
+        out += _field(attr, types[attr], option.default())
     out += [
         "",
+        "    @classmethod",
+        "    def declared(cls) -> Mapping[str, Any]:",
+        "        from . import COMMAND",
         "",
-        "#: Each command's parameters by its name.",
-        "PARAMS: dict[str, type[CommandParams]] = {",
+        "        return keyword_options(COMMAND)",
     ]
-    out += [f"    {_literal(name)}: {class_name(name)}," for name in commands]
-    out.append("}")
     return "\n".join(out) + "\n"
 
 

@@ -9,7 +9,7 @@ from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, RUNS
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import BudgetParams
+    from .params import BudgetParams
 
 
 BUDGET_DRAWS = dict(help="pps samples per budget (Cormack & Grossman 2019: 100).", default=100)

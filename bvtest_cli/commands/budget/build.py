@@ -47,7 +47,7 @@ from ...report.registry import Field
 from ...report.values import fmt, plain
 
 if TYPE_CHECKING:
-    from ..params import BudgetParams
+    from .params import BudgetParams
 
 
 def engineered(track: Track, seed: int) -> Track:

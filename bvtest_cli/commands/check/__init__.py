@@ -17,7 +17,7 @@ from ...options.kinds import Choice
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import CheckParams
+    from .params import CheckParams
 
 
 CHECK_FORMAT = dict(

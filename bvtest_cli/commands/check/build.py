@@ -62,7 +62,7 @@ from ...report.model import Records, Report, Table, section
 from ...report.values import fmt, plain
 
 if TYPE_CHECKING:
-    from ..params import CheckParams
+    from .params import CheckParams
 
 OPERATORS: tuple[str, ...] = ("<=", "<", ">=", ">")
 

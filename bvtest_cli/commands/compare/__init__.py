@@ -18,7 +18,7 @@ from ...options.kinds import Choice
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import CompareParams
+    from .params import CompareParams
 
 
 #: compare's --ci-method: the same choices; auto differs for the difference of Var.

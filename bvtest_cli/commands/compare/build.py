@@ -63,7 +63,7 @@ COLUMNS = (
 )
 
 if TYPE_CHECKING:
-    from ..params import CompareParams
+    from .params import CompareParams
 
 
 def pairs_for(

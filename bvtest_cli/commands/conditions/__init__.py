@@ -9,7 +9,7 @@ from ...options import EVALUATION, INPUTS, OUTPUT, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import ConditionsParams
+    from .params import ConditionsParams
 
 
 #: conditions --plot FILE: the same attribute as variations' --plot, its own help.

@@ -31,7 +31,7 @@ from ...report.model import Report, Section, Table, section
 from ...sections.matrix import Analysis, analyse
 
 if TYPE_CHECKING:
-    from ..params import ConditionsParams
+    from .params import ConditionsParams
 
 
 def match_pattern(pattern: str, runs: Sequence[str]) -> Assignment:

@@ -17,7 +17,7 @@ from ...options import (
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import DesignParams
+    from .params import DesignParams
 
 
 #: design's --ci (a level always), --bootstrap and --scores (wide CSV matrices too).

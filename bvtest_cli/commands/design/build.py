@@ -50,7 +50,7 @@ from ...report.values import line_records
 from ...sections.inputs import load_one_measure
 
 if TYPE_CHECKING:
-    from ..params import DesignParams
+    from .params import DesignParams
 
 #: The bootstrap replicate's columns: the three G-study components, then the
 #: three variance estimates of the topic-set-size designs.

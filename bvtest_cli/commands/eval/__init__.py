@@ -9,7 +9,7 @@ from ...options import ANALYSIS, CI, EVALUATION, INPUTS, OUTPUT, TREC_EVAL, Comm
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import EvalParams
+    from .params import EvalParams
 
 
 def run(inputs: Inputs, p: EvalParams) -> Report:

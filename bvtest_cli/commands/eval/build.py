@@ -12,7 +12,7 @@ from ...sections.inputs import load
 from ...sections.matrix import Analysis, Listing, eval_report
 
 if TYPE_CHECKING:
-    from ..params import EvalParams
+    from .params import EvalParams
 
 
 def build(inputs: Inputs, p: EvalParams) -> Report:

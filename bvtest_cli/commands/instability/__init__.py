@@ -9,7 +9,7 @@ from ...options import CI, EVALUATION, INPUTS, OUTPUT, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import InstabilityParams
+    from .params import InstabilityParams
 
 
 def run(inputs: Inputs, p: InstabilityParams) -> Report:

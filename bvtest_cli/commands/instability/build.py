@@ -15,7 +15,7 @@ INSTABILITY_FIELDS = (
 )  # fmt: skip
 
 if TYPE_CHECKING:
-    from ..params import InstabilityParams
+    from .params import InstabilityParams
 
 
 def instability_view(full: Report) -> Report:

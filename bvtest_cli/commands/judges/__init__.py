@@ -11,7 +11,7 @@ from ...options.kinds import IntRange
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import JudgesParams
+    from .params import JudgesParams
 
 
 def run(inputs: Inputs, p: JudgesParams) -> Report:

@@ -39,7 +39,7 @@ from ...report.model import Records, Report, Section, Table, section
 from ...report.values import as_reported, fmt, plain
 
 if TYPE_CHECKING:
-    from ..params import JudgesParams
+    from .params import JudgesParams
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from ...options import RUNS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import PermuteParams
+    from .params import PermuteParams
 
 
 PERMUTE_OUT = dict(

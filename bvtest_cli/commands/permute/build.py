@@ -18,7 +18,7 @@ from ...options import input_paths
 from ...report.model import Report, section
 
 if TYPE_CHECKING:
-    from ..params import PermuteParams
+    from .params import PermuteParams
 
 # --------------------------------------------------------------------------------------
 # permute

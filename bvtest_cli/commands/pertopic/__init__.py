@@ -9,7 +9,7 @@ from ...options import OUTPUT, RUNS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import PertopicParams
+    from .params import PertopicParams
 
 
 def run(inputs: Inputs, p: PertopicParams) -> Report:

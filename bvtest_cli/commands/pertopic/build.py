@@ -24,7 +24,7 @@ from ...report.model import Report, Table, section
 from ...sections.matrix import tradeoff_section
 
 if TYPE_CHECKING:
-    from ..params import PertopicParams
+    from .params import PertopicParams
 
 
 def simulate_ap(

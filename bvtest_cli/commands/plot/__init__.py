@@ -9,7 +9,7 @@ from ...options import ANALYSIS, CI, EVALUATION, INPUTS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import PlotParams
+    from .params import PlotParams
 
 
 def run(inputs: Inputs, p: PlotParams) -> Report:

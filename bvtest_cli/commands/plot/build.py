@@ -9,7 +9,7 @@ from ...options import input_paths
 from ...report.model import Report
 
 if TYPE_CHECKING:
-    from ..params import PlotParams
+    from .params import PlotParams
 
 
 def build(inputs: Inputs, p: PlotParams) -> Report:

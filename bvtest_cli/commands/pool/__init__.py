@@ -9,7 +9,7 @@ from ...options import RUNS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import PoolParams
+    from .params import PoolParams
 
 
 def run(inputs: Inputs, p: PoolParams) -> Report:

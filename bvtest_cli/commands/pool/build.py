@@ -14,7 +14,7 @@ from ...measures.topics import check_shared_topics
 from ...report.model import Records, Report, section
 
 if TYPE_CHECKING:
-    from ..params import PoolParams
+    from .params import PoolParams
 
 # --------------------------------------------------------------------------------------
 # pool

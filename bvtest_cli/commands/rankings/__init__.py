@@ -9,7 +9,7 @@ from ...options import DEPRECATED_ALIAS, RANKINGS_BOOTSTRAP, REPORT_OUTPUT, Comm
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import RankingsParams
+    from .params import RankingsParams
 
 
 RANKINGS_MEASURE = dict(

@@ -27,7 +27,7 @@ from ...report.limits import refuse_rankings
 from ...report.model import Node, Report, Section, Table, section
 
 if TYPE_CHECKING:
-    from ..params import RankingsParams
+    from .params import RankingsParams
 
 # --------------------------------------------------------------------------------------
 # rankings

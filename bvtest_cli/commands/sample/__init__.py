@@ -9,7 +9,7 @@ from ...options import DEPRECATED_ALIAS, RUNS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import SampleParams
+    from .params import SampleParams
 
 
 SAMPLE_OUT = dict(

@@ -24,7 +24,7 @@ from ...report.limits import refuse_samples
 from ...report.model import Report, section
 
 if TYPE_CHECKING:
-    from ..params import SampleParams
+    from .params import SampleParams
 
 
 def sample_files(inputs: Inputs, p: SampleParams) -> Report:

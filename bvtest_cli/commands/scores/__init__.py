@@ -9,7 +9,7 @@ from ...options import EVALUATION, RUNS, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import ScoresParams
+    from .params import ScoresParams
 
 
 def run(inputs: Inputs, p: ScoresParams) -> Report:

@@ -10,7 +10,7 @@ from ...measures.matrix import ScoreMatrix
 from ...report.model import Records, Report, section
 
 if TYPE_CHECKING:
-    from ..params import ScoresParams
+    from .params import ScoresParams
 
 
 def scores_report(matrices: Sequence[ScoreMatrix], notes: Sequence[str]) -> Report:

@@ -11,7 +11,7 @@ from ...options import DESIGN_SCORES, EVALUATION, INPUTS, REPORT_OUTPUT, Command
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import SensitivityParams
+    from .params import SensitivityParams
 
 
 def run(inputs: Inputs, p: SensitivityParams) -> Report:

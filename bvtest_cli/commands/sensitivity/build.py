@@ -40,7 +40,7 @@ from ...report.model import Records, Report, Section, section
 from ...report.values import as_reported, line_records
 
 if TYPE_CHECKING:
-    from ..params import SensitivityParams
+    from .params import SensitivityParams
 
 #: The levels of discriminative power always reported, besides --significance.
 LEVELS = (0.01, 0.05, 0.10)

@@ -10,7 +10,7 @@ from ...options.kinds import Choice
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import TradeoffParams
+    from .params import TradeoffParams
 
 
 TRADEOFF_NORMALIZE = dict(

@@ -27,7 +27,7 @@ from ...report.model import Report, Section, section
 from ...report.values import as_reported
 
 if TYPE_CHECKING:
-    from ..params import TradeoffParams
+    from .params import TradeoffParams
 
 RAW = "raw"
 NAN = float("nan")

@@ -10,7 +10,7 @@ from ...options import EVALUATION, INPUTS, OUTPUT, Command, parse_variation_alph
 if TYPE_CHECKING:
     from ...io.sources import Inputs
     from ...report.model import Report
-    from ..params import VariationsParams
+    from .params import VariationsParams
 
 
 VARIATIONS_ALPHAS = dict(

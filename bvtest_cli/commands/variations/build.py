@@ -31,7 +31,7 @@ from ...report.model import Records, Report, Section, Table, section
 from .inputs import build_design, load
 
 if TYPE_CHECKING:
-    from ..params import VariationsParams
+    from .params import VariationsParams
 
 
 def variations_report(inputs: Inputs, p: VariationsParams) -> Report:

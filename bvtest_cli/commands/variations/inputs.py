@@ -20,7 +20,7 @@ from ...io.trec import QrelsFile, sort_topics
 from ...measures.matrix import ScoreMatrix
 
 if TYPE_CHECKING:
-    from ..params import VariationsParams
+    from .params import VariationsParams
 
 __all__ = [
     "Loaded",

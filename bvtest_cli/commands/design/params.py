@@ -1,0 +1,58 @@
+"""The parameters of ``bvtest design``: one frozen dataclass, the
+command's options as its fields, with their types and defaults.
+
+Written by ``python tools/gen_docs.py`` from the option declarations
+(:func:`bvtest_cli.options.params.params_module`); do not edit: a test
+checks it is current. Each value is checked when the parameters are
+built (:class:`~bvtest_cli.options.params.Params`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ...options import keyword_options
+from ...options.params import Params
+
+
+@dataclass(frozen=True)
+class DesignParams(Params):
+    """The parameters of ``bvtest design``."""
+
+    command: ClassVar[str] = "design"
+    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
+    name: str = "file"
+    measures: tuple[str, ...] = ()
+    rel_level: int = 1
+    topic_set: str = "judged"
+    sampled_topics: str | None = None
+    jobs: int | None = None
+    err_impl: str = "fast"
+    impl: str = "fast"
+    drop: float = 0.0
+    topic_counts: tuple[int, ...] = ()
+    reliability: float = 0.95
+    ci: float | None = 0.95
+    significance: float = 0.05
+    beta: float = 0.2
+    min_diffs: tuple[float, ...] = (0.05, 0.1)
+    ci_widths: tuple[float, ...] = (0.05, 0.1)
+    systems: int | None = None
+    variance: str = "residual"
+    budget_report: str | None = None
+    totals: tuple[int, ...] = ()
+    bootstrap: int = 1000
+    seed: int = 20220101
+    caption: str | None = None
+    width: int | None = None
+    fmt: str = "trec"
+    digits: int = 4
+    quiet: bool = False
+
+    @classmethod
+    def declared(cls) -> Mapping[str, Any]:
+        from . import COMMAND
+
+        return keyword_options(COMMAND)

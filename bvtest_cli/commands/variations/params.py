@@ -1,0 +1,94 @@
+"""The parameters of ``bvtest variations``: one frozen dataclass, the
+command's options as its fields, with their types and defaults.
+
+Written by ``python tools/gen_docs.py`` from the option declarations
+(:func:`bvtest_cli.options.params.params_module`); do not edit: a test
+checks it is current. Each value is checked when the parameters are
+built (:class:`~bvtest_cli.options.params.Params`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ...options import keyword_options
+from ...options.params import Params
+
+
+@dataclass(frozen=True)
+class VariationsParams(Params):
+    """The parameters of ``bvtest variations``."""
+
+    command: ClassVar[str] = "variations"
+    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
+    name: str = "file"
+    map: str | None = None
+    split: str | None = None
+    mode: str | None = None
+    weights: str | None = None
+    alphas: tuple[str, ...] = (
+        "-20",
+        "-19",
+        "-18",
+        "-17",
+        "-16",
+        "-15",
+        "-14",
+        "-13",
+        "-12",
+        "-11",
+        "-10",
+        "-9",
+        "-8",
+        "-7",
+        "-6",
+        "-5",
+        "-4",
+        "-3",
+        "-2",
+        "-1",
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+        "8",
+        "9",
+        "10",
+        "11",
+        "12",
+        "13",
+        "14",
+        "15",
+        "16",
+        "17",
+        "18",
+        "19",
+        "20",
+    )
+    per_topic: bool = False
+    measures: tuple[str, ...] = ()
+    rel_level: int = 1
+    topic_set: str = "judged"
+    sampled_topics: str | None = None
+    jobs: int | None = None
+    err_impl: str = "fast"
+    impl: str = "fast"
+    plot: str | None = None
+    caption: str | None = None
+    width: int | None = None
+    sort: str | None = None
+    fmt: str = "trec"
+    digits: int = 4
+    quiet: bool = False
+
+    @classmethod
+    def declared(cls) -> Mapping[str, Any]:
+        from . import COMMAND
+
+        return keyword_options(COMMAND)
