@@ -47,7 +47,7 @@ def _click_command(command: Command) -> click.Command:
     def run(s: Settings, given: frozenset[str]) -> None:
         inputs, params = Inputs.of(vars(s), command.options), command.params.parsed(vars(s))
         report = command.build(inputs, params, given)
-        text = "" if s.output is not None else render_report(report, s, command.name)
+        text = "" if s.output is not None else render_report(report, s, command.name, inputs)
         emit(text, () if s.quiet else report.notes)
         if report.status:
             sys.exit(report.status)
@@ -65,10 +65,10 @@ for _command in COMMANDS.values():
     _click_command(_command)
 
 
-def render_report(report: Report, s: Settings, name: str = "") -> str:
+def render_report(report: Report, s: Settings, name: str = "", inputs: Inputs | None = None) -> str:
     from .render.formats import TABLE_WIDTH, render
 
-    page = page_of(name, s) if s.fmt == "html" else None
+    page = page_of(name, inputs or Inputs(), s) if s.fmt == "html" else None
     return render(report, s.fmt, s.digits, s.caption, page, table_width(s) or TABLE_WIDTH, s.sort)
 
 
@@ -88,19 +88,18 @@ def table_width(s: Settings) -> int | None:
     return None
 
 
-def page_of(name: str, s: Settings) -> Any:
+def page_of(name: str, inputs: Inputs, s: Settings) -> Any:
     """The HTML page's header: the command, its line as typed, the inputs."""
     import shlex
 
+    from .options import input_paths
     from .render.html import Page
 
     files = []
-    qrels = s.qrels or (s.inputs[0] if s.inputs and not s.scores else None)
-    if s.reference:
-        qrels = ",".join(s.reference[1])
+    qrels = ",".join(s.reference[1]) if s.reference else inputs.qrels
     if qrels:
         files.append(("qrels", qrels))
-    files.append(("inputs", " ".join(s.input_paths())))
+    files.append(("inputs", " ".join(input_paths(inputs, s))))
     line = shlex.join(["bvtest", *sys.argv[1:]])
     return Page(f"bvtest {name}".strip(), line, __version__, tuple(files))
 

@@ -115,29 +115,6 @@ class Settings:
     ppi_lambda: float | None = None  # None: PPI++'s tuned λ
     ppi_interval: str = "normal"
 
-    @property
-    def ci_budget(self) -> int:
-        """--ci-memory as float64 elements (the bootstrap's replicate budget)."""
-        return self.ci_memory * (1 << 20) // 8
-
-    def input_paths(self) -> tuple[str, ...]:
-        """Every file or directory the command reads: an output must be none
-        of them (nor inside one)."""
-        paths = [*self.inputs, *self.new_runs, *self.runs]
-        paths += [p for p in (self.scores, self.qrels, self.pool, self.map, self.weights) if p]
-        paths += [f.removeprefix("sim:") for _, f in self.judges]
-        for _, files in (*([self.reference] if self.reference else []), *self.collections):
-            paths += files
-        return tuple(paths)
-
-    @property
-    def group_text(self) -> str | None:
-        return None if self.group is None else f"{self.group[0]}:{self.group[1]}"
-
-    @property
-    def alpha_values(self) -> tuple[float, ...]:
-        return tuple(float(a) for a in self.alphas)
-
 
 #: Per command: the deprecated alias's attribute → (the attribute it fills now,
 #: the old flag, the new one).
