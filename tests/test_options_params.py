@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import sys
 
 import pytest
@@ -66,3 +67,24 @@ def test_the_signature_lists_every_parameter_with_its_type():
     assert signature.parameters["bootstrap"].annotation == "int"
     assert signature.parameters["alphas"].default == ("0", "1", "5", "10")
     assert signature.parameters["ci"].annotation == "float | None"
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"ci": float("nan")}, "invalid ci=nan: 'nan' is not a finite number"),
+        ({"ci": float("inf")}, "invalid ci=inf"),
+        ({"alphas": [float("nan")]}, "alpha 'nan' is not a finite number"),
+        ({"repeats": 3.5}, "'3.5' is not a valid integer"),
+        ({"seed": -1}, "-1 is not in the range 0<=x"),
+        ({"group": "random:0"}, "K must be a positive integer"),
+        ({"measures": []}, "invalid measures: an empty list names nothing"),
+        ({"alphas": ()}, "invalid alphas: an empty tuple names nothing"),
+    ],
+)
+def test_hostile_values_are_refused_by_the_dataclass_as_by_the_keywords(keywords, message):
+    import bvtest
+
+    for make in (lambda: EvalParams(**keywords), lambda: bvtest.params("eval", **keywords)):
+        with pytest.raises(InputError, match=re.escape(message)):
+            make()

@@ -59,6 +59,9 @@ class Params:
                 raise InputError(f"missing {f.name}")
             if value is f.default or value is None:
                 continue  # the declared default, already a parsed value
+            if isinstance(value, (list, tuple, dict, set, frozenset)) and not value:
+                # it would mean the default (or nothing): say so instead
+                raise InputError(f"invalid {f.name}: an empty {type(value).__name__} names nothing")
             try:
                 checked = options[f.name].from_python(value)
             except InputError as exc:
