@@ -46,8 +46,13 @@ class Params:
     @classmethod
     def declared(cls) -> Mapping[str, Any]:
         """The command's keyword options (attribute → Option), its own
-        changes made."""
-        raise NotImplementedError
+        changes made: those of the ``COMMAND`` of the package whose
+        ``params.py`` defines the class."""
+        from importlib import import_module
+
+        from . import keyword_options
+
+        return keyword_options(import_module(cls.__module__.rpartition(".")[0]).COMMAND)
 
     def __post_init__(self) -> None:
         options = self.declared()
@@ -117,28 +122,20 @@ def params_module(name: str, command: Any) -> str:
 
     types = {f.name: str(f.type) for f in fields(Settings)}
     out = [
-        f'"""The parameters of ``bvtest {name}``: one frozen dataclass, the',
-        "command's options as its fields, with their types and defaults.",
-        "",
-        "Written by ``python tools/gen_docs.py`` from the option declarations",
-        "(:func:`bvtest_cli.options.params.params_module`); do not edit: a test",
-        "checks it is current. Each value is checked when the parameters are",
-        "built (:class:`~bvtest_cli.options.params.Params`).",
-        '"""',
+        f'"""The parameters of ``bvtest {name}``, written from its option declarations',
+        '(``python tools/gen_docs.py``; do not edit: a test checks it is current)."""',
         "",
         "from __future__ import annotations",
         "",
-        "from collections.abc import Mapping",
         "from dataclasses import dataclass",
-        "from typing import Any, ClassVar",
+        "from typing import ClassVar",
         "",
-        "from ...options import keyword_options",
         "from ...options.params import Params",
         "",
         "",
         "@dataclass(frozen=True)",
         f"class {class_name(name)}(Params):",
-        f'    """The parameters of ``bvtest {name}``."""',
+        f'    """The parameters of ``bvtest {name}``, each checked when they are built."""',
         "",
         f"    command: ClassVar[str] = {_literal(name)}",
     ]
@@ -151,14 +148,6 @@ def params_module(name: str, command: Any) -> str:
     }
     for attr, option in {**keyword_options(command), **rendering}.items():
         out += _field(attr, types[attr], option.default())
-    out += [
-        "",
-        "    @classmethod",
-        "    def declared(cls) -> Mapping[str, Any]:",
-        "        from . import COMMAND",
-        "",
-        "        return keyword_options(COMMAND)",
-    ]
     return "\n".join(out) + "\n"
 
 

@@ -1,25 +1,17 @@
-"""The parameters of ``bvtest check``: one frozen dataclass, the
-command's options as its fields, with their types and defaults.
-
-Written by ``python tools/gen_docs.py`` from the option declarations
-(:func:`bvtest_cli.options.params.params_module`); do not edit: a test
-checks it is current. Each value is checked when the parameters are
-built (:class:`~bvtest_cli.options.params.Params`).
-"""
+"""The parameters of ``bvtest check``, written from its option declarations
+(``python tools/gen_docs.py``; do not edit: a test checks it is current)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ...options import keyword_options
 from ...options.params import Params
 
 
 @dataclass(frozen=True)
 class CheckParams(Params):
-    """The parameters of ``bvtest check``."""
+    """The parameters of ``bvtest check``, each checked when they are built."""
 
     command: ClassVar[str] = "check"
     input_names: ClassVar[tuple[str, ...]] = ("qrels", "pool", "new_runs", "scores")
@@ -53,9 +45,3 @@ class CheckParams(Params):
     fmt: str = "text"
     digits: int = 4
     quiet: bool = False
-
-    @classmethod
-    def declared(cls) -> Mapping[str, Any]:
-        from . import COMMAND
-
-        return keyword_options(COMMAND)

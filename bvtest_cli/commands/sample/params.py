@@ -1,25 +1,17 @@
-"""The parameters of ``bvtest sample``: one frozen dataclass, the
-command's options as its fields, with their types and defaults.
-
-Written by ``python tools/gen_docs.py`` from the option declarations
-(:func:`bvtest_cli.options.params.params_module`); do not edit: a test
-checks it is current. Each value is checked when the parameters are
-built (:class:`~bvtest_cli.options.params.Params`).
-"""
+"""The parameters of ``bvtest sample``, written from its option declarations
+(``python tools/gen_docs.py``; do not edit: a test checks it is current)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ...options import keyword_options
 from ...options.params import Params
 
 
 @dataclass(frozen=True)
 class SampleParams(Params):
-    """The parameters of ``bvtest sample``."""
+    """The parameters of ``bvtest sample``, each checked when they are built."""
 
     command: ClassVar[str] = "sample"
     input_names: ClassVar[tuple[str, ...]] = ("inputs",)
@@ -34,9 +26,3 @@ class SampleParams(Params):
     jobs: int | None = None
     repeats: int | None = None
     quiet: bool = False
-
-    @classmethod
-    def declared(cls) -> Mapping[str, Any]:
-        from . import COMMAND
-
-        return keyword_options(COMMAND)
