@@ -448,19 +448,15 @@ def _in_keywords(exc: InputError) -> InputError:
     # every flag, long and short (-m, -l, -k, -o: the API has no short names)
     words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
 
+    flags = re.compile(r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))")
+
+    def word(m: re.Match[str]) -> str:
+        return words.get(m.group(0), m.group(0))
+
     def keyword(text: str) -> str:
         # a command line quoted in backticks (`bvtest budget -f json`) stays as written
-        parts = re.split(r"(`[^`]*`)", text)
-        return "".join(
-            part
-            if part.startswith("`")
-            else re.sub(
-                r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))",
-                lambda m: words.get(m[0], m[0]),
-                part,
-            )
-            for part in parts
-        )
+        parts: list[str] = re.split(r"(`[^`]*`)", text)
+        return "".join(p if p.startswith("`") else flags.sub(word, p) for p in parts)
 
     file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``
     return InputError(keyword(exc.message), file, exc.line)
