@@ -441,17 +441,25 @@ def _wide_rows(frame: Any, label: str) -> list[tuple[Any, Any, Any, Any]]:
 
 
 def _in_keywords(exc: InputError) -> InputError:
-    """An error in the API's words: the keyword (``bootstrap=``) where a
-    message of the commands names its flag (``--bootstrap``)."""
+    """An error in the API's words: the keyword where a message of the
+    commands names its flag, with the value the flag is followed by
+    (``--bootstrap 1e11: …`` → ``bootstrap=1e11: …``, ``with --ci LEVEL`` →
+    ``with ci=LEVEL``, ``--ci-method means …`` → ``ci_method= means …``)."""
     from .options import OPTIONS
 
     # every flag, long and short (-m, -l, -k, -o: the API has no short names)
-    words = {d: f"{o.attr}=" for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
-
-    flags = re.compile(r"(?<![\w-])(?:--[a-z][\w-]*|-[a-zA-Z](?![\w-]))")
+    by_flag = {d: o for o in OPTIONS.values() for d in o.decls if d.startswith("-")}
+    flags = re.compile(r"(?<![\w-])(--[a-z][\w-]*|-[a-zA-Z](?![\w-]))(?: ([^\s`]+))?")
 
     def word(m: re.Match[str]) -> str:
-        return words.get(m.group(0), m.group(0))
+        option = by_flag.get(m.group(1))
+        if option is None:
+            return m.group(0)
+        value = m.group(2) or ""
+        bare = value.rstrip(".,;:)]")
+        if bare and _is_value(option, bare):
+            return f"{option.attr}={bare}{value[len(bare) :]}"
+        return f"{option.attr}=" + (f" {value}" if value else "")
 
     def keyword(text: str) -> str:
         # a command line quoted in backticks (`bvtest budget -f json`) stays as written
@@ -460,6 +468,21 @@ def _in_keywords(exc: InputError) -> InputError:
 
     file = None if exc.file is None else keyword(exc.file)  # ``-m: …`` → ``measures=: …``
     return InputError(keyword(exc.message), file, exc.line)
+
+
+def _is_value(option: Any, token: str) -> bool:
+    """Whether ``token``, after the flag of ``option`` in a message, is the
+    flag's value: a placeholder (LEVEL, FILE, RUN_A), a number or a list
+    (1e11, 0,5, 5=4, random:K), or one of its choices (intra, all); not the
+    next word of the sentence."""
+    if option.kwargs.get("is_flag"):
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*(?:\[[^\]]*\])?(?:[:=,][\w\[\].,:=]*)?", token):
+        return True
+    if re.fullmatch(r"[-+]?\.?\d[\w.,:=+-]*", token) or re.search(r"[:=,]", token):
+        return True
+    choices = getattr(option.kwargs.get("type"), "choices", ())
+    return token in choices or (option.attr == "pairs" and token == "all")
 
 
 # --------------------------------------------------------------------------- scores tables

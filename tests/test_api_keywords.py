@@ -14,6 +14,7 @@ import pytest
 from conftest import SAMPLE_QRELS, SAMPLE_RUNS
 
 import bvtest
+from bvtest_cli.errors import InputError
 from bvtest_cli.options import OPTIONS
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "api.md"
@@ -83,3 +84,26 @@ def test_the_manual_lists_every_keyword_that_differs_from_its_flag():
             differ.add(option.attr)
     missing = sorted(differ - listed)
     assert not missing, missing
+
+
+@pytest.mark.parametrize(
+    ("cli", "api"),
+    [
+        ("--bootstrap 1e11: too many", "bootstrap=1e11: too many"),
+        (
+            "--bootstrap means something only with --ci LEVEL",
+            "bootstrap= means something only with ci=LEVEL",
+        ),
+        ("use --mode intra)", "use mode=intra)"),
+        ("give -m MEASURE", "give measures=MEASURE"),
+        ("with --group random:K.", "with group=random:K."),
+        ("at most --repeats 5000 fits", "at most repeats=5000 fits"),
+        ("-q and -c are", "per_topic= and complete= are"),  # flags take no value
+        ("--topics-scale two or more", "topics_scale= two or more"),  # a word, not a value
+        ("not a `bvtest budget -f json` report", "not a `bvtest budget -f json` report"),
+    ],
+)
+def test_a_message_names_keywords_with_their_values(cli, api):
+    from bvtest_cli.api import _in_keywords
+
+    assert str(_in_keywords(InputError(cli))) == api

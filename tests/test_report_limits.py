@@ -43,7 +43,7 @@ def test_a_request_beyond_the_limits_is_refused_in_one_line(case):
 def test_the_memory_limit_is_set_by_the_environment(monkeypatch):
     """A small limit refuses a realistic request; the message names it."""
     monkeypatch.setenv("BVTEST_MEMORY_MB", "1")
-    with pytest.raises(bvtest.InputError, match="repeats= 5000"):
+    with pytest.raises(bvtest.InputError, match="repeats=5000"):
         bvtest.evaluate(Q, R, measures="AP", group="random:4", repeats=5000)
     monkeypatch.setenv("BVTEST_MEMORY_MB", "4096")
     report = bvtest.evaluate(Q, R, measures="AP", group="random:4", repeats=20)

@@ -73,7 +73,7 @@ def test_what_fits_does_fit():
 
 
 def test_the_api_refuses_as_the_cli_does():
-    with pytest.raises(bvtest.InputError, match=r"^samples= 100000: .*at most samples= \d+ fits"):
+    with pytest.raises(bvtest.InputError, match=r"^samples=100000: .*at most samples=\d+ fits"):
         bvtest.run("rankings", runs=R, reference=Q, collections=[f"x={Q}"], samples=100000)
     with pytest.raises(bvtest.InputError, match="random_size="):
         bvtest.run("tradeoff", Q, R, measures="AP", random_size=10**20)
