@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..defaults import (
     CORRECTIONS,
@@ -64,6 +64,9 @@ from .parsers import (  # noqa: F401 (re-exported: the option table's values)
     parse_variation_alphas,
     parsed_by,
 )
+
+if TYPE_CHECKING:
+    from .params import Params
 
 #: The values of --topic-set (docs/inputs.md).
 TOPIC_SETS = ("judged", "all")
@@ -678,7 +681,7 @@ RANKINGS_BOOTSTRAP = dict(
 DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None, type=IntRange(1))
 
 
-P = TypeVar("P")
+P = TypeVar("P", bound="Params")
 
 
 def current_flags(s: P, command: str) -> tuple[P, list[str]]:
@@ -690,7 +693,7 @@ def current_flags(s: P, command: str) -> tuple[P, list[str]]:
         value = getattr(s, old)
         if value is None:
             continue
-        s = s.changed(**{new: value})  # type: ignore[attr-defined]
+        s = s.changed(**{new: value})
         notes.append(
             f"{old_flag} is deprecated in `{command}` (elsewhere it means something else): "
             f"it is {new_flag} now; {old_flag} goes in the next release"

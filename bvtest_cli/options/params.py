@@ -40,8 +40,6 @@ class Params:
     each command, ``bvtest_cli/commands/NAME/params.py``)."""
 
     command: ClassVar[str]
-    #: The inputs the command takes, by option name (``inputs``: QRELS RUNS…).
-    input_names: ClassVar[tuple[str, ...]]
 
     @classmethod
     def declared(cls) -> Mapping[str, Any]:
@@ -97,14 +95,6 @@ class Params:
             if f.name not in RENDERING and getattr(self, f.name) != options[f.name].default()
         )
 
-    def keywords(self) -> dict[str, Any]:
-        """The parameters by keyword (without :data:`RENDERING`)."""
-        return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)  # type: ignore[arg-type]
-            if f.name not in RENDERING
-        }
-
 
 def class_name(command: str) -> str:
     """``eval`` → ``EvalParams``."""
@@ -118,7 +108,7 @@ def params_module(name: str, command: Any) -> str:
     :data:`RENDERING` it takes, each annotated with the Settings attribute's
     type. One module a command, so that a command imports only its own."""
     from ..settings import Settings
-    from . import INPUT_ATTRS, OPTIONS, keyword_options
+    from . import OPTIONS, keyword_options
 
     types = {f.name: str(f.type) for f in fields(Settings)}
     out = [
@@ -139,8 +129,6 @@ def params_module(name: str, command: Any) -> str:
         "",
         f"    command: ClassVar[str] = {_literal(name)}",
     ]
-    taken = tuple(o for o in command.options if o in INPUT_ATTRS)
-    out.append(f"    input_names: ClassVar[tuple[str, ...]] = {_literal(taken)}")
     rendering = {
         attr: OPTIONS[attr].changed(**command.overrides.get(attr, {}))
         for attr in RENDERING

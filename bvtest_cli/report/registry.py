@@ -75,7 +75,7 @@ class Field:
 
 class FieldInputs(Protocol):
     """What a per-system field is computed from (the matrix commands'
-    ``Inputs``, :mod:`bvtest_cli.sections.fields`): the bias–variance
+    ``FieldData``, :mod:`bvtest_cli.sections.matrix`): the bias–variance
     decomposition of the samples and the risk measures of the topics."""
 
     @property
@@ -529,7 +529,7 @@ CHECK_PASSED = "passed"
 
 # =========================================================================== variations
 # `bvtest variations` (docs/variations.md; Zuccon16 = Zuccon, Palotti & Hanbury, CIKM 2016).
-# Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from Inputs,
+# Not in SYSTEM_FIELDS: they are computed by variations.analyse, not from FieldData,
 # and `var` here is the portfolio variance, not the bias–variance Var above
 # (same JSON key, another quantity, hence a Field of its own).
 

@@ -63,6 +63,14 @@ def load(
     return [by_name[w] for w in wanted], notes
 
 
+def topic_rule(inputs: Inputs, e: Evaluation) -> str:
+    """The rule the matrices of ``inputs`` were evaluated by, as each
+    measure's block states it beside its topic count: ``e.topic_set``
+    (judged or all), or "file" for a scores file, whose topics are the ones
+    it holds."""
+    return "file" if inputs.scores is not None else e.topic_set
+
+
 def analysed(inputs: Inputs, p: P, analyse: Callable[[list[ScoreMatrix], P], Report]) -> Report:
     """``analyse`` of the score matrices of the inputs under a command's
     parameters ``p``, with the notes about the inputs before the report's own."""

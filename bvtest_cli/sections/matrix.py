@@ -1,5 +1,5 @@
 """The per-system fields of one score matrix and what they are computed
-from (:class:`Inputs`, shapes (..., m, n)), one measure's block of the
+from (:class:`FieldData`, shapes (..., m, n)), one measure's block of the
 report (:func:`analyse`), the fields as one statistic for the bootstrap
 (:func:`registry_statistic`, :func:`bootstrap_statistic`) and ``bvtest
 eval``'s report (:func:`eval_report`): what eval, scores, instability,
@@ -8,7 +8,7 @@ tradeoff, check, plot, compare, conditions and pertopic share.
 The path of the data: matrices (one per measure) → the pure analyses
 (:mod:`grouping`, :mod:`decompose`, :mod:`risk`, :mod:`tradeoff`) → one
 :class:`~bvtest_cli.report.model.Report`. Each per-system field is computed
-by the compute function its registry entry names over an :class:`Inputs`.
+by the compute function its registry entry names over an :class:`FieldData`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ..defaults import (
     DEFAULT_SEED,
 )
 from ..errors import InputError
+from ..io.sources import Inputs
 from ..measures.evaluate import Evaluation
 from ..measures.matrix import ScoreMatrix, target_constant, virtual_target
 from ..report import registry
@@ -40,7 +41,7 @@ from ..report.values import as_reported, fmt
 
 
 @dataclass(frozen=True)
-class Inputs:
+class FieldData:
     """What the per-system fields are computed from (shapes (..., m, n)).
 
     ``samples`` are the scores the decomposition sees (topics, or topic
@@ -153,7 +154,7 @@ def sample_statistic(fields: Sequence[Field], ddof: int = 0) -> grouping.Statist
     chosen = [f for f in fields if f.basis == "samples"]
 
     def statistic(x, target, c, keep=None) -> dict[str, np.ndarray]:
-        inputs = Inputs(samples=x, target=target, c=c, keep=keep, ddof=ddof)
+        inputs = FieldData(samples=x, target=target, c=c, keep=keep, ddof=ddof)
         return {f.name: f.computed(inputs) for f in chosen}
 
     return statistic
@@ -177,7 +178,7 @@ def topic_fields(
             f"{m.measure}: trisk_mean is null with one run: its baseline, the mean of the "
             "runs, would be the run itself"
         )
-    inputs = Inputs(topics=x, alphas=alphas, baseline=baseline)
+    inputs = FieldData(topics=x, alphas=alphas, baseline=baseline)
     with np.errstate(all="ignore"):
         values = {f.name: nan if f.nonnegative and negative else f.computed(inputs) for f in chosen}
     return values, notes
@@ -329,7 +330,7 @@ def undefined_sampling_note(m: ScoreMatrix, variance: np.ndarray) -> str | None:
 
 def derived_fields(fields: Sequence[Field], values: Mapping[str, np.ndarray]) -> dict:
     """The basis-"fields" fields (pareto) from the final values of the others."""
-    inputs = Inputs(fields=values)
+    inputs = FieldData(fields=values)
     return {f.name: f.computed(inputs) for f in fields if f.basis == "fields"}
 
 
@@ -366,7 +367,7 @@ def registry_statistic(
     """The topic-bootstrap statistic (docs/uncertainty.md): every field of ``fields`` that
     has a numeric value, and the tradeoff correlations, of scores (..., m, n).
 
-    It is the registry itself: each field's ``compute`` over an :class:`Inputs`
+    It is the registry itself: each field's ``compute`` over an :class:`FieldData`
     of the (resampled) per-topic matrix, with the virtual target (1 after
     normalization) and c recomputed on it, as :func:`grouping.analyse` does on
     the matrix without grouping — so on the matrix itself it gives the numbers
@@ -397,7 +398,7 @@ def registry_statistic(
                 c: np.ndarray | float = 1.0
             else:
                 c = target_constant(x_t, target)
-            inputs = Inputs(
+            inputs = FieldData(
                 samples=y, target=x_t, c=c, topics=y, alphas=alphas, baseline=baseline, ddof=ddof
             )
             out = {}
@@ -516,6 +517,21 @@ def eval_report(
         return report
     records = per_topic_records(matrices, report, per_topic)
     return replace(report, body=section(*body.items, ("per_topic", records)))
+
+
+def evaluated(
+    inputs: Inputs,
+    e: Evaluation,
+    a: Analysis,
+    sampling_variances: bool = False,
+    per_topic: Listing | None = None,
+) -> Report:
+    """eval's report of ``inputs``: evaluated (or read) by ``e``, analysed by
+    ``a`` (:func:`eval_report`), the notes about the inputs first."""
+    from .inputs import load, topic_rule
+
+    matrices, notes = load(inputs, e, sampling_variances)
+    return eval_report(matrices, a, e, topic_rule(inputs, e), per_topic).prefixed(notes)
 
 
 def _with_rule(block: Section, rule: str) -> Section:

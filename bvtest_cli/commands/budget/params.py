@@ -14,7 +14,6 @@ class BudgetParams(Params):
     """The parameters of ``bvtest budget``, each checked when they are built."""
 
     command: ClassVar[str] = "budget"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     budgets: tuple[int, ...] = (100, 400)
     topics_scale: tuple[int, ...] = (1, 4)
     methods: tuple[str, ...] = ("xinfAP", "statAP", "depth", "hedge", "mtf")

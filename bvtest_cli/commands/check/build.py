@@ -578,7 +578,7 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
     every new run. Gates, names and the baseline are checked before anything
     is evaluated."""
     from ...measures.evaluate import Evaluation
-    from ...sections.inputs import load
+    from ...sections.inputs import load, topic_rule
     from ...sections.matrix import Analysis, eval_report
 
     gates, measures = plan(p)
@@ -611,9 +611,8 @@ def build(inputs: Inputs, p: CheckParams) -> Report:
         together = Inputs(scores=inputs.scores)
     e = replace(Evaluation.of(p), measures=measures)
     a = Analysis.of(p, alphas=p.alphas + missing_alphas(gates, p.alphas))
-    topic_rule = "file" if inputs.scores is not None else p.topic_set
     matrices, notes = load(together, e)
-    report = eval_report(matrices, a, e, topic_rule).prefixed([*name_notes, *notes])
+    report = eval_report(matrices, a, e, topic_rule(together, e)).prefixed([*name_notes, *notes])
     by_measure = {m.measure: m for m in matrices}
     verdicts = []
     test_notes: list[str] = []

@@ -14,7 +14,6 @@ class CheckParams(Params):
     """The parameters of ``bvtest check``, each checked when they are built."""
 
     command: ClassVar[str] = "check"
-    input_names: ClassVar[tuple[str, ...]] = ("qrels", "pool", "new_runs", "scores")
     new_names: tuple[str, ...] = ()
     name: str = "file"
     gates: tuple[str, ...] = ()

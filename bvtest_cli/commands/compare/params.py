@@ -14,7 +14,6 @@ class CompareParams(Params):
     """The parameters of ``bvtest compare``, each checked when they are built."""
 
     command: ClassVar[str] = "compare"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

@@ -14,7 +14,6 @@ class ConditionsParams(Params):
     """The parameters of ``bvtest conditions``, each checked when they are built."""
 
     command: ClassVar[str] = "conditions"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     map: str | None = None
     condition_pattern: str | None = None

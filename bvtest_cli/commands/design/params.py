@@ -14,7 +14,6 @@ class DesignParams(Params):
     """The parameters of ``bvtest design``, each checked when they are built."""
 
     command: ClassVar[str] = "design"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

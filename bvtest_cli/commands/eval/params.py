@@ -14,7 +14,6 @@ class EvalParams(Params):
     """The parameters of ``bvtest eval``, each checked when they are built."""
 
     command: ClassVar[str] = "eval"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

@@ -71,11 +71,6 @@ def abs_interval(interval: np.ndarray) -> np.ndarray:
 def build(inputs: Inputs, p: InstabilityParams) -> Report:
     """``bvtest instability``: eval's report at alpha 0, viewed as Zhang22 Table 8."""
     from ...measures.evaluate import Evaluation
-    from ...sections.inputs import load
-    from ...sections.matrix import Analysis, eval_report
+    from ...sections.matrix import Analysis, evaluated
 
-    e = Evaluation.of(p)
-    matrices, notes = load(inputs, e)
-    rule = "file" if inputs.scores is not None else p.topic_set
-    full = eval_report(matrices, Analysis.of(p, alphas=("0",)), e, rule)
-    return instability_view(full).prefixed(notes)
+    return instability_view(evaluated(inputs, Evaluation.of(p), Analysis.of(p, alphas=("0",))))

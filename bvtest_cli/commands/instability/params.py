@@ -14,7 +14,6 @@ class InstabilityParams(Params):
     """The parameters of ``bvtest instability``, each checked when they are built."""
 
     command: ClassVar[str] = "instability"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

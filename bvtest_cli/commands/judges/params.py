@@ -14,7 +14,6 @@ class JudgesParams(Params):
     """The parameters of ``bvtest judges``, each checked when they are built."""
 
     command: ClassVar[str] = "judges"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     name: str = "file"
     judges: tuple[tuple[str, str], ...] = ()
     grade_map: tuple[tuple[int, int], ...] = ()

@@ -14,7 +14,6 @@ class PermuteParams(Params):
     """The parameters of ``bvtest permute``, each checked when they are built."""
 
     command: ClassVar[str] = "permute"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     output: str | None = None
     seed: int = 20220101
     jobs: int | None = None

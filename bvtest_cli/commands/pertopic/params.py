@@ -14,7 +14,6 @@ class PertopicParams(Params):
     """The parameters of ``bvtest pertopic``, each checked when they are built."""
 
     command: ClassVar[str] = "pertopic"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     samples: int = 100
     seed: int = 20220101
     rel_level: int = 1

@@ -16,13 +16,9 @@ def build(inputs: Inputs, p: PlotParams) -> Report:
     """``bvtest plot``: evaluate, analyse, draw to --output."""
     from ...measures.evaluate import Evaluation
     from ...render.plot import plot_report, plotted
-    from ...sections.inputs import load
-    from ...sections.matrix import Analysis, eval_report
+    from ...sections.matrix import Analysis, evaluated
 
     def report() -> Report:
-        e = Evaluation.of(p)
-        matrices, notes = load(inputs, e)
-        rule = "file" if inputs.scores is not None else p.topic_set
-        return eval_report(matrices, Analysis.of(p), e, rule).prefixed(notes)
+        return evaluated(inputs, Evaluation.of(p), Analysis.of(p))
 
     return plotted(plot_report, p.output, report, input_paths(inputs, p))

@@ -14,7 +14,6 @@ class PlotParams(Params):
     """The parameters of ``bvtest plot``, each checked when they are built."""
 
     command: ClassVar[str] = "plot"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

@@ -14,7 +14,6 @@ class PoolParams(Params):
     """The parameters of ``bvtest pool``, each checked when they are built."""
 
     command: ClassVar[str] = "pool"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     depth: int = 0
     jobs: int | None = None
     quiet: bool = False

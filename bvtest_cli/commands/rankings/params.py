@@ -14,7 +14,6 @@ class RankingsParams(Params):
     """The parameters of ``bvtest rankings``, each checked when they are built."""
 
     command: ClassVar[str] = "rankings"
-    input_names: ClassVar[tuple[str, ...]] = ("runs",)
     reference: tuple[str, tuple[str, ...]] | None = None
     collections: tuple[tuple[str, tuple[str, ...]], ...] = ()
     measures: tuple[str, ...] = ("AP",)

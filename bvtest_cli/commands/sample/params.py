@@ -14,7 +14,6 @@ class SampleParams(Params):
     """The parameters of ``bvtest sample``, each checked when they are built."""
 
     command: ClassVar[str] = "sample"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     output: str | None = None
     method: str = "pps"
     budgets: tuple[int, ...] = ()

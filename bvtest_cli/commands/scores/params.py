@@ -14,7 +14,6 @@ class ScoresParams(Params):
     """The parameters of ``bvtest scores``, each checked when they are built."""
 
     command: ClassVar[str] = "scores"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs",)
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

@@ -14,7 +14,6 @@ class SensitivityParams(Params):
     """The parameters of ``bvtest sensitivity``, each checked when they are built."""
 
     command: ClassVar[str] = "sensitivity"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

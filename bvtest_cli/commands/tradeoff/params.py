@@ -14,7 +14,6 @@ class TradeoffParams(Params):
     """The parameters of ``bvtest tradeoff``, each checked when they are built."""
 
     command: ClassVar[str] = "tradeoff"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     measures: tuple[str, ...] = ()
     rel_level: int = 1

@@ -14,7 +14,6 @@ class VariationsParams(Params):
     """The parameters of ``bvtest variations``, each checked when they are built."""
 
     command: ClassVar[str] = "variations"
-    input_names: ClassVar[tuple[str, ...]] = ("inputs", "scores")
     name: str = "file"
     map: str | None = None
     split: str | None = None
