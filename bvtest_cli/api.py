@@ -219,7 +219,7 @@ def run(
         inputs, notes = _inputs(command, given)
         params, chosen = _params(command, options)  # checked before any work
         if "quiet" in COMMANDS[command].options:  # notes are the report's; no counters
-            params = params.parsed({**vars(params), "quiet": True})
+            params = params.changed(quiet=True)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # as the CLI's main()
             named = Inputs.of(inputs, COMMANDS[command].options)
@@ -267,7 +267,15 @@ def _params(command: str, options: Mapping[str, Any]) -> tuple[Any, frozenset[st
     from .commands import COMMANDS
 
     check_keywords(command, options)
-    keywords = {_KEYWORDS.get(k, k): v for k, v in options.items() if v is not None}
+    keywords: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for k, v in options.items():
+        if v is None:
+            continue
+        attr = _KEYWORDS.get(k, k)
+        if attr in keywords:  # map= and condition_map=: which would win is arbitrary
+            raise InputError(f"{spelled[attr]}= and {k}= name one option; give one")
+        keywords[attr], spelled[attr] = v, k
     texts, held = _files_in_memory(keywords)
     params = COMMANDS[command].params(**{**keywords, **texts})
     if held:
@@ -482,7 +490,7 @@ def _is_value(option: Any, token: str) -> bool:
     if re.fullmatch(r"[-+]?\.?\d[\w.,:=+-]*", token) or re.search(r"[:=,]", token):
         return True
     choices = getattr(option.kwargs.get("type"), "choices", ())
-    return token in choices or (option.attr == "pairs" and token == "all")
+    return token in choices
 
 
 # --------------------------------------------------------------------------- scores tables

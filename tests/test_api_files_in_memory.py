@@ -163,3 +163,49 @@ def test_a_bad_judge_in_memory_fails_as_its_file(rows, tmp_path):
     path.write_text("".join(f"{t} 0 {d} {g}\n" for t, d, g in rows), encoding="utf-8")
     frame = pd.DataFrame(rows, columns=["qid", "docno", "label"])
     assert error(frame) == error(str(path)).replace(str(path), "<judge llm>")
+
+
+def test_a_map_given_under_two_names_is_refused():
+    held = {"sys001": ("S1", "A")}
+    with pytest.raises(InputError, match=r"^map= and condition_map= name one option; give one"):
+        bvtest.conditions(SAMPLE_QRELS, SAMPLE_RUNS, map=str(EXAMPLES / "conditions.txt"),
+                          condition_map=held, measures="AP")  # fmt: skip
+
+
+@pytest.mark.parametrize("weight", [float("nan"), float("inf"), -1.0])
+def test_a_weight_that_is_not_a_finite_number_at_least_0_fails_as_in_its_file(weight, tmp_path):
+    qrels, runs = str(UQV / "qrels.txt"), str(UQV / "runs")
+    weights = {topic: int(w) for topic, w in rows_of(UQV / "weights.txt")}
+    weights["401"] = weight  # type: ignore[assignment]
+    path = tmp_path / "weights.txt"
+    path.write_text("".join(f"{t} {w}\n" for t, w in weights.items()), encoding="utf-8")
+
+    def error(held):
+        with pytest.raises(InputError) as caught:
+            bvtest.variations(qrels, runs, variation_map=str(UQV / "map.txt"), weights=held,
+                              measures="AP", mode="general")  # fmt: skip
+        return str(caught.value)
+
+    assert "must be a finite number >= 0" in error(weights)
+    assert error(weights) == error(str(path)).replace(str(path), "<weights>")
+
+
+def test_weights_that_sum_to_0_fail_as_in_their_file():
+    qrels, runs = str(UQV / "qrels.txt"), str(UQV / "runs")
+    zero = {topic: 0 for topic, _ in rows_of(UQV / "weights.txt")}
+    with pytest.raises(
+        InputError, match=r"^<weights>: the weights of the analysed topics sum to 0"
+    ):
+        bvtest.variations(qrels, runs, variation_map=str(UQV / "map.txt"), weights=zero,
+                          measures="AP", mode="general")  # fmt: skip
+
+
+def test_old_and_new_spellings_in_a_params_dataclass_are_refused():
+    from bvtest_cli.commands import COMMANDS
+    from bvtest_cli.commands.rankings.params import RankingsParams
+    from bvtest_cli.io.sources import Inputs
+
+    q = str(SAMPLE_QRELS)
+    p = RankingsParams(reference=q, collections=[f"X={q}"], samples=50, bootstrap=60)
+    with pytest.raises(InputError, match="old spelling of --bootstrap; give one"):
+        COMMANDS["rankings"].build(Inputs(runs=(str(SAMPLE_RUNS),)), p)
