@@ -190,9 +190,14 @@ def _run(name: Any, run: Any) -> InMemory:
     else:
         rows = list(run)  # an iterator is read once; its records are read where evaluated
 
+    # a frame's docnos joined here, before the workers fork: joined in a
+    # worker, they would write the reference counts of the frame's strings
+    # and copy those pages (five times the time of the join itself)
+    blob = _docno_text(rows, label) if is_frame(rows) else None
+
     def columns() -> Any:
         if is_frame(rows):
-            return frame_columns(rows, label)
+            return frame_columns(rows, label, blob)
         if isinstance(rows, Mapping):
             return nested_columns(rows)
         return record_columns(rows, label)
@@ -260,18 +265,30 @@ def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tup
     )
 
 
-def frame_columns(frame: Any, label: str) -> Any:
+def _docno_text(frame: Any, label: str) -> bytes | None:
+    """A run frame's docnos as the run parser's column text, one a line;
+    None where they are not all ASCII strings (the run's text then decides)."""
+    try:
+        _, docno_name, _ = _frame_column_names(frame, ("query_id", "doc_id", "score"), label)
+        return "\n".join(frame[docno_name].to_numpy().tolist()).encode("ascii")
+    except (InputError, TypeError, UnicodeEncodeError):
+        return None
+
+
+def frame_columns(frame: Any, label: str, docno_text: bytes | None = None) -> Any:
     """A run's DataFrame as :class:`~bvtest_cli.io.trec.RunColumns` without
-    a line of text (:func:`columns_of`), or None."""
+    a line of text (:func:`columns_of`), or None. ``docno_text``: its docno
+    column already joined (:func:`_docno_text`)."""
     qid_name, docno_name, score_name = _frame_column_names(
         frame, ("query_id", "doc_id", "score"), label
     )
     scores = frame[score_name]
     if scores.dtype.kind not in "fiu" or len(frame) == 0:
         return None
+    docnos = frame[docno_name].to_numpy()
     return columns_of(
-        frame[qid_name].to_numpy(), frame[docno_name].to_numpy().tolist(),
-        scores.to_numpy(dtype=np.float64),
+        frame[qid_name].to_numpy(), docnos if docno_text is not None else docnos.tolist(),
+        scores.to_numpy(dtype=np.float64), docno_text,
     )  # fmt: skip
 
 
@@ -315,7 +332,9 @@ def _typed_columns(topics: np.ndarray, docnos: list[Any], values: list[Any]) -> 
     return columns_of(topics, docnos, np.array(values, dtype=np.float64))
 
 
-def columns_of(topic_ids: np.ndarray, docnos: list[Any], score: np.ndarray) -> Any:
+def columns_of(
+    topic_ids: np.ndarray, docnos: Any, score: np.ndarray, docno_text: bytes | None = None
+) -> Any:
     """A run as :class:`~bvtest_cli.io.trec.RunColumns` straight from its
     three columns: topic ids and docnos plain words (no white space, no NUL;
     docnos ASCII), scores finite numbers, no (topic, docno) twice — the
@@ -341,7 +360,7 @@ def columns_of(topic_ids: np.ndarray, docnos: list[Any], score: np.ndarray) -> A
     if len(names) != len(plain):
         return None
     try:
-        blob = "\n".join(docnos).encode("ascii")
+        blob = docno_text if docno_text is not None else "\n".join(docnos).encode("ascii")
     except (TypeError, UnicodeEncodeError):  # not all str, or not ASCII: the text decides
         return None
     fields = find_fields(blob, 1)  # the run parser's own docno column
