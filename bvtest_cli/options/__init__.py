@@ -684,11 +684,12 @@ DEPRECATED_ALIAS = dict(hidden=True, default=None, show_default=False, help=None
 P = TypeVar("P", bound="Params")
 
 
-def current_flags(s: P, command: str) -> tuple[P, list[str]]:
-    """``s`` with every deprecated alias of ``command`` copied to the attribute
-    it fills now, and a note for each one given. The alias keeps its value: it
-    records which flag was typed, for messages (:func:`typed_flag`)."""
-    notes = []
+def current_flags(s: P) -> tuple[P, list[str]]:
+    """``s`` with every deprecated alias of its command copied to the
+    attribute it fills now, and a note for each one given. The alias keeps
+    its value: it records which flag was typed, for messages
+    (:func:`typed_flag`)."""
+    notes, command = [], s.command
     for old, (new, old_flag, new_flag) in ALIASES.get(command, {}).items():
         value = getattr(s, old)
         if value is None:
@@ -701,12 +702,12 @@ def current_flags(s: P, command: str) -> tuple[P, list[str]]:
     return s, notes
 
 
-def typed_flag(s: object, command: str, attr: str) -> str:
-    """The flag that set ``attr`` in ``command`` as the user typed it: a
-    deprecated alias when that was given (a message about --draws the user
-    never typed would not say which of their flags is wrong), else the
+def typed_flag(s: Params, attr: str) -> str:
+    """The flag that set ``attr`` in the command of ``s`` as the user typed
+    it: a deprecated alias when that was given (a message about --draws the
+    user never typed would not say which of their flags is wrong), else the
     option's own flag."""
-    return typed(s, command, attr, _flag(attr))
+    return typed(s, s.command, attr, _flag(attr))
 
 
 #: Old spellings of an option that every command taking it still reads for

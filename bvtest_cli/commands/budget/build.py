@@ -269,8 +269,8 @@ def budget_report(inputs: Inputs, p: BudgetParams) -> Report:
         raise InputError(f"a ranking needs at least two runs, got {len(sources)}")
     topics = topic_set(qrels_file, p.rel_level, notes.append)
     request = BudgetRequest(
-        draws=(typed_flag(p, "budget", "draws"), p.draws),
-        bootstrap=(typed_flag(p, "budget", "bootstrap"), p.bootstrap),
+        draws=(typed_flag(p, "draws"), p.draws),
+        bootstrap=(typed_flag(p, "bootstrap"), p.bootstrap),
         budgets=p.budgets, topics_scale=p.topics_scale, methods=p.methods,
         engineered=p.engineered,
     )  # fmt: skip
@@ -389,5 +389,5 @@ def _records(rows: list[tuple], fields: tuple) -> Records:
 
 def build(inputs: Inputs, p: BudgetParams) -> Report:
     """``bvtest budget``."""
-    p, notes = current_flags(p, "budget")
+    p, notes = current_flags(p)
     return budget_report(inputs, p).prefixed(notes)

@@ -80,7 +80,7 @@ def rankings_report(inputs: Inputs, p: RankingsParams) -> Report:
     notes: list[str] = []
     reference = read(ref_path)
     n = len(reference.relevant_topics(p.rel_level))
-    bootstrap = (typed_flag(p, "rankings", "bootstrap"), p.bootstrap)
+    bootstrap = (typed_flag(p, "bootstrap"), p.bootstrap)
     refuse_rankings(bootstrap, p.topics, len(p.collections), len(sources), n)
     collections = {
         name: [read(f) for f in _sample_files(files, notes.append)] for name, files in p.collections
@@ -231,5 +231,5 @@ def _matrix(res: RankingAccuracy) -> Section:
 
 def build(inputs: Inputs, p: RankingsParams) -> Report:
     """``bvtest rankings``."""
-    p, notes = current_flags(p, "rankings")
+    p, notes = current_flags(p)
     return rankings_report(inputs, p).prefixed(notes)

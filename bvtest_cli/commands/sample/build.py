@@ -40,7 +40,7 @@ def sample_files(inputs: Inputs, p: SampleParams) -> Report:
     repeats = p.draws if p.method in RANDOM_METHODS else 1
     if p.draws > 1 and p.method not in RANDOM_METHODS:
         notes.append(f"--draws: {p.method} is not random; one sample is written")
-    draws = (typed_flag(p, "sample", "draws"), p.draws)
+    draws = (typed_flag(p, "draws"), p.draws)
     refuse_samples(draws, repeats, None, len(topics))
     track = read_track(qrels_file, sources, topics, p.jobs, p.quiet)
     refuse_samples(draws, repeats, int(track.offsets[-1]), len(topics), out=p.output)
@@ -116,5 +116,5 @@ def _sample_text(track: Track, topics: dict, stratified: bool) -> str:
 
 def build(inputs: Inputs, p: SampleParams) -> Report:
     """``bvtest sample``."""
-    p, notes = current_flags(p, "sample")
+    p, notes = current_flags(p)
     return sample_files(inputs, p).prefixed(notes)
