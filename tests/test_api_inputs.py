@@ -301,8 +301,13 @@ def test_lists_in_any_order_and_of_one_element():
 
 @pytest.mark.parametrize(
     ("docno", "fragment"),
-    [(b"a", "not a string"), ("a\x00b", None), ("\ufeffa", None), ("a\tb", "white space")],
-)
+    [
+        (b"a", "not a string"), ("a\x00b", None), ("\ufeffa", None), ("a\tb", "white space"),
+        # bytes the newline-joined docno column must not take for its own
+        ("a\nb", None), ("a\rb", None), ("a b", None), ("", None), ("a\x1cb", None),
+        ("a\x7fb", None),
+    ],
+)  # fmt: skip
 def test_odd_docnos_from_python_get_a_files_rules(docno, fragment):
     """A docno that is bytes, or holds a NUL, a byte-order mark or a tab: the
     dict and the frame of the same rows give the same error or the same numbers."""
