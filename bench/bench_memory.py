@@ -1,7 +1,9 @@
 """Runs from memory against runs from files: ``bvtest.evaluate`` on a
 PyTerrier-shaped DataFrame (qid, docno, score, rank and a run-name column:
 129 runs × 50 topics × 1000 rows on the bench track) against the same
-runs' files, in one process, interleaved, medians; the two reports' JSON
+runs' files, in one process, interleaved in pairs; the verdict is the
+median of the pairs' ratios (each pair's two runs a second apart, so a
+slow spell of a shared machine slows both), and the two reports' JSON
 must be identical. The frame is built before the clock starts, as a user's
 frame exists before they evaluate it.
 
@@ -53,12 +55,13 @@ def main() -> int:
             docs[label] = json.dumps(report.to_dict(), sort_keys=True)
     same = docs["files"] == docs["frame"]
     wall = {k: statistics.median(v) for k, v in times.items()}
-    ratio = wall["frame"] / wall["files"]
+    ratio = statistics.median(a / b for a, b in zip(times["frame"], times["files"], strict=True))
     ok = ratio <= args.goal and same
     print(
         f"evaluate(frame) / evaluate(files): {wall['frame']:.2f} / {wall['files']:.2f} s wall "
-        f"= {ratio:.3f}, median of {args.repeat}; JSON {'identical' if same else 'DIFFERENT'}; "
-        f"goal <= {args.goal}: {'PASS' if ok else 'MISS'}"
+        f"(medians), median ratio of {args.repeat} pairs {ratio:.3f}; "
+        f"JSON {'identical' if same else 'DIFFERENT'}; goal <= {args.goal}: "
+        f"{'PASS' if ok else 'MISS'}"
     )
     return 0 if ok else 1
 
