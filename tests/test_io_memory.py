@@ -74,12 +74,11 @@ def run_frame(shared: bool) -> object:
             qid, _, docno, rank, score, _ = line.split()
             rows.append((qid, docno, float(score), int(rank), path.name))
     frame = pd.DataFrame(rows, columns=["qid", "docno", "score", "rank", "name"])
-    pick = (lambda v: v) if shared else fresh
-    cache: dict[str, str] = {}
+    one: dict[str, str] = {}  # value -> the one object that holds it
     for column in ("qid", "name"):
         values = frame[column].to_numpy(dtype=object)
         frame[column] = pd.Series(
-            [cache.setdefault(v, v) if shared else pick(v) for v in values], dtype=object
+            [one.setdefault(v, v) if shared else fresh(v) for v in values], dtype=object
         )
     return frame
 

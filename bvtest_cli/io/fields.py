@@ -264,9 +264,7 @@ def find_fields(data: bytes, ncols: int) -> Fields | None:
     hold (the caller then reads line by line)."""
     if not data or not data.isascii() or b"\x00" in data:
         return None
-    # A file shorter than a word is copied with zeros after it (see words_at).
-    base = np.frombuffer(data if len(data) >= 8 else data + bytes(8), dtype=np.uint8)
-    buf = base[: len(data)]
+    base, buf = _bytes_of(data)
     pos, n_newlines = _field_edges(buf)
     if pos.size == 0 or pos.size % (2 * ncols):
         return None
@@ -290,6 +288,19 @@ def find_fields(data: bytes, ncols: int) -> Fields | None:
         # mean one row per line.
         if (starts[:, -1] > line_end).any() or (line.size > 1 and np.diff(line).min() <= 0):
             return None
+    return _fields(base, buf, starts, ends, line)
+
+
+def _bytes_of(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """The data as uint8, and the same with at least 8 bytes (a file shorter
+    than a word is copied with zeros after it; see Fields.words_at)."""
+    base = np.frombuffer(data if len(data) >= 8 else data + bytes(8), dtype=np.uint8)
+    return base, base[: len(data)]
+
+
+def _fields(
+    base: np.ndarray, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, line: np.ndarray
+) -> Fields:
     words_at: np.ndarray = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
     return Fields(buf, starts, ends, line, words_at)
 
@@ -301,8 +312,7 @@ def find_lines(data: bytes) -> Fields | None:
     control byte, no NUL) and no line is empty; otherwise by find_fields."""
     if not data or not data.isascii():
         return None
-    base = np.frombuffer(data if len(data) >= 8 else data + bytes(8), dtype=np.uint8)
-    buf = base[: len(data)]
+    base, buf = _bytes_of(data)
     dtype = np.int32 if buf.size < 2**31 else np.int64
     newlines = np.flatnonzero(buf == _NEWLINE).astype(dtype)
     starts = np.empty(newlines.size + 1, dtype=dtype)
@@ -311,8 +321,7 @@ def find_lines(data: bytes) -> Fields | None:
     ends[:-1], ends[-1] = newlines, buf.size
     if np.count_nonzero(buf < 33) != newlines.size or (ends <= starts).any():
         return find_fields(data, 1)
-    words_at: np.ndarray = np.ndarray((base.size - 7,), dtype="<u8", buffer=base, strides=(1,))
-    return Fields(buf, starts[:, None], ends[:, None], np.arange(starts.size), words_at)
+    return _fields(base, buf, starts[:, None], ends[:, None], np.arange(starts.size))
 
 
 def _field_edges(buf: np.ndarray) -> tuple[np.ndarray, int]:

@@ -283,31 +283,34 @@ def _frame_column_names(frame: Any, columns: tuple[str, ...], label: str) -> tup
 
 
 def _docno_text(frame: Any, label: str) -> str | None:
-    """A run frame's docnos as the run parser's column text, one a line
-    (encoded where it is read: one object, whose pages a worker only reads);
-    None where they are not all strings (the run's text then decides)."""
+    """A run frame's docnos as :func:`joined_docnos`, or None where it lacks
+    the columns (:func:`frame_columns` names them where the run is read)."""
     try:
         _, docno_name, _ = _frame_column_names(frame, ("query_id", "doc_id", "score"), label)
-        return "\n".join(frame[docno_name].to_numpy().tolist())
-    except (InputError, TypeError):
+    except InputError:
+        return None
+    return joined_docnos(frame[docno_name].to_numpy().tolist())
+
+
+def joined_docnos(docnos: list[Any]) -> str | None:
+    """Docnos as the run parser's column text, one a line (encoded where it
+    is read: one object, whose pages a forked worker only reads); None where
+    they are not all strings (the run's text then decides)."""
+    try:
+        return "\n".join(docnos)
+    except TypeError:
         return None
 
 
-def frame_columns(frame: Any, label: str, docno_text: str | None = None) -> Any:
+def frame_columns(frame: Any, label: str, docno_text: str | None) -> Any:
     """A run's DataFrame as :class:`~bvtest_cli.io.trec.RunColumns` without
     a line of text (:func:`columns_of`), or None. ``docno_text``: its docno
-    column already joined (:func:`_docno_text`)."""
-    qid_name, docno_name, score_name = _frame_column_names(
-        frame, ("query_id", "doc_id", "score"), label
-    )
+    column joined (:func:`_docno_text`)."""
+    qid_name, _, score_name = _frame_column_names(frame, ("query_id", "doc_id", "score"), label)
     scores = frame[score_name]
     if scores.dtype.kind not in "fiu" or len(frame) == 0:
         return None
-    docnos = frame[docno_name].to_numpy()
-    return columns_of(
-        frame[qid_name].to_numpy(), docnos if docno_text is not None else docnos.tolist(),
-        scores.to_numpy(dtype=np.float64), docno_text,
-    )  # fmt: skip
+    return columns_of(frame[qid_name].to_numpy(), docno_text, scores.to_numpy(dtype=np.float64))
 
 
 def nested_columns(run: Mapping[Any, Mapping[Any, Any]]) -> Any:
@@ -347,24 +350,23 @@ def _typed_columns(topics: np.ndarray, docnos: list[Any], values: list[Any]) -> 
         issubclass(k, (bool, np.bool_)) for k in kinds
     ):
         return None  # a string, a bool, None: the text's rules decide
-    return columns_of(topics, docnos, np.array(values, dtype=np.float64))
+    return columns_of(topics, joined_docnos(docnos), np.array(values, dtype=np.float64))
 
 
-def columns_of(
-    topic_ids: np.ndarray, docnos: Any, score: np.ndarray, docno_text: str | None = None
-) -> Any:
+def columns_of(topic_ids: np.ndarray, docno_text: str | None, score: np.ndarray) -> Any:
     """A run as :class:`~bvtest_cli.io.trec.RunColumns` straight from its
-    three columns: topic ids and docnos plain words (no white space, no NUL;
-    docnos ASCII), scores finite numbers, no (topic, docno) twice — the
-    columns the file parser makes of the same run. None when anything is not
-    so (the run's text then decides, and names the row)."""
+    three columns (the docnos as :func:`joined_docnos`): topic ids and
+    docnos plain words (no white space, no NUL; docnos ASCII), scores finite
+    numbers, no (topic, docno) twice — the columns the file parser makes of
+    the same run. None when anything is not so (the run's text then decides,
+    and names the row)."""
     import pandas as pd
 
     from .fields import find_lines
     from .hashing import docno_digest, has_duplicate_pairs
     from .trec import RunColumns
 
-    if not np.isfinite(score).all():
+    if docno_text is None or not np.isfinite(score).all():
         return None
     blocks = _blocks(np.asarray(topic_ids, dtype=object))
     if blocks is not None:  # a ranking per topic, in one block each (a result frame)
@@ -378,11 +380,11 @@ def columns_of(
     if len(names) != len(plain):
         return None
     try:
-        blob = (docno_text if docno_text is not None else "\n".join(docnos)).encode("ascii")
-    except (TypeError, UnicodeEncodeError):  # not all str, or not ASCII: the text decides
+        blob = docno_text.encode("ascii")
+    except UnicodeEncodeError:  # not ASCII: the text decides
         return None
     fields = find_lines(blob)  # the run parser's own docno column
-    if fields is None or fields.starts.shape[0] != len(docnos):
+    if fields is None or fields.starts.shape[0] != score.size:
         return None  # white space in a docno, an empty one, a NUL
     words = fields.words(0)
     docno = np.array(fields.strings(0), dtype=bytes) if words is None else (

@@ -38,6 +38,7 @@ from ..report.limits import refuse_bootstrap, refuse_groupings
 from ..report.model import Node, Records, Report, Section, Table, Value, section
 from ..report.registry import Field
 from ..report.values import as_reported, fmt
+from .inputs import load, topic_rule
 
 
 @dataclass(frozen=True)
@@ -528,8 +529,6 @@ def evaluated(
 ) -> Report:
     """eval's report of ``inputs``: evaluated (or read) by ``e``, analysed by
     ``a`` (:func:`eval_report`), the notes about the inputs first."""
-    from .inputs import load, topic_rule
-
     matrices, notes = load(inputs, e, sampling_variances)
     return eval_report(matrices, a, e, topic_rule(inputs, e), per_topic).prefixed(notes)
 
